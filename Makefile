@@ -1,0 +1,46 @@
+# make run   - install into .venv, migrate, load the demo catalog if empty, serve web + worker
+# make test  - install the test tools and run the whole suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+export PORT
+
+.PHONY: run test install install-dev migrate seed bench procs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.run-installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.run-installed
+
+install: $(VENV)/.run-installed
+install-dev: $(VENV)/.dev-installed
+
+migrate: install
+	$(BIN)/flask --app api db upgrade
+
+seed: migrate
+	$(BIN)/flask --app api catalog seed
+
+run: seed
+	WORKER_IN_PROCESS=$${WORKER_IN_PROCESS:-1} exec $(BIN)/gunicorn -c gunicorn.conf.py "api:create_app()"
+
+test: install-dev
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Production-like processes from the Procfile (needs DATABASE_URL, REDIS_URL, SECRET_KEY).
+procs: install-dev migrate
+	$(BIN)/honcho start
+
+bench: install-dev
+	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,55 @@
+"""The Flask app factory. `flask --app api ...` and gunicorn (`api:create_app()`) use it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from config import Settings, configure_logging, settings_or_exit, use_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    """Builds the app with the given settings (tests) or those of the environment."""
+    settings = use_settings(settings) if settings is not None else settings_or_exit()
+    configure_logging(settings)
+
+    from models.db import init_db
+
+    init_db(settings.database_url, pool_size=settings.db_pool_size)
+    import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
+
+    app = Flask(__name__, static_folder="static", static_url_path="/static", template_folder=str(ROOT / "templates"))
+    app.config.update(SECRET_KEY=settings.secret_key, MAX_CONTENT_LENGTH=settings.max_body_bytes, JSON_SORT_KEYS=False)
+    app.json.sort_keys = False
+    # /api/x and /api/x/ are one route; no redirects (a redirect is an HTML-bodied 308).
+    app.url_map.strict_slashes = False
+
+    from api.errors import install_error_handlers
+    from api.http import install_request_conventions
+
+    install_error_handlers(app)
+    install_request_conventions(app, settings)
+
+    from api import health, reference
+
+    for blueprint in (health.bp, reference.bp):
+        app.register_blueprint(blueprint)
+
+    from api.openapi import build_spec
+
+    cached = {}
+
+    def openapi_document():
+        if "doc" not in cached:
+            cached["doc"] = build_spec(app, settings)
+        return cached["doc"]
+
+    app.extensions["openapi"] = openapi_document
+
+    from api.cli import catalog_cli, db_cli
+
+    app.cli.add_command(db_cli)
+    app.cli.add_command(catalog_cli)
+    return app

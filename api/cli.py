@@ -1,0 +1,56 @@
+"""Operator commands: `flask --app api db upgrade`, `flask --app api catalog load PATH`,
+`flask --app api catalog seed` (loads CATALOG_PATH when the catalog is empty)."""
+import sys
+
+import click
+from flask.cli import AppGroup
+
+from config import get_settings
+from models.migrate import pending, upgrade
+from services.catalog import CatalogError, catalog_is_empty, load_catalog_file
+
+db_cli = AppGroup("db", help="Database schema.")
+catalog_cli = AppGroup("catalog", help="The product catalog.")
+
+
+@db_cli.command("upgrade")
+def db_upgrade():
+    """Applies every pending migration."""
+    applied = upgrade()
+    click.echo(f"database up to date ({len(applied)} migration(s) applied{': ' + ', '.join(applied) if applied else ''})")
+
+
+@db_cli.command("pending")
+def db_pending():
+    """Lists migrations not yet applied."""
+    names = pending()
+    click.echo("\n".join(names) if names else "none")
+
+
+def _load(path: str) -> None:
+    try:
+        report = load_catalog_file(path)
+    except CatalogError as exc:
+        click.echo(f"catalog {path}: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"catalog {path}: cannot read the file ({exc.strerror})", err=True)
+        sys.exit(1)
+    click.echo(f"catalog {path}: {report.products} products ({report.created} new, {report.updated} updated), "
+               f"{report.evidence} evidence rows")
+
+
+@catalog_cli.command("load")
+@click.argument("path", type=click.Path(dir_okay=False))
+def catalog_load(path):
+    """Loads a JSON Lines catalog file; all of it or, if any line is bad, nothing."""
+    _load(path)
+
+
+@catalog_cli.command("seed")
+def catalog_seed():
+    """Loads CATALOG_PATH if the catalog is empty (what `make run` does on start)."""
+    if not catalog_is_empty():
+        click.echo("catalog already has products; nothing loaded")
+        return
+    _load(get_settings().catalog_path)

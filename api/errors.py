@@ -1,0 +1,96 @@
+"""The one place where failures become HTTP answers.
+
+Every answer that says no is JSON `{status, reason, explanation}` with a reason from the
+registry: domain refusals (`Refused`), bad input (`ApiError`), HTTP-level failures (unknown
+path, wrong method, body too large), an unreachable database, and any uncaught exception
+(500 `internal_error` with a request id; the traceback goes only to the log).
+"""
+from __future__ import annotations
+
+import logging
+
+from flask import current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from models.db import UNAVAILABLE, close_connection
+from services.errors import Refused
+from services.reasons import REASONS, default_status, sentence
+
+log = logging.getLogger("api")
+
+
+class ApiError(Exception):
+    """A refusal decided at the HTTP edge (bad JSON, bad fields), with its status."""
+
+    def __init__(self, status: int, reason: str, explanation: str | None = None, *, fields: dict | None = None,
+                 detail: str | None = None, headers: dict | None = None):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+        self.explanation = explanation
+        self.fields = fields or {}
+        self.detail = detail
+        self.headers = headers or {}
+
+
+def refusal(status: int, reason: str, explanation: str | None = None, *, word: str = "refused", detail: str | None = None,
+            headers: dict | None = None, **fields):
+    """Builds the JSON answer for a refusal."""
+    if reason not in REASONS:
+        # An unregistered code is a bug; say so in the log, never to the client.
+        log.error("unregistered reason code", extra={"fields": {"reason": reason}})
+    text = explanation or (sentence(reason) if reason in REASONS else "The request was refused.")
+    if detail:
+        text = f"{text} ({detail})"
+    body = {"status": word, "reason": reason, "explanation": text}
+    body.update(fields)
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _route_status(reason: str) -> int:
+    """The status the called route declared for this reason, else the registry's default."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    contract = getattr(view, "contract", None)
+    declared = contract.status_for(reason) if contract else None
+    return declared or default_status(reason)
+
+
+# HTTP-level failures raised by Flask/Werkzeug, mapped to registry reasons.
+_HTTP_REASONS = {400: "invalid_json", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+
+
+def install_error_handlers(app) -> None:
+    @app.errorhandler(Refused)
+    def on_refused(exc: Refused):
+        return refusal(_route_status(exc.reason), exc.reason, exc.explanation, **exc.fields)
+
+    @app.errorhandler(ApiError)
+    def on_api_error(exc: ApiError):
+        word = "error" if exc.status >= 500 else "refused"
+        return refusal(exc.status, exc.reason, exc.explanation, word=word, detail=exc.detail, headers=exc.headers, **exc.fields)
+
+    @app.errorhandler(HTTPException)
+    def on_http_exception(exc: HTTPException):
+        code = exc.code or 500
+        reason = _HTTP_REASONS.get(code, "invalid_request" if code < 500 else "internal_error")
+        headers = {}
+        if code == 405 and getattr(exc, "valid_methods", None):
+            headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+        return refusal(code, reason, word="error", headers=headers)
+
+    for error_class in UNAVAILABLE:
+        @app.errorhandler(error_class)
+        def on_database_unavailable(exc):
+            log.warning("database unavailable", extra={"fields": {"request_id": g.get("request_id"), "error": type(exc).__name__}})
+            close_connection()
+            return refusal(503, "database_unavailable", word="error")
+
+    @app.errorhandler(Exception)
+    def on_uncaught(exc: Exception):
+        request_id = g.get("request_id")
+        log.error("uncaught exception", exc_info=exc, extra={"fields": {"request_id": request_id, "path": request.path}})
+        return refusal(500, "internal_error", word="error", request_id=request_id)

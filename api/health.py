@@ -1,0 +1,44 @@
+"""GET /api/health: which build answers, and whether its database, broker and worker do."""
+from flask import Blueprint
+from marshmallow import Schema, fields
+
+from api.contract import endpoint
+from config import get_settings
+from services.health import database_status, worker_status
+from workers.broker import broker_status
+
+bp = Blueprint("health", __name__)
+
+
+class BackendSchema(Schema):
+    backend = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+
+
+class WorkerSchema(Schema):
+    heard_from = fields.Boolean(required=True)
+    last_seen = fields.String(allow_none=True, required=True)
+    age_seconds = fields.Float(allow_none=True, required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", "degraded"]})
+    build = fields.String(required=True)
+    database = fields.Nested(BackendSchema, required=True)
+    broker = fields.Nested(BackendSchema, required=True)
+    worker = fields.Nested(WorkerSchema, required=True)
+
+
+@bp.get("/api/health")
+@endpoint(answers={200: HealthSchema}, tag="reference")
+def health():
+    """Says which build answers and whether its database, broker and worker are reachable."""
+    settings = get_settings()
+    database = database_status(settings.database_backend)
+    return {
+        "status": "ok" if database["ok"] else "degraded",
+        "build": settings.build,
+        "database": database,
+        "broker": broker_status(),
+        "worker": worker_status(stale_seconds=settings.worker_stale_seconds),
+    }

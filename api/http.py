@@ -1,0 +1,80 @@
+"""What every request goes through: its id, the size and cross-site checks, the session
+cookie, the cache and security headers, and one structured log line.
+
+The log line names the route and the path without its query string: sign-in tokens
+travel in query strings, and cookie values never appear in any log.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+
+from flask import g, request
+
+from api.errors import ApiError
+from api.session import ensure_cookie
+from models.db import close_connection
+
+log = logging.getLogger("api.request")
+
+NO_STORE = "private, no-store, must-revalidate"
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def install_request_conventions(app, settings) -> None:
+    @app.before_request
+    def start_request():
+        g.request_id = secrets.token_hex(8)
+        g.started = time.perf_counter()
+        length = request.content_length
+        if length is not None and length > settings.max_body_bytes:
+            raise ApiError(413, "payload_too_large")
+        _refuse_cross_site(app, settings)
+
+    @app.after_request
+    def finish_response(response):
+        ensure_cookie(response, settings)
+        if request.path.startswith("/api/") or request.path == "/login" or request.path.startswith("/login/"):
+            response.headers["Cache-Control"] = NO_STORE
+        response.headers["X-Request-Id"] = g.get("request_id", "")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        _log_request(response)
+        return response
+
+    @app.teardown_request
+    def release_connection(exc):
+        close_connection()
+
+
+def _refuse_cross_site(app, settings) -> None:
+    """Refuses a state-changing request that another site made the browser send.
+
+    The browser says so in Sec-Fetch-Site; older browsers still send Origin on such
+    requests. Routes called by other servers (provider callbacks) are exempt; GET routes
+    that change state (find and feed mint holds and spend credits) declare it.
+    """
+    view = app.view_functions.get(request.endpoint) if request.endpoint else None
+    contract = getattr(view, "contract", None)
+    if contract is None or contract.cross_site:
+        return
+    if request.method not in UNSAFE_METHODS and not contract.state_changing:
+        return
+    if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+        raise ApiError(403, "cross_site_request")
+    origin = request.headers.get("Origin")
+    if origin and origin not in (settings.origin, request.host_url.rstrip("/")):
+        raise ApiError(403, "cross_site_request")
+
+
+def _log_request(response) -> None:
+    started = g.get("started")
+    log.info("request", extra={"fields": {
+        "request_id": g.get("request_id"),
+        "method": request.method,
+        "route": request.url_rule.rule if request.url_rule else None,
+        "path": request.path,
+        "status": response.status_code,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+    }})

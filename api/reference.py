@@ -1,0 +1,41 @@
+"""Reference routes: the reasons registry, the controls registry and the OpenAPI document."""
+from flask import Blueprint, current_app
+from marshmallow import Schema, fields
+
+from api.contract import endpoint
+from api.openapi import build_spec, controls
+from services.reasons import REASONS
+
+bp = Blueprint("reference", __name__)
+
+
+class ReasonsSchema(Schema):
+    reasons = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    count = fields.Integer(required=True)
+
+
+class ControlsSchema(Schema):
+    controls = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
+    count = fields.Integer(required=True)
+
+
+@bp.get("/api/reasons")
+@endpoint(answers={200: ReasonsSchema}, session=False, tag="reference")
+def reasons():
+    """Lists every reason code the service can answer with, and its sentence."""
+    return {"reasons": {code: reason.sentence for code, reason in sorted(REASONS.items())}, "count": len(REASONS)}
+
+
+@bp.get("/api/controls")
+@endpoint(answers={200: ControlsSchema}, session=False, tag="reference")
+def list_controls():
+    """Lists every route the service serves, keyed METHOD /path, with what it does."""
+    found = controls(current_app)
+    return {"controls": found, "count": len(found)}
+
+
+@bp.get("/api/openapi.json")
+@endpoint(session=False, tag="reference")
+def openapi_document():
+    """Serves this OpenAPI document, generated from the routes and their schemas."""
+    return current_app.extensions["openapi"]()

@@ -1,0 +1,49 @@
+"""The ff_session cookie: resolved lazily, issued on any response to a request without a
+valid one, and stored in that same request so the holds it takes next match it."""
+from __future__ import annotations
+
+import logging
+
+from flask import g, request
+
+from models.db import UNAVAILABLE, close_connection
+from models.session import Session
+from services.sessions import find_session, open_session
+
+log = logging.getLogger("api.session")
+
+COOKIE_NAME = "ff_session"
+ONE_YEAR = 31536000
+
+
+def current_session() -> Session:
+    """The session of this request; a request without a valid cookie gets a new one."""
+    if "session" not in g:
+        session = find_session(request.cookies.get(COOKIE_NAME))
+        if session is None:
+            # Missing, malformed or never issued by us: a fresh value, never the client's.
+            session, g.new_cookie_value = open_session()
+        g.session = session
+    return g.session
+
+
+def replace_cookie(value: str) -> None:
+    """Sends a new cookie value with this response (the session was rotated)."""
+    g.new_cookie_value = value
+
+
+def ensure_cookie(response, settings) -> None:
+    """Issues the cookie if this request came without a valid one."""
+    if "session" not in g:
+        try:
+            current_session()
+        except UNAVAILABLE:
+            # The database is down: a value that was never stored would be replaced on the
+            # next request anyway, so none is issued now.
+            close_connection()
+            log.warning("session not issued: database unavailable", extra={"fields": {"request_id": g.get("request_id")}})
+            return
+    value = g.get("new_cookie_value")
+    if value:
+        response.set_cookie(COOKIE_NAME, value, max_age=ONE_YEAR, path="/", httponly=True, samesite="Lax",
+                            secure=settings.secure_cookies)

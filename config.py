@@ -1,0 +1,253 @@
+"""Settings: the environment is read here, once, into one frozen object.
+
+Nothing else in the service reads os.environ. Every setting is listed in the README with
+its default. A malformed or missing required setting raises SettingsError with one line
+that names the setting; the entry points print that line and exit instead of starting.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent
+VAR = ROOT / "var"
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; the message is one line naming it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    port: int = 8000
+    host: str = "127.0.0.1"
+    web_concurrency: int = 2
+    web_threads: int = 8
+    database_url: str = f"sqlite:///{VAR / 'app.db'}"
+    redis_url: str | None = None
+    smtp_url: str | None = None
+    base_url: str = "http://127.0.0.1:8000"
+    secret_key: str = ""
+    catalog_path: str = str(ROOT / "scripts" / "data" / "demo_catalog.jsonl")
+    ai_backend: str = "offline"
+    billing_webhook_secret: str | None = None
+    admin_password: str | None = None
+    log_level: str = "INFO"
+    worker_in_process: bool = False
+    worker_threads: int = 4
+    db_pool_size: int = 10
+    max_body_bytes: int = 1024 * 1024
+    heartbeat_seconds: int = 15
+    worker_stale_seconds: int = 60
+    job_stale_seconds: int = 120
+    outbox_dir: str = str(VAR / "outbox")
+    build: str = "dev"
+
+    @property
+    def embedded(self) -> bool:
+        """True when no Redis is configured: broker and locks live in this process."""
+        return not self.redis_url
+
+    @property
+    def database_backend(self) -> str:
+        return "postgresql" if self.database_url.startswith("postgres") else "sqlite"
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.base_url.startswith("https://")
+
+    @property
+    def origin(self) -> str:
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def but(self, **changes) -> "Settings":
+        """Returns a copy with some settings changed (tests build apps this way)."""
+        return replace(self, **changes)
+
+
+def _int(env, name, default, low, high):
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}") from None
+    if not low <= value <= high:
+        raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+    return value
+
+
+def _bool(env, name, default):
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name} must be true or false (1/0, yes/no), got {raw!r}")
+
+
+def _url(env, name, default, schemes):
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    parts = urlsplit(raw)
+    if parts.scheme not in schemes or not (parts.netloc or parts.path):
+        raise SettingsError(f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)}, got {_redact(raw)!r}")
+    return raw
+
+
+def _redact(url: str) -> str:
+    """Hides a password in a URL so the one-line error never prints a secret."""
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@")
+    return url
+
+
+def _build_id() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or "dev"
+    except (OSError, subprocess.SubprocessError):
+        return "dev"
+
+
+def _secret_key(env, redis_url) -> str:
+    key = env.get("SECRET_KEY", "")
+    if key:
+        if len(key) < 16:
+            raise SettingsError("SECRET_KEY must be at least 16 characters long")
+        return key
+    if redis_url:
+        # Several processes on several hosts must share one key, so it cannot be made up here.
+        raise SettingsError("SECRET_KEY is required when REDIS_URL is set (several processes must share it)")
+    # Embedded mode: one process, so a key kept under var/ survives restarts.
+    path = VAR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    VAR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+def load_settings(environ=None) -> Settings:
+    """Reads the settings from the environment (and a .env file, if present)."""
+    if environ is None:
+        _load_dotenv()
+        environ = os.environ
+    env = dict(environ)
+    port = _int(env, "PORT", 8000, 1, 65535)
+    database_url = _url(env, "DATABASE_URL", Settings.database_url, ("sqlite", "postgresql", "postgres"))
+    if database_url.startswith("sqlite") and not database_url.startswith("sqlite:///"):
+        raise SettingsError(f"DATABASE_URL for SQLite must be sqlite:///absolute/path, got {database_url!r}")
+    redis_url = _url(env, "REDIS_URL", None, ("redis", "rediss"))
+    level = env.get("LOG_LEVEL", "INFO").upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    ai_backend = env.get("AI_BACKEND", "offline") or "offline"
+    if ai_backend not in ("offline",):
+        raise SettingsError(f"AI_BACKEND must be 'offline' (the built-in deterministic backend), got {ai_backend!r}")
+    return Settings(
+        port=port,
+        host=env.get("HOST") or "127.0.0.1",
+        web_concurrency=_int(env, "WEB_CONCURRENCY", 2, 1, 256),
+        web_threads=_int(env, "WEB_THREADS", 8, 1, 256),
+        database_url=database_url,
+        redis_url=redis_url,
+        smtp_url=_url(env, "SMTP_URL", None, ("smtp", "smtps")),
+        base_url=_url(env, "BASE_URL", f"http://127.0.0.1:{port}", ("http", "https")).rstrip("/"),
+        secret_key=_secret_key(env, redis_url),
+        catalog_path=env.get("CATALOG_PATH") or Settings.catalog_path,
+        ai_backend=ai_backend,
+        billing_webhook_secret=env.get("BILLING_WEBHOOK_SECRET") or None,
+        admin_password=env.get("ADMIN_PASSWORD") or None,
+        log_level=level,
+        worker_in_process=_bool(env, "WORKER_IN_PROCESS", False),
+        worker_threads=_int(env, "WORKER_THREADS", 4, 1, 64),
+        db_pool_size=_int(env, "DB_POOL_SIZE", 10, 1, 500),
+        max_body_bytes=_int(env, "MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+        heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
+        worker_stale_seconds=_int(env, "WORKER_STALE_SECONDS", 60, 2, 86400),
+        job_stale_seconds=_int(env, "JOB_STALE_SECONDS", 120, 5, 86400),
+        outbox_dir=env.get("OUTBOX_DIR") or Settings.outbox_dir,
+        build=env.get("BUILD_ID") or _build_id(),
+    )
+
+
+def _load_dotenv():
+    path = ROOT / ".env"
+    if path.exists():
+        from dotenv import load_dotenv
+
+        load_dotenv(path, override=False)
+
+
+_settings: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The process's settings, read on first use; an entry point may install others first."""
+    global _settings
+    if _settings is None:
+        _settings = load_settings()
+    return _settings
+
+
+def use_settings(settings: Settings) -> Settings:
+    """Installs the settings this process runs with (the app factory and tests call this)."""
+    global _settings
+    _settings = settings
+    return settings
+
+
+def settings_or_exit() -> Settings:
+    """For entry points: the settings, or one clear line on stderr and exit status 2."""
+    try:
+        return get_settings()
+    except SettingsError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and any `fields` passed in extra."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        line.update(getattr(record, "fields", {}) or {})
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def configure_logging(settings: Settings) -> None:
+    """Sends every log record to stderr as one JSON line."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, JsonLogFormatter) for h in root.handlers):
+        root.setLevel(settings.log_level)
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLogFormatter())
+    root.addHandler(handler)
+    root.setLevel(settings.log_level)
+    # Werkzeug's own request lines carry query strings (sign-in tokens); ours do not.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)

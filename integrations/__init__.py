@@ -1,0 +1,1 @@
+"""The outside world behind small interfaces, each with a built-in offline implementation."""

@@ -1,0 +1,6 @@
+"""Peewee models, the database proxy and the migrations."""
+from models.catalog import Evidence, Product
+from models.job import Job, WorkerBeat
+from models.session import Session
+
+ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat]

@@ -1,0 +1,1 @@
+"""Numbered migrations; see models/migrate.py."""

@@ -1,0 +1,13 @@
+"""Browser sessions: the ff_session cookie, stored as a hash so a leaked table opens nothing."""
+import peewee as pw
+
+from models.clock import utcnow
+from models.db import BaseModel
+
+
+class Session(BaseModel):
+    id = pw.BigAutoField()
+    # sha256 of the cookie value. Rotating the cookie changes only this column, so
+    # everything keyed by the session id follows the journey to the new value.
+    token_hash = pw.CharField(max_length=64, unique=True)
+    created_at = pw.DateTimeField(default=utcnow)

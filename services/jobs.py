@@ -1,0 +1,136 @@
+"""The life of a job row: created in the caller's transaction, started, fenced, finished.
+
+Every transition is one conditional UPDATE whose row count says whether it happened, so
+the database (not a check in Python) decides which attempt owns the job. A run's writes
+are conditional on its attempt number: once a newer attempt has started, an older,
+stalled run can no longer change the row.
+"""
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+import peewee as pw
+
+from models.clock import utcnow
+from models.db import db, transaction
+from models.job import Job
+
+
+class Superseded(Exception):
+    """A newer attempt owns the job (or it was finished); this run must stop writing."""
+
+
+def create_job(*, kind: str, subject: str, payload: dict | None = None, max_attempts: int = 3) -> tuple[Job, bool]:
+    """Creates the job, or returns the one already queued or running for the same kind and
+    subject. Returns (job, created). Runs inside the caller's transaction when there is one."""
+    now = utcnow()
+    try:
+        # A savepoint, so a lost race does not abort the caller's transaction.
+        with db.atomic():
+            job = Job.create(id=secrets.token_hex(16), kind=kind, subject=subject,
+                             payload=payload or {}, max_attempts=max_attempts, created_at=now, updated_at=now)
+        return job, True
+    except pw.IntegrityError:
+        existing = active_job(kind=kind, subject=subject)
+        if existing is None:
+            # The active job finished between our insert and this read: try once more.
+            return create_job(kind=kind, subject=subject, payload=payload, max_attempts=max_attempts)
+        return existing, False
+
+
+def active_job(*, kind: str, subject: str) -> Job | None:
+    return Job.get_or_none(Job.kind == kind, Job.subject == subject, Job.status.in_(Job.ACTIVE))
+
+
+def get_job(job_id: str) -> Job | None:
+    return Job.get_or_none(Job.id == job_id)
+
+
+def start_attempt(job_id: str, *, lease_seconds: int) -> int | None:
+    """Starts a new attempt on a queued job, or on a running one whose lease ran out.
+    Returns the attempt number, or None when the job is not this caller's to start."""
+    now = utcnow()
+    with transaction():
+        job = Job.get_or_none(Job.id == job_id)
+        if job is None or job.status in Job.FINISHED:
+            return None
+        if job.status == Job.RUNNING and job.lease_until and job.lease_until > now:
+            return None
+        started = (Job.update(status=Job.RUNNING, attempt=Job.attempt + 1, started_at=now, updated_at=now,
+                              lease_until=now + timedelta(seconds=lease_seconds), error=None)
+                   .where(Job.id == job_id, Job.attempt == job.attempt, Job.status == job.status)
+                   .execute())
+        return job.attempt + 1 if started == 1 else None
+
+
+def _owned(job_id: str, attempt: int):
+    return (Job.id == job_id) & (Job.attempt == attempt) & (Job.status == Job.RUNNING)
+
+
+def assert_owner(job_id: str, attempt: int) -> None:
+    """Raises Superseded unless `attempt` still owns the running job. Inside a transaction
+    this also locks the row (PostgreSQL) until commit, so no newer attempt can start
+    between the check and the writes that follow it."""
+    if Job.update(updated_at=utcnow()).where(_owned(job_id, attempt)).execute() != 1:
+        raise Superseded(job_id)
+
+
+def set_stage(job_id: str, attempt: int, stage: str) -> None:
+    if Job.update(stage=stage, updated_at=utcnow()).where(_owned(job_id, attempt)).execute() != 1:
+        raise Superseded(job_id)
+
+
+def finish(job_id: str, attempt: int, result=None) -> None:
+    now = utcnow()
+    done = (Job.update(status=Job.DONE, result=result, finished_at=now, updated_at=now, lease_until=None)
+            .where(_owned(job_id, attempt)).execute())
+    if done != 1:
+        raise Superseded(job_id)
+
+
+def fail(job_id: str, attempt: int, error: str) -> None:
+    now = utcnow()
+    failed = (Job.update(status=Job.FAILED, error=error, finished_at=now, updated_at=now, lease_until=None)
+              .where(_owned(job_id, attempt)).execute())
+    if failed != 1:
+        raise Superseded(job_id)
+
+
+def retry_later(job_id: str, attempt: int, error: str) -> bool:
+    """Puts the job back in the queue after a transient failure. Returns False (and fails
+    the job) when its attempts are used up."""
+    job = get_job(job_id)
+    if job is None:
+        raise Superseded(job_id)
+    if attempt >= job.max_attempts:
+        fail(job_id, attempt, error)
+        return False
+    back = (Job.update(status=Job.QUEUED, error=error, updated_at=utcnow(), lease_until=None)
+            .where(_owned(job_id, attempt)).execute())
+    if back != 1:
+        raise Superseded(job_id)
+    return True
+
+
+def reclaim_stale(*, stale_seconds: int, limit: int = 200) -> list[Job]:
+    """Finds jobs that no worker is moving: queued for too long (their message was lost,
+    say when Redis restarted) or running past their lease (their worker died). Returns the
+    ones to send again; a stale job whose attempts are spent is failed instead."""
+    now = utcnow()
+    cutoff = now - timedelta(seconds=stale_seconds)
+    stale = list(Job.select().where(
+        ((Job.status == Job.QUEUED) & (Job.updated_at < cutoff))
+        | ((Job.status == Job.RUNNING) & (Job.lease_until < now))
+    ).order_by(Job.updated_at).limit(limit))
+    to_send = []
+    for job in stale:
+        still = (Job.id == job.id) & (Job.status == job.status) & (Job.attempt == job.attempt) & (Job.updated_at == job.updated_at)
+        if job.status == Job.RUNNING and job.attempt >= job.max_attempts:
+            Job.update(status=Job.FAILED, error="worker lost", finished_at=now, updated_at=now,
+                       lease_until=None).where(still).execute()
+            continue
+        # The conditional update makes two reapers running at once send a job only once.
+        if Job.update(status=Job.QUEUED, updated_at=now, lease_until=None).where(still).execute() == 1:
+            to_send.append(job)
+    return to_send

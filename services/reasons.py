@@ -1,0 +1,26 @@
+"""The one registry of reason codes: every code the service can emit, with its sentence.
+
+GET /api/reasons serves it. A test walks the source and proves that every code emitted
+anywhere is registered here.
+"""
+from services.reason_types import Reason
+from services.reasons_spec import SPEC_REASONS
+
+# Codes the service adds to those the interface spec names.
+SERVICE_REASONS: dict[str, Reason] = {
+    "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
+    "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
+    "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
+    "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
+    "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
+}
+
+REASONS: dict[str, Reason] = {**SPEC_REASONS, **SERVICE_REASONS}
+
+
+def sentence(code: str) -> str:
+    return REASONS[code].sentence
+
+
+def default_status(code: str) -> int:
+    return REASONS[code].status

@@ -1,0 +1,160 @@
+"""Fixtures: the app, one client (cookie jar) per founder, a worker that runs queued jobs,
+and the real PostgreSQL and Redis when TEST_DATABASE_URL / TEST_REDIS_URL are set.
+
+The settings are installed here, at import, before anything imports the broker: Dramatiq
+binds actors to the broker that exists when they are declared.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from config import Settings, use_settings  # noqa: E402
+
+
+def _backend_urls() -> tuple[str | None, str | None]:
+    database = os.environ.get("TEST_DATABASE_URL")
+    redis = os.environ.get("TEST_REDIS_URL")
+    if database is None and os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        database = os.environ["DATABASE_URL"]
+        # The suite empties the database it runs on; never one that is not a test database.
+        if "test" not in urlsplit(database).path:
+            sys.exit("refusing to run the tests on DATABASE_URL: its database name has no 'test' in it; "
+                     "set TEST_DATABASE_URL to a throwaway database")
+    if redis is None and os.environ.get("REDIS_URL"):
+        redis = os.environ["REDIS_URL"]
+    return database, redis
+
+
+TEST_DATABASE_URL, TEST_REDIS_URL = _backend_urls()
+TMP = Path(tempfile.mkdtemp(prefix="ff-tests-"))
+
+SETTINGS = Settings(
+    database_url=TEST_DATABASE_URL or f"sqlite:///{TMP / 'test.db'}",
+    redis_url=TEST_REDIS_URL,
+    base_url="http://localhost",
+    secret_key="test-secret-key-not-for-production",
+    outbox_dir=str(TMP / "outbox"),
+    build="test",
+    worker_stale_seconds=60,
+    job_stale_seconds=30,
+    db_pool_size=40,
+    log_level="INFO",
+)
+use_settings(SETTINGS)
+
+
+def _reset_backends():
+    """Starts the run from empty backends: the schema rebuilt by the real migrations."""
+    from models.db import db, init_db, is_sqlite
+
+    init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+    if not is_sqlite():
+        db.execute_sql("DROP SCHEMA public CASCADE")
+        db.execute_sql("CREATE SCHEMA public")
+    if TEST_REDIS_URL:
+        import redis
+
+        redis.Redis.from_url(TEST_REDIS_URL).flushdb()
+    from models.migrate import upgrade
+
+    upgrade()
+    db.close()
+
+
+_reset_backends()
+
+from api import create_app  # noqa: E402
+from models import ALL_MODELS  # noqa: E402
+from models.clock import clock  # noqa: E402
+from models.db import db, is_sqlite  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def app():
+    return create_app(SETTINGS)
+
+
+@pytest.fixture(scope="session")
+def broker(app):
+    from workers.broker import broker as the_broker
+
+    return the_broker
+
+
+@pytest.fixture(scope="session")
+def worker(broker):
+    """A real Dramatiq worker (threads in this process) on the configured broker."""
+    import dramatiq
+
+    running = dramatiq.Worker(broker, worker_threads=8, worker_timeout=50)
+    running.start()
+    yield running
+    running.stop(timeout=10_000)
+
+
+@pytest.fixture
+def run_jobs(broker, worker):
+    """Call it to wait until every queued job message (including ones those jobs send
+    without delay) has been processed."""
+
+    def drain(timeout_ms: int = 30_000):
+        from workers.broker import QUEUES
+
+        for _ in range(3):  # jobs may send further jobs while we wait
+            for queue in QUEUES:
+                broker.join(queue, timeout=timeout_ms)
+            worker.join()
+
+    return drain
+
+
+@pytest.fixture
+def founder(app):
+    """Makes a new founder: a test client with its own cookie jar."""
+
+    def make():
+        return app.test_client()
+
+    return make
+
+
+@pytest.fixture
+def client(founder):
+    return founder()
+
+
+@pytest.fixture(autouse=True)
+def clean_state(request):
+    """Each test starts with empty tables, a real clock and no leftover messages."""
+    yield
+    clock.reset()
+    if "broker" in request.fixturenames or "worker" in request.fixturenames or "run_jobs" in request.fixturenames:
+        from workers.broker import QUEUES, broker as the_broker
+
+        for queue in QUEUES:
+            the_broker.join(queue, timeout=30_000)
+    _truncate()
+
+
+def _truncate():
+    from models.db import init_db
+
+    init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+    tables = [m._meta.table_name for m in ALL_MODELS]
+    with db.atomic():
+        if is_sqlite():
+            for table in reversed(tables):
+                db.execute_sql(f'DELETE FROM "{table}"')
+        else:
+            db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE")
+    db.close()
+

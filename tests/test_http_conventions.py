@@ -1,0 +1,174 @@
+"""HTTP conventions: JSON for every failure, cache headers, routing, bodies, cross-site."""
+import json
+
+import pytest
+from flask import Blueprint
+from marshmallow import Schema, fields
+
+from api import create_app
+from api.contract import endpoint
+from conftest import SETTINGS
+from services.errors import Refused
+
+
+class EchoBody(Schema):
+    product_id = fields.String(required=True, metadata={"reason": "no_product_id"})
+    note = fields.String(load_default=None)
+
+
+probe = Blueprint("probe", __name__)
+
+
+@probe.post("/api/_probe/echo")
+@endpoint(body=EchoBody, refuses={409: ["claimed_by_another_founder"]})
+def echo(body):
+    """Echoes a validated body (test route)."""
+    if body["product_id"] == "taken":
+        raise Refused("claimed_by_another_founder")
+    if body["product_id"] == "boom":
+        raise RuntimeError("secret internal detail")
+    return body
+
+
+@probe.get("/api/_probe/state")
+@endpoint(state_changing=True)
+def state():
+    """A GET that changes state, like find (test route)."""
+    return {"status": "ok"}
+
+
+@pytest.fixture(scope="module")
+def probe_app(app):
+    # A second instance of the real app, with two routes added that exercise the contract machinery.
+    probed = create_app(SETTINGS)
+    probed.register_blueprint(probe)
+    return probed
+
+
+@pytest.fixture
+def c(probe_app):
+    return probe_app.test_client()
+
+
+def _refusal(response, status, reason):
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert body["reason"] == reason
+    assert isinstance(body["explanation"], str) and body["explanation"]
+    assert body["status"] in ("refused", "error")
+    return body
+
+
+def test_unknown_api_path_is_json_404(c):
+    body = _refusal(c.get("/api/no/such/thing"), 404, "not_found")
+    assert body["status"] == "error"
+
+
+def test_wrong_method_is_json_405_with_allow(c):
+    response = c.delete("/api/health")
+    _refusal(response, 405, "method_not_allowed")
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "HEAD"}
+
+
+def test_uncaught_exception_is_json_500_with_request_id_and_no_traceback(c, caplog):
+    response = c.post("/api/_probe/echo", json={"product_id": "boom"})
+    body = _refusal(response, 500, "internal_error")
+    assert body["request_id"] == response.headers["X-Request-Id"]
+    assert "secret internal detail" not in response.get_data(as_text=True)
+    assert "Traceback" not in response.get_data(as_text=True)
+    logged = [r for r in caplog.records if getattr(r, "fields", {}).get("request_id") == body["request_id"] and r.exc_info]
+    assert logged, "the traceback is logged under the request id"
+
+
+def test_domain_refusal_gets_the_status_the_route_declares(c):
+    body = _refusal(c.post("/api/_probe/echo", json={"product_id": "taken"}), 409, "claimed_by_another_founder")
+    assert body["status"] == "refused"
+
+
+def test_cache_control_on_api(c):
+    for response in (c.get("/api/health"), c.get("/api/nope"), c.post("/api/_probe/echo", data="{")):
+        assert response.headers["Cache-Control"] == "private, no-store, must-revalidate"
+
+
+def test_query_strings_never_change_the_handler(c):
+    plain = c.get("/api/reasons").get_json()
+    for query in ("?_=123", "?utm_source=x&view=home", "?method=POST&_method=DELETE", "?format=html"):
+        response = c.get("/api/reasons" + query)
+        assert response.status_code == 200 and response.get_json() == plain
+
+
+def test_trailing_slash_is_the_same_route_without_a_redirect(c):
+    response = c.get("/api/reasons/")
+    assert response.status_code == 200 and response.get_json()["count"] > 0
+
+
+@pytest.mark.parametrize("data, content_type", [
+    ("{", "application/json"),
+    ("[1, 2]", "application/json"),
+    ("42", "application/json"),
+    ('"text"', "application/json"),
+    ('{"product_id": NaN}', "application/json"),
+    ('{"product_id": "a\\u0000b"}', "application/json"),
+    ("product_id=x", "application/x-www-form-urlencoded"),
+    ('{"product_id": "x"}', "text/plain"),
+    (b"\xff\xfe\x00", "application/json"),
+])
+def test_a_body_that_is_not_a_json_object_is_400_invalid_json(c, data, content_type):
+    _refusal(c.post("/api/_probe/echo", data=data, content_type=content_type), 400, "invalid_json")
+
+
+def test_a_missing_field_is_400_with_the_fields_own_reason(c):
+    body = _refusal(c.post("/api/_probe/echo", json={}), 400, "no_product_id")
+    assert "product_id" in body["fields"]
+
+
+def test_a_mistyped_field_is_400(c):
+    _refusal(c.post("/api/_probe/echo", json={"product_id": 12}), 400, "no_product_id")
+    _refusal(c.post("/api/_probe/echo", json={"product_id": "x", "note": ["list"]}), 400, "invalid_request")
+
+
+def test_valid_body_passes_and_unknown_fields_are_ignored(c):
+    response = c.post("/api/_probe/echo", json={"product_id": "p1", "extra": 1, "note": "\u202eevil"})
+    assert response.status_code == 200
+    assert response.get_json() == {"product_id": "p1", "note": "\u202eevil"}
+
+
+def test_a_two_megabyte_body_is_413(c):
+    big = json.dumps({"product_id": "x" * (2 * 1024 * 1024)})
+    _refusal(c.post("/api/_probe/echo", data=big, content_type="application/json"), 413, "payload_too_large")
+
+
+def test_a_big_body_to_a_get_route_is_413_too(c):
+    _refusal(c.post("/api/health", data="x" * (2 * 1024 * 1024)), 413, "payload_too_large")
+
+
+def test_cross_site_post_changes_nothing(c):
+    _refusal(c.post("/api/_probe/echo", json={"product_id": "p"}, headers={"Sec-Fetch-Site": "cross-site"}),
+             403, "cross_site_request")
+    _refusal(c.post("/api/_probe/echo", json={"product_id": "p"}, headers={"Origin": "https://evil.example"}),
+             403, "cross_site_request")
+
+
+def test_same_site_post_is_allowed(c):
+    for headers in ({"Sec-Fetch-Site": "same-origin", "Origin": "http://localhost"}, {"Sec-Fetch-Site": "none"}, {}):
+        assert c.post("/api/_probe/echo", json={"product_id": "p"}, headers=headers).status_code == 200
+
+
+def test_state_changing_get_is_guarded_but_plain_get_is_not(c):
+    _refusal(c.get("/api/_probe/state", headers={"Sec-Fetch-Site": "cross-site"}), 403, "cross_site_request")
+    assert c.get("/api/health", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200
+
+
+def test_head_answers_without_a_body(c):
+    response = c.head("/api/health")
+    assert response.status_code == 200 and response.get_data() == b""
+
+
+def test_non_api_paths_are_json_too(c):
+    response = c.get("/definitely/not/here")
+    assert response.status_code == 404 and response.mimetype == "application/json"
+
+
+def test_every_response_is_nosniff(c):
+    assert c.get("/api/health").headers["X-Content-Type-Options"] == "nosniff"

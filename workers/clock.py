@@ -1,0 +1,79 @@
+"""The clock: fires periodic jobs. Run it as `python -m workers.clock` (Procfile: clock).
+
+Each entry fires once per time slot. With several clocks running (say one per host), a
+lock named after the slot lets only one of them fire it; the lock is never released and
+simply expires, so it doubles as a "fired" mark.
+"""
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+import dramatiq
+
+log = logging.getLogger("clock")
+
+
+@dataclass(frozen=True)
+class Every:
+    actor_name: str
+    seconds: int
+    queue: str = "default"
+
+
+def schedule(settings) -> list[Every]:
+    return [
+        Every("heartbeat", settings.heartbeat_seconds),
+        Every("requeue_stale_jobs", max(5, settings.job_stale_seconds // 4)),
+    ]
+
+
+class Scheduler:
+    def __init__(self, broker, entries, locks):
+        self.broker = broker
+        self.entries = entries
+        self.locks = locks
+        self._last_slot: dict[str, int] = {}
+
+    def tick(self, now: float) -> list[str]:
+        """Fires every entry whose slot has come; returns the names fired here."""
+        fired = []
+        for entry in self.entries:
+            slot = int(now // entry.seconds)
+            if self._last_slot.get(entry.actor_name) == slot:
+                continue
+            self._last_slot[entry.actor_name] = slot
+            if self.locks.acquire(f"clock:{entry.actor_name}:{slot}", entry.seconds * 2) is None:
+                continue  # another clock fired this slot
+            try:
+                self.broker.enqueue(dramatiq.Message(queue_name=entry.queue, actor_name=entry.actor_name,
+                                                     args=(), kwargs={}, options={}))
+                fired.append(entry.actor_name)
+            except Exception:
+                log.exception("clock could not send", extra={"fields": {"actor": entry.actor_name}})
+        return fired
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            self.tick(time.time())
+            stop.wait(1.0)
+
+
+def main() -> None:
+    from integrations.locks import get_locks
+    from workers.broker import broker, settings
+
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    entries = schedule(settings)
+    log.info("clock started", extra={"fields": {"entries": [e.actor_name for e in entries]}})
+    Scheduler(broker, entries, get_locks(settings.redis_url)).run(stop)
+    log.info("clock stopped")
+
+
+if __name__ == "__main__":
+    main()
