@@ -40,7 +40,7 @@ procs: install-dev migrate
 	$(BIN)/honcho start
 
 bench: install-dev
-	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health
+	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health -n 10000 --repeat 3
 
 clean:
 	rm -rf $(VENV) var

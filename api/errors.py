@@ -13,7 +13,7 @@ from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from models.db import UNAVAILABLE, close_connection
-from services.errors import Refused
+from services.errors import Refused, require_registered
 from services.reasons import REASONS, default_status, sentence
 
 log = logging.getLogger("api")
@@ -24,6 +24,7 @@ class ApiError(Exception):
 
     def __init__(self, status: int, reason: str, explanation: str | None = None, *, fields: dict | None = None,
                  detail: str | None = None, headers: dict | None = None):
+        require_registered(reason)
         super().__init__(reason)
         self.status = status
         self.reason = reason

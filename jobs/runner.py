@@ -20,6 +20,7 @@ from integrations.locks import get_locks, holding
 from models.db import transaction
 from models.job import Job
 from services import jobs as job_rows
+from services.errors import require_registered
 
 log = logging.getLogger("jobs")
 
@@ -32,6 +33,7 @@ class JobFailed(Exception):
     """The work cannot succeed; `reason` is a registered reason code stored on the job."""
 
     def __init__(self, reason: str):
+        require_registered(reason)
         super().__init__(reason)
         self.reason = reason
 
@@ -58,8 +60,10 @@ class JobContext:
             yield
 
 
-def job_actor(kind: str, *, queue: str = "default", lease_seconds: int = 300, retry_delays=(2, 15, 60)):
-    """Declares `fn(ctx)` as the actor for jobs of `kind`."""
+def job_actor(kind: str, *, queue: str = "default", lease_seconds: int = 300, retry_delays=(2, 15, 60),
+              time_limit_ms: int | None = None):
+    """Declares `fn(ctx)` as the actor for jobs of `kind`. A run is stopped after
+    `time_limit_ms` (default: its lease), since past its lease another attempt may start."""
 
     def declare(fn):
         def run(job_id: str):
@@ -69,7 +73,7 @@ def job_actor(kind: str, *, queue: str = "default", lease_seconds: int = 300, re
         run.__doc__ = fn.__doc__
         # Retries are ours (the row records them), so Dramatiq's own are off.
         return dramatiq.actor(run, actor_name=kind, queue_name=queue, max_retries=0,
-                              time_limit=lease_seconds * 1000)
+                              time_limit=time_limit_ms or lease_seconds * 1000)
 
     return declare
 

@@ -9,7 +9,16 @@ class Refused(Exception):
     """
 
     def __init__(self, reason: str, explanation: str | None = None, **fields):
+        require_registered(reason)
         super().__init__(reason)
         self.reason = reason
         self.explanation = explanation
         self.fields = fields
+
+
+def require_registered(reason: str) -> None:
+    """Refusing with a code that is not in the registry is a bug; fail loudly where it happens."""
+    from services.reasons import REASONS
+
+    if reason not in REASONS:
+        raise ValueError(f"reason code {reason!r} is not in the registry (services/reasons.py)")

@@ -103,16 +103,15 @@ def worker(broker):
 
 @pytest.fixture
 def run_jobs(broker, worker):
-    """Call it to wait until every queued job message (including ones those jobs send
-    without delay) has been processed."""
+    """Call it to wait until every job message has been processed: both brokers' join
+    counts delayed and in-flight messages, and messages that jobs send meanwhile."""
 
     def drain(timeout_ms: int = 30_000):
         from workers.broker import QUEUES
 
-        for _ in range(3):  # jobs may send further jobs while we wait
-            for queue in QUEUES:
-                broker.join(queue, timeout=timeout_ms)
-            worker.join()
+        for queue in QUEUES:
+            broker.join(queue, timeout=timeout_ms)
+        worker.join()
 
     return drain
 

@@ -7,7 +7,7 @@ from marshmallow import Schema, fields
 
 from api import create_app
 from api.contract import endpoint
-from conftest import SETTINGS
+from tests.conftest import SETTINGS
 from services.errors import Refused
 
 
@@ -172,3 +172,23 @@ def test_non_api_paths_are_json_too(c):
 
 def test_every_response_is_nosniff(c):
     assert c.get("/api/health").headers["X-Content-Type-Options"] == "nosniff"
+
+
+@probe.get("/api/_probe/count")
+@endpoint()
+def count():
+    """Counts catalog products (test route that needs the database)."""
+    from models.catalog import Product
+
+    return {"products": Product.select().count()}
+
+
+def test_unreachable_database_is_json_503_and_the_service_recovers(c):
+    from models.db import init_db
+
+    try:
+        init_db("postgresql://postgres@127.0.0.1:1/nothing_listens_here")
+        _refusal(c.get("/api/_probe/count"), 503, "database_unavailable")
+    finally:
+        init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+    assert c.get("/api/_probe/count").get_json() == {"products": 0}

@@ -5,7 +5,7 @@ import pytest
 
 from api import create_app
 from config import use_settings
-from conftest import SETTINGS
+from tests.conftest import SETTINGS
 from models.session import Session
 from services.sessions import hash_token
 

@@ -1,0 +1,1 @@
+"""Benchmark harness: measurements, not tests (see bench/README.md)."""

@@ -1,0 +1,40 @@
+"""The direction of imports (architecture guide): api -> services, jobs -> services -> models."""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FORBIDDEN = {
+    "services": {"flask", "api", "jobs", "workers"},
+    "models": {"flask", "api", "jobs", "workers", "services", "integrations"},
+    "integrations": {"flask", "api", "jobs", "workers", "services"},
+    "workers": {"flask", "api", "jobs"},
+    "jobs": {"flask", "api"},
+}
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module.split(".")[0]
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_point_one_way(package):
+    wrong = {}
+    for path in (ROOT / package).rglob("*.py"):
+        bad = set(_imports(path)) & FORBIDDEN[package]
+        if bad:
+            wrong[str(path.relative_to(ROOT))] = sorted(bad)
+    assert wrong == {}
+
+
+def test_jobs_package_sets_the_broker_before_declaring_actors():
+    tree = ast.parse((ROOT / "jobs" / "__init__.py").read_text())
+    first_import = next(n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    assert isinstance(first_import, ast.Import) and first_import.names[0].name == "workers.broker"

@@ -1,0 +1,137 @@
+"""The runtime contract, as operators use it: `make run` serves web and an in-process
+worker; the Procfile's web, worker and clock share work through Redis."""
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from config import ROOT
+from tests.conftest import TEST_DATABASE_URL, TEST_REDIS_URL
+
+VENV_BIN = ROOT / ".venv" / "bin"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, json.loads(response.read()), response.headers
+
+
+def _wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except OSError as exc:
+            last = exc
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+
+
+def _stop(process, timeout=30):
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise AssertionError("process did not stop on SIGTERM")
+
+
+def _base_env(tmp_path, port):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_"))}
+    env.update(PORT=str(port), DATABASE_URL=f"sqlite:///{tmp_path / 'run.db'}", OUTBOX_DIR=str(tmp_path / "outbox"),
+               SECRET_KEY="process-test-secret-key", HEARTBEAT_SECONDS="1", PYTHONUNBUFFERED="1")
+    return env
+
+
+def test_make_run_serves_health_with_an_in_process_worker_and_stops_on_sigterm(tmp_path):
+    port = _free_port()
+    log = open(tmp_path / "run.log", "w")
+    process = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=ROOT, env=_base_env(tmp_path, port),
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}/api/health"
+        status, body, headers = _wait_for(lambda: _get_json(url), 120, "GET /api/health")
+        assert status == 200 and body["status"] == "ok"
+        assert body["database"] == {"backend": "sqlite", "ok": True}
+        assert body["broker"] == {"backend": "embedded", "ok": True}
+        assert "ff_session=" in headers["Set-Cookie"]
+        # The in-process worker beats on boot, and runs the clock's heartbeat jobs.
+        _wait_for(lambda: _get_json(url)[1]["worker"]["heard_from"], 30, "the in-process worker")
+        with sqlite3.connect(tmp_path / "run.db") as conn:
+            assert conn.execute("SELECT COUNT(*) FROM product").fetchone()[0] >= 60
+    finally:
+        code = _stop(process)
+        log.close()
+    output = (tmp_path / "run.log").read_text()
+    assert "Traceback" not in output, output[-3000:]
+    assert code in (0, -signal.SIGTERM, 2), output[-2000:]
+    with pytest.raises(OSError):
+        _get_json(f"http://127.0.0.1:{port}/api/health")
+
+
+@pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
+def test_procfile_processes_share_work_through_redis(tmp_path):
+    """web, worker and clock as separate processes: the clock's heartbeat goes through
+    Redis to the worker process, and the web process reports it."""
+    port = _free_port()
+    env = _base_env(tmp_path, port)
+    env["REDIS_URL"] = TEST_REDIS_URL.rsplit("/", 1)[0] + "/14"  # its own database, not the suite's
+    if TEST_DATABASE_URL:
+        env["DATABASE_URL"] = TEST_DATABASE_URL.rsplit("/", 1)[0] + "/ff_test_procs"
+        _recreate_database(env["DATABASE_URL"])
+    env["PATH"] = f"{VENV_BIN}:{env.get('PATH', '')}"
+    subprocess.run([str(VENV_BIN / "flask"), "--app", "api", "db", "upgrade"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=120)
+    commands = {
+        "web": [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "api:create_app()"],
+        "worker": [str(VENV_BIN / "dramatiq"), "workers.broker", "jobs", "--processes", "1", "--threads", "2"],
+        "clock": [sys.executable, "-m", "workers.clock"],
+    }
+    processes = {}
+    try:
+        for name, command in commands.items():
+            processes[name] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=open(tmp_path / f"{name}.log", "w"),
+                                               stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}/api/health"
+        _, body, _ = _wait_for(lambda: _get_json(url), 60, "the web process")
+        assert body["broker"] == {"backend": "redis", "ok": True}
+        worker = _wait_for(lambda: _get_json(url)[1]["worker"]["heard_from"] and _get_json(url)[1]["worker"], 60,
+                           "the worker process")
+        first_seen = worker["last_seen"]
+        # Beats keep coming from the clock through Redis to the worker.
+        _wait_for(lambda: _get_json(url)[1]["worker"]["last_seen"] != first_seen, 30, "a later heartbeat")
+    finally:
+        for process in processes.values():
+            _stop(process)
+    for name in commands:
+        assert "Traceback" not in (tmp_path / f"{name}.log").read_text(), name
+
+
+def _recreate_database(url):
+    import psycopg2
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    conn = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username, dbname="postgres")
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS {parts.path.lstrip('/')}")
+        cur.execute(f"CREATE DATABASE {parts.path.lstrip('/')}")
+    conn.close()
