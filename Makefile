@@ -39,7 +39,7 @@ test: install-dev
 procs: install-dev migrate
 	$(BIN)/honcho start
 
-bench: install-dev
+bench: install-dev migrate
 	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health -n 10000 --repeat 3
 
 clean:

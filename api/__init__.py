@@ -9,6 +9,9 @@ from config import Settings, configure_logging, settings_or_exit, use_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# One blueprint module per feature area (each has `bp`, and may have `DECISIONS`).
+BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery"]
+
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Builds the app with the given settings (tests) or those of the environment."""
@@ -32,10 +35,13 @@ def create_app(settings: Settings | None = None) -> Flask:
     install_error_handlers(app)
     install_request_conventions(app, settings)
 
-    from api import health, reference
+    import importlib
 
-    for blueprint in (health.bp, reference.bp):
-        app.register_blueprint(blueprint)
+    modules = [importlib.import_module(f"api.{name}") for name in BLUEPRINTS]
+    for module in modules:
+        app.register_blueprint(module.bp)
+    # Each area records its decisions on the spec's open points beside its routes.
+    app.extensions["decisions"] = [d for module in modules for d in getattr(module, "DECISIONS", [])]
 
     from api.openapi import build_spec
 

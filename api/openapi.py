@@ -13,7 +13,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 
 from services.reasons import REASONS
 
-# Decisions on points the spec leaves open, recorded where clients read the contract.
+# Cross-cutting decisions on points the spec leaves open; each feature area adds its own
+# (the DECISIONS list of its blueprint module).
 DECISIONS = [
     "Refusal bodies are {status, reason, explanation}; `status` is `refused` for refusals of the request and "
     "`error` for HTTP-level failures (unknown path, wrong method, body too large) and server faults.",
@@ -88,6 +89,7 @@ def controls(app) -> dict:
 
 
 def build_spec(app, settings) -> dict:
+    decisions = DECISIONS + app.extensions.get("decisions", [])
     spec = APISpec(
         title="Sourcing and Storefront Service",
         version=settings.build,
@@ -95,8 +97,8 @@ def build_spec(app, settings) -> dict:
         plugins=[MarshmallowPlugin()],
         info={
             "description": "The contract of the service, generated from its routes. Decisions on points the "
-                           "interface spec leaves open:\n\n" + "\n".join(f"- {d}" for d in DECISIONS),
-            "x-decisions": DECISIONS,
+                           "interface spec leaves open:\n\n" + "\n".join(f"- {d}" for d in decisions),
+            "x-decisions": decisions,
         },
     )
     paths: dict[str, dict] = {}

@@ -11,3 +11,8 @@ class Session(BaseModel):
     # everything keyed by the session id follows the journey to the new value.
     token_hash = pw.CharField(max_length=64, unique=True)
     created_at = pw.DateTimeField(default=utcnow)
+    # The account this cookie is signed in to (null = anonymous). Declared as a plain
+    # column here because the account model imports this one.
+    account_id = pw.BigIntegerField(null=True, index=True)
+    bound_at = pw.DateTimeField(null=True)
+    arrived_with_code = pw.CharField(max_length=32, null=True)  # from a coded referral link

@@ -8,6 +8,7 @@ from services.reasons_spec import SPEC_REASONS
 
 # Codes the service adds to those the interface spec names.
 SERVICE_REASONS: dict[str, Reason] = {
+    "bound_to_another_account": Reason(409, "This session is signed in to another account, so that address cannot be saved to it; sign out first."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
     "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
