@@ -19,6 +19,11 @@ from flask import Response, jsonify, request
 from marshmallow import EXCLUDE, Schema, ValidationError
 
 from api.errors import ApiError
+from api.session import current_session
+
+
+# An answer with no body (a redirect): `answers={303: EMPTY}`.
+EMPTY = "empty"
 
 
 @dataclass
@@ -32,6 +37,8 @@ class Contract:
     state_changing: bool = False  # refused when it comes from another site
     cross_site: bool = False  # callable by other sites and servers (provider callbacks)
     session: bool = True  # reads the ff_session cookie
+    requires_account: bool = False  # refused 401 no_account unless the session is signed in
+    headers: dict = field(default_factory=dict)  # required request headers (name -> description), documented
     tag: str = "service"
 
     def status_for(self, reason: str) -> int | None:
@@ -43,7 +50,8 @@ class Contract:
 
 def endpoint(*, body: type[Schema] | None = None, query: type[Schema] | None = None, answers: dict | None = None,
              refuses: dict | None = None, state_changing: bool | None = None, cross_site: bool = False,
-             session: bool = True, tag: str = "service"):
+             session: bool = True, requires_account: bool = False, headers: dict | None = None,
+             tag: str = "service"):
     """Declares a route's contract; see the module docstring."""
 
     def declare(view):
@@ -52,18 +60,24 @@ def endpoint(*, body: type[Schema] | None = None, query: type[Schema] | None = N
         contract = Contract(
             summary=summary.strip(),
             description=rest.strip(),
-            body=body() if body else None,
-            query=query() if query else None,
-            answers={status: (schema() if isinstance(schema, type) else schema) for status, schema in (answers or {200: None}).items()},
+            # Unknown fields are ignored, and the document says so (no additionalProperties: false).
+            body=body(unknown=EXCLUDE) if body else None,
+            query=query(unknown=EXCLUDE) if query else None,
+            answers={status: (schema() if isinstance(schema, type) else schema)
+                     for status, schema in (answers or {200: None}).items()},
             refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
             state_changing=bool(state_changing),
             cross_site=cross_site,
             session=session,
+            requires_account=requires_account,
+            headers=headers or {},
             tag=tag,
         )
 
         @wraps(view)
         def run(*args, **kwargs):
+            if contract.requires_account and current_session().account_id is None:
+                raise ApiError(401, "no_account")
             parsed_body = read_json_body(contract.body)
             if contract.body is not None:
                 kwargs["body"] = parsed_body
@@ -122,7 +136,7 @@ def render(result, contract: Contract):
     if isinstance(result, tuple):
         result, status = result
     schema = contract.answers.get(status)
-    payload = schema.dump(result) if schema is not None else result
+    payload = schema.dump(result) if isinstance(schema, Schema) else result
     response = jsonify(payload)
     response.status_code = status
     return response

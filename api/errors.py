@@ -80,7 +80,8 @@ def install_error_handlers(app) -> None:
         reason = _HTTP_REASONS.get(code, "invalid_request" if code < 500 else "internal_error")
         headers = {}
         if code == 405 and getattr(exc, "valid_methods", None):
-            headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+            # OPTIONS is answered everywhere; Allow names the methods the route serves.
+            headers["Allow"] = ", ".join(sorted(set(exc.valid_methods) - {"OPTIONS"}))
         return refusal(code, reason, word="error", headers=headers)
 
     for error_class in UNAVAILABLE:

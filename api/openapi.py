@@ -11,6 +11,7 @@ import re
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
+from api.contract import EMPTY
 from services.reasons import REASONS
 
 # Cross-cutting decisions on points the spec leaves open; each feature area adds its own
@@ -125,6 +126,9 @@ def _operation(rule, method: str, contract) -> dict:
     if contract.session:
         parameters.append({"in": "cookie", "name": "ff_session", "required": False, "schema": {"type": "string"},
                            "description": "The session; a missing or unknown value is replaced by a new one."})
+    for name, description in contract.headers.items():
+        parameters.append({"in": "header", "name": name, "required": True, "schema": {"type": "string"},
+                           "description": description})
     if contract.query is not None:
         parameters.append({"in": "query", "schema": contract.query})
     if parameters:
@@ -144,10 +148,16 @@ def _operation(rule, method: str, contract) -> dict:
     if contract.query is not None:
         refusals.setdefault(400, []).append("invalid_request")
         refusals[400].extend(f.metadata["reason"] for f in contract.query.fields.values() if "reason" in f.metadata)
+    if contract.requires_account:
+        refusals.setdefault(401, []).append("no_account")
     if (takes_body or contract.state_changing) and not contract.cross_site:
         refusals.setdefault(403, []).append("cross_site_request")
 
     for status, schema in contract.answers.items():
+        if schema == EMPTY:
+            operation["responses"][str(status)] = {"description": _status_text(status),
+                                                   "headers": {"Location": {"schema": {"type": "string"}}}}
+            continue
         content_schema = schema if schema is not None else {"type": "object"}
         operation["responses"][str(status)] = {"description": _status_text(status),
                                                "content": {"application/json": {"schema": content_schema}}}

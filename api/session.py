@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import g, request
+from flask import current_app, g, request
 
 from models.db import UNAVAILABLE, close_connection
 from models.session import Session
@@ -27,13 +27,25 @@ def current_session() -> Session:
     return g.session
 
 
+def reissue_cookie() -> None:
+    """Sets the cookie on this response even when the request's was valid (GET /login
+    always sets it, so a failed redemption never loses the anonymous journey)."""
+    current_session()
+    if not g.get("new_cookie_value"):
+        g.new_cookie_value = request.cookies.get(COOKIE_NAME)
+
+
 def replace_cookie(value: str) -> None:
     """Sends a new cookie value with this response (the session was rotated)."""
     g.new_cookie_value = value
 
 
 def ensure_cookie(response, settings) -> None:
-    """Issues the cookie if this request came without a valid one."""
+    """Issues the cookie if this request came without a valid one. Provider callbacks
+    (server to server, never a browser) are not given sessions."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    if getattr(getattr(view, "contract", None), "cross_site", False):
+        return
     if "session" not in g:
         try:
             current_session()

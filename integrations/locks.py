@@ -78,9 +78,14 @@ def get_locks(redis_url: str | None):
 
 
 @contextmanager
-def holding(locks, name: str, ttl_seconds: float):
-    """Yields True while holding the lock, or False when someone else holds it."""
+def holding(locks, name: str, ttl_seconds: float, *, wait_seconds: float = 0):
+    """Yields True while holding the lock, or False when someone else holds it (after
+    waiting up to `wait_seconds` for them to let go)."""
     token = locks.acquire(name, ttl_seconds)
+    deadline = time.monotonic() + wait_seconds
+    while token is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+        token = locks.acquire(name, ttl_seconds)
     try:
         yield token is not None
     finally:

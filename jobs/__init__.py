@@ -3,5 +3,5 @@
 workers.broker is imported first so the broker is set before any actor is declared.
 """
 import workers.broker  # noqa: F401  (must come first: sets the broker)
-from jobs import maintenance  # noqa: F401  (declares the actors)
+from jobs import accounts, maintenance  # noqa: F401  (declares the actors)
 from jobs.send import SendInsideTransaction, send, start  # noqa: F401

@@ -104,17 +104,25 @@ def run_job(job_id: str, fn, *, lease_seconds: int, retry_delays) -> str:
         except job_rows.Superseded:
             outcome = "superseded"
         except TransientError as exc:
-            if job_rows.retry_later(job_id, attempt, error=str(exc)[:500]):
-                send(job, delay_ms=1000 * retry_delays[min(attempt, len(retry_delays)) - 1])
-                outcome = "retry"
-            else:
-                outcome = "failed"
+            outcome = _retry(job, attempt, str(exc)[:500], retry_delays)
         except JobFailed as exc:
             outcome = _fail(job_id, attempt, exc.reason)
         except Exception:
             log.exception("job raised", extra={"fields": {"job_id": job_id, "actor": job.kind, "attempt": attempt}})
             outcome = _fail(job_id, attempt, "internal_error")
         return _log_outcome(job_id, job.kind, attempt, outcome, time.monotonic() - began)
+
+
+def _retry(job: Job, attempt: int, error: str, retry_delays) -> str:
+    from jobs.send import send
+
+    try:
+        if not job_rows.retry_later(job.id, attempt, error=error):
+            return "failed"
+    except job_rows.Superseded:  # the row moved on (or is gone) while this run worked
+        return "superseded"
+    send(job, delay_ms=1000 * retry_delays[min(attempt, len(retry_delays)) - 1])
+    return "retry"
 
 
 def _fail(job_id: str, attempt: int, reason: str) -> str:

@@ -9,11 +9,14 @@ from services.reasons_spec import SPEC_REASONS
 # Codes the service adds to those the interface spec names.
 SERVICE_REASONS: dict[str, Reason] = {
     "bound_to_another_account": Reason(409, "This session is signed in to another account, so that address cannot be saved to it; sign out first."),
+    "claimed_by_you": Reason(409, "You have claimed this product, and a claim cannot be passed on; it stays yours."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
     "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
+    "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
+    "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
 }
 
 REASONS: dict[str, Reason] = {**SPEC_REASONS, **SERVICE_REASONS}

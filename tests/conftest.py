@@ -7,6 +7,7 @@ binds actors to the broker that exists when they are declared.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -48,6 +49,7 @@ SETTINGS = Settings(
     job_stale_seconds=30,
     db_pool_size=40,
     log_level="INFO",
+    billing_webhook_secret="whsec_suite_default",
 )
 use_settings(SETTINGS)
 
@@ -142,6 +144,7 @@ def clean_state(request):
         for queue in QUEUES:
             the_broker.join(queue, timeout=30_000)
     _truncate()
+    shutil.rmtree(SETTINGS.outbox_dir, ignore_errors=True)
 
 
 def _truncate():

@@ -37,6 +37,13 @@ def state():
     return {"status": "ok"}
 
 
+@probe.post("/api/_probe/mine")
+@endpoint(requires_account=True)
+def mine():
+    """An action that must belong to a signed-in account (test route)."""
+    return {"status": "ok"}
+
+
 @pytest.fixture(scope="module")
 def probe_app(app):
     # A second instance of the real app, with two routes added that exercise the contract machinery.
@@ -192,3 +199,9 @@ def test_unreachable_database_is_json_503_and_the_service_recovers(c):
     finally:
         init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
     assert c.get("/api/_probe/count").get_json() == {"products": 0}
+
+
+def test_an_action_that_must_belong_to_an_account_is_401_no_account(c):
+    _refusal(c.post("/api/_probe/mine"), 401, "no_account")
+    c.post("/api/account", json={"email": "someone@x.com"})
+    assert c.post("/api/_probe/mine").get_json() == {"status": "ok"}

@@ -305,3 +305,13 @@ def test_finished_jobs_are_not_touched_by_the_reaper():
     clock.advance(3600)
     assert job_rows.reclaim_stale(stale_seconds=30) == []
     assert Job.get_by_id(job.id).updated_at < utcnow()
+
+
+def test_a_retry_of_a_job_whose_row_vanished_ends_quietly(run_jobs):
+    """A transient failure after the row is gone (or taken over) must not escape the actor."""
+    job, _ = job_rows.create_job(kind="test_flaky", subject="mail:vanished")
+    attempt = job_rows.start_attempt(job.id, lease_seconds=60)
+    Job.delete().where(Job.id == job.id).execute()
+    from jobs.runner import _retry
+
+    assert _retry(job, attempt, "mailer hiccup", (0,)) == "superseded"

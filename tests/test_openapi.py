@@ -1,6 +1,7 @@
 """The OpenAPI document: generated from the routes, documents every refusal's reasons, and
 is fuzzed in-process by schemathesis (no server error; every answer matches the document)."""
 import schemathesis
+from schemathesis.checks import positive_data_acceptance
 from hypothesis import HealthCheck, settings
 
 from api import create_app
@@ -11,11 +12,14 @@ from services.reasons import REASONS
 def test_document_lists_every_route_with_responses(app, client):
     document = client.get("/api/openapi.json").get_json()
     assert document["openapi"].startswith("3.")
-    operations = {(method.upper(), path) for path, ops in document["paths"].items() for method in ops}
+    operations = {(method.upper(), path) for path, ops in document["paths"].items() for method in ops
+                  if method != "parameters"}
     controls = {tuple(key.split(" ", 1)) for key in client.get("/api/controls").get_json()["controls"]}
     assert operations == controls
     for path, ops in document["paths"].items():
         for method, operation in ops.items():
+            if method == "parameters":
+                continue
             assert operation["summary"], (method, path)
             assert "500" in operation["responses"] and "503" in operation["responses"]
 
@@ -23,8 +27,12 @@ def test_document_lists_every_route_with_responses(app, client):
 def test_every_documented_refusal_names_registered_reasons(client):
     document = client.get("/api/openapi.json").get_json()
     for ops in document["paths"].values():
-        for operation in ops.values():
+        for method, operation in ops.items():
+            if method == "parameters":
+                continue
             for response in operation["responses"].values():
+                if "content" not in response:  # a redirect
+                    continue
                 schema = response["content"]["application/json"]["schema"]
                 for option in schema.get("anyOf", [schema]):
                     reason = option.get("properties", {}).get("reason", {})
@@ -45,4 +53,8 @@ schema = schemathesis.openapi.from_wsgi("/api/openapi.json", create_app(SETTINGS
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_matches_its_document(case):
-    case.call_and_validate()
+    # Every other built-in check runs (no server error, status codes, content types, headers
+    # and bodies as documented, schema-violating input refused). A schema-valid value may
+    # still be refused for what it means (an empty address, an unknown product): those
+    # refusals are documented 4xx answers, so "positive data acceptance" does not apply.
+    case.call_and_validate(excluded_checks=[positive_data_acceptance])

@@ -88,8 +88,8 @@ def test_make_run_serves_health_with_an_in_process_worker_and_stops_on_sigterm(t
 
 @pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
 def test_procfile_processes_share_work_through_redis(tmp_path):
-    """web, worker and clock as separate processes: the clock's heartbeat goes through
-    Redis to the worker process, and the web process reports it."""
+    """web, worker and clock as separate processes: a job sent by web (a sign-in mail) is
+    run by the worker process; the clock's heartbeat goes through Redis to the worker."""
     port = _free_port()
     env = _base_env(tmp_path, port)
     env["REDIS_URL"] = TEST_REDIS_URL.rsplit("/", 1)[0] + "/14"  # its own database, not the suite's
@@ -115,6 +115,14 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
         worker = _wait_for(lambda: _get_json(url)[1]["worker"]["heard_from"] and _get_json(url)[1]["worker"], 60,
                            "the worker process")
         first_seen = worker["last_seen"]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/account", method="POST",
+                                         data=json.dumps({"email": "procs@x.com"}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["status"] == "account_saved"
+        outbox = tmp_path / "outbox"
+        mailed = _wait_for(lambda: list(outbox.glob("*.eml")), 30, "the worker process to mail the link")
+        assert "procs@x.com" in mailed[0].read_text()
         # Beats keep coming from the clock through Redis to the worker.
         _wait_for(lambda: _get_json(url)[1]["worker"]["last_seen"] != first_seen, 30, "a later heartbeat")
     finally:

@@ -1,0 +1,103 @@
+"""Accounts: binding a session to an email address, and what an account reads as.
+
+Binding is immediate and needs no proof (spec 5.3-5.5); proof comes with the sign-in link
+(services/sign_in.py). Everything the session did becomes the account's (the adopters of
+services/ownership.py), so a founder who signs in elsewhere later finds it again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import peewee as pw
+from email_validator import EmailNotValidError, validate_email
+
+from models.account import Account
+from models.clock import utcnow
+from models.db import transaction
+from models.job import Job
+from models.session import Session
+from services.errors import Refused
+from services.jobs import create_job
+from services.ownership import adopt
+from services.plans import effective_tier, tier_label
+
+SIGN_IN_MAIL = "sign_in_mail"  # the job kind that mints a token and mails the link
+
+
+def normalize_email(raw: str, *, reason: str) -> str:
+    """The address lower-cased (A@x.com and a@x.com are one account), if it has the shape
+    of an address; otherwise Refused(reason). Deliverability is never checked."""
+    try:
+        checked = validate_email(raw.strip(), check_deliverability=False)
+    except EmailNotValidError:
+        raise Refused(reason) from None
+    address = checked.normalized.lower()
+    if len(address) > 320:
+        raise Refused(reason)
+    return address
+
+
+def account_of(session: Session) -> Account | None:
+    return Account.get_or_none(Account.id == session.account_id) if session.account_id else None
+
+
+def describe(account: Account | None) -> dict:
+    """The account fields every account answer carries."""
+    if account is None:
+        return {"account": None}
+    tier = effective_tier(account)
+    return {"account": account.email, "verified": account.verified, "tier": tier, "tier_label": tier_label(tier),
+            "source": account.source}
+
+
+@dataclass
+class SaveOutcome:
+    account: Account
+    already_verified: bool  # the address belongs to a verified account this session is not signed in to
+    adopted: dict = field(default_factory=dict)
+    mail_job: Job | None = None
+
+
+def sign_in_mail_job(*, email: str, session_id: int, surface: str, return_to: str | None = None) -> Job | None:
+    """Creates (in the caller's transaction) the job that mails a sign-in link, for known
+    and unknown addresses alike; the job finds no account for an unknown one and sends
+    nothing. Returns the job to send after commit, or None when one is already pending."""
+    # One pending mail per address, session and surface: repeated clicks collapse, while a
+    # guest asking from another browser still gets its own link (the hourly bound is the job's).
+    job, created = create_job(kind=SIGN_IN_MAIL, subject=f"mail:{email}:{session_id}:{surface}",
+                              payload={"email": email, "session_id": session_id, "surface": surface,
+                                       "return_to": return_to}, max_attempts=4)
+    return job if created else None
+
+
+def save_account(*, session_id: int, email: str, source: str | None) -> SaveOutcome:
+    """Binds the session to the account of `email` (created if new) and adopts what the
+    session did; a verified account the session is not signed in to is only sent a link."""
+    with transaction():
+        session = Session.get_by_id(session_id)
+        account = Account.get_or_none(Account.email == email)
+        if account is not None and account.verified and session.account_id != account.id:
+            job = sign_in_mail_job(email=email, session_id=session_id, surface="engine")
+            return SaveOutcome(account=account, already_verified=True, mail_job=job)
+        if session.account_id is not None and (account is None or session.account_id != account.id):
+            # Adopting this session's claims into a second account would take them from the first.
+            raise Refused("bound_to_another_account")
+        if account is None:
+            account = _create_account(email=email, source=source)
+        Session.update(account_id=account.id, bound_at=utcnow()).where(Session.id == session_id).execute()
+        adopted = adopt(session_id, account.id)
+        job = sign_in_mail_job(email=email, session_id=session_id, surface="engine")
+    return SaveOutcome(account=Account.get_by_id(account.id), already_verified=False, adopted=adopted, mail_job=job)
+
+
+def _create_account(*, email: str, source: str | None) -> Account:
+    try:
+        with transaction():  # a savepoint: two sessions may save the same new address at once
+            return Account.create(email=email, source=(source or "web")[:120], created_at=utcnow())
+    except pw.IntegrityError:
+        return Account.get(Account.email == email)
+
+
+def sign_out(*, session_id: int) -> None:
+    """Unbinds the cookie from its account; the account and everything it owns stay."""
+    Session.update(account_id=None, bound_at=None).where(Session.id == session_id).execute()

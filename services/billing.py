@@ -1,0 +1,119 @@
+"""The billing provider's messages: checking their signature, and setting an account's plan
+from a plan.changed event exactly once per event id.
+
+The provider signs `"{t}." + raw body` with HMAC-SHA256 under the shared secret and sends
+`Billing-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>...]`. Several v1 values let the
+provider sign with an old and a new secret while the secret is being rotated. The
+timestamp window bounds how long a captured message can be replayed; within it, the event
+id (the primary key of BillingEvent) makes a replay harmless.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+from datetime import datetime, timezone
+
+from models.account import Account, BillingEvent
+from models.clock import clock, iso, utcnow
+from models.db import transaction
+from services.errors import Refused
+from services.reasons import sentence
+
+log = logging.getLogger("services.billing")
+
+SIGNATURE_HEADER = "Billing-Signature"
+WINDOW_SECONDS = 300  # a signature's timestamp may be this far behind or ahead of our clock
+PLAN_CHANGED = "plan.changed"
+
+_TIMESTAMP = re.compile(r"\d{1,12}")
+_HEX_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def sign(*, secret: str, timestamp: int, payload: bytes) -> str:
+    """The v1 signature of a payload sent at `timestamp` (hex HMAC-SHA256)."""
+    return hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode("ascii") + payload, hashlib.sha256).hexdigest()
+
+
+def verify_signature(*, secret: str | None, header: str | None, payload: bytes) -> None:
+    """Accepts a message signed with the secret within the time window; refuses anything else.
+
+    The checks run in the order decisions.md fixes: billing unconfigured, then unsigned,
+    then a malformed, stale, future or wrong signature.
+    """
+    if not secret:
+        raise Refused("billing_unconfigured", "Billing is not configured on this service (BILLING_WEBHOOK_SECRET "
+                                              "is unset), so the message was not read and nothing changed.")
+    if header is None:
+        raise Refused("unsigned_callback", f"The message has no {SIGNATURE_HEADER} header, so it was not read "
+                                           "and nothing changed.")
+    timestamp, candidates = _parse_header(header)
+    if timestamp is None or not candidates:
+        raise Refused("bad_signature", f"The {SIGNATURE_HEADER} header must read t=<unix seconds>,v1=<hex "
+                                       "HMAC-SHA256>; nothing changed.")
+    if abs(clock.time() - timestamp) > WINDOW_SECONDS:
+        raise Refused("bad_signature", f"The signature's timestamp is more than {WINDOW_SECONDS} seconds away from "
+                                       "the service's clock, so the message was refused and nothing changed.")
+    expected = sign(secret=secret, timestamp=timestamp, payload=payload)
+    # Every candidate is compared in constant time, so the answer's timing says nothing
+    # about how much of a forged signature was right.
+    matched = [hmac.compare_digest(expected, candidate) for candidate in candidates]
+    if not any(matched):
+        raise Refused("bad_signature", "No signature in the message matches its body under the service's secret, "
+                                       "so it was refused and nothing changed.")
+
+
+def _parse_header(header: str) -> tuple[int | None, list[str]]:
+    """Reads `t=...,v1=...,v1=...`; unknown keys are skipped (a provider may add schemes)."""
+    timestamps, candidates = [], []
+    for part in header.split(","):
+        key, _, value = part.strip().partition("=")
+        if key == "t":
+            timestamps.append(value)
+        elif key == "v1":
+            if not _HEX_SHA256.fullmatch(value):
+                return None, []
+            candidates.append(value.lower())
+    if len(timestamps) != 1 or not _TIMESTAMP.fullmatch(timestamps[0]):
+        return None, []
+    return int(timestamps[0]), candidates
+
+
+def ignored(*, event_id: str, reason: str) -> dict:
+    """The answer for a well-signed event that the service acknowledges without acting on."""
+    log.info("billing event ignored", extra={"fields": {"event_id": event_id, "reason": reason}})
+    return {"status": "ignored", "event_id": event_id, "reason": reason, "explanation": sentence(reason)}
+
+
+def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: datetime | None) -> dict:
+    """Sets the plan of the account with this email from one provider event, once per event id."""
+    if tier not in Account.TIERS:
+        raise Refused("unknown_tier", f"The tier must be one of {', '.join(Account.TIERS)}; nothing changed.")
+    # Free has no end date (spec 8.2), whatever the event says.
+    ends = None if tier == Account.FREE else _naive_utc(term_ends_at)
+    with transaction():
+        account = Account.get_or_none(Account.email == email.strip().lower())
+        if account is None:
+            # Not recorded: once the account exists, the provider can send the event again
+            # and it applies.
+            log.warning("billing event names no account", extra={"fields": {"event_id": event_id}})
+            return ignored(event_id=event_id, reason="unknown_account")
+        # The event id is the primary key: of any number of concurrent deliveries, one
+        # inserts the row and applies the plan in this same transaction; the others insert
+        # nothing (waiting, on PostgreSQL, for the first to commit) and change nothing.
+        inserted = (BillingEvent.insert(event_id=event_id, account=account.id, tier=tier, received_at=utcnow())
+                    .on_conflict_ignore().as_rowcount().execute())
+        if not inserted:
+            log.info("billing event replayed", extra={"fields": {"event_id": event_id}})
+            return {"status": "duplicate", "event_id": event_id}
+        Account.update(tier=tier, term_ends_at=ends).where(Account.id == account.id).execute()
+    log.info("billing event applied", extra={"fields": {"event_id": event_id, "account_id": account.id, "tier": tier}})
+    return {"status": "applied", "event_id": event_id, "tier": tier, "term_ends_at": iso(ends)}
+
+
+def _naive_utc(moment: datetime | None) -> datetime | None:
+    """Naive UTC, as every time is stored; a time without an offset is read as UTC."""
+    if moment is None or moment.tzinfo is None:
+        return moment
+    return moment.astimezone(timezone.utc).replace(tzinfo=None)

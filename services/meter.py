@@ -1,0 +1,357 @@
+"""The credit meter (spec 8.1-8.5): per-account buckets of credits in two fixed windows.
+
+Each AI-backed feature spends a fixed cost from its own bucket. A bucket has a five-hour
+allowance and a weekly cap; both windows are fixed integer boundaries of epoch time
+(index = floor(t / size)), not sliding. The subject is the account: an anonymous session
+has no subject to meter (spec 5.11), so nothing is spent or refused for it.
+
+Why one conditional UPDATE: the check and the spend of both windows must be one atomic
+step across threads and processes. Both windows live on one row (MeterUsage); the UPDATE
+resets a window whose index moved on, adds the cost to both, and only matches when both
+windows still have room. The database serialises concurrent UPDATEs of a row (PostgreSQL
+re-evaluates the WHERE against the row a concurrent writer left; SQLite takes the write
+lock up front), so the row count alone says allowed or refused, and a refused call spends
+nothing. Reads (GET /api/usage, the refusal body) never decide anything.
+"""
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from fractions import Fraction
+
+import peewee as pw
+
+from models.account import Account, MeterUsage
+from models.clock import clock, iso
+from models.db import transaction
+from services.errors import Refused
+from services.plans import TIER_MULTIPLIERS, effective_tier, tier_label
+from services.referrals import REFERRAL_MULTIPLIERS, multiplier_for, qualified_count
+
+log = logging.getLogger("services.meter")
+
+FIVE_HOURS = 18_000  # seconds
+WEEK = 604_800  # seconds
+
+WINDOW_5H = "5h"
+WINDOW_WEEK = "week"
+
+# What a metered route declares: refuses={429: list(METER_REFUSALS)} (429 is also the registry default).
+METER_REFUSALS = ("usage_limit_reached", "weekly_limit_reached")
+
+
+@dataclass(frozen=True)
+class Bucket:
+    id: str
+    name: str  # the feature's display name
+    cost: int  # credits per call
+    pro_5h: int  # the pro tier's five-hour allowance
+    pro_week: int  # the pro tier's weekly cap
+
+
+# Spec 8.1, in table order (GET /api/usage lists them in this order).
+BUCKETS: dict[str, Bucket] = {b.id: b for b in (
+    Bucket("website_edit", "AI website editor", 50, 1000, 10000),
+    Bucket("growth_edit", "AI Growth ad editor", 20, 500, 5000),
+    Bucket("find", "Product find engine", 5, 500, 5000),
+    Bucket("ad", "Ad generation", 10, 500, 5000),
+    Bucket("support", "Support agent", 1, 500, 5000),
+)}
+
+REFERRAL_CAP = max(REFERRAL_MULTIPLIERS)
+_TIER_ORDER = (Account.FREE, Account.PRO, Account.MAX5, Account.MAX20)
+
+
+# --- Windows and limits ------------------------------------------------------------------
+
+def window_index(t: float, size: int) -> int:
+    return int(t // size)
+
+
+def resets_at(index: int, size: int) -> int:
+    """The epoch second at which the window `index` ends."""
+    return (index + 1) * size
+
+
+def _exact(number) -> Fraction:
+    # From the decimal string, so 0.1 is one tenth and not the nearest binary float.
+    return Fraction(str(number))
+
+
+def _round(value: Fraction) -> int:
+    """Rounds half up (the figures of spec 8 are whole already; this only pins the rule)."""
+    return int((value + Fraction(1, 2)) // 1)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an account's limits are scaled by now."""
+
+    tier: str
+    referrals: int  # qualified referrals
+    tier_multiplier: Fraction
+    referral_multiplier: Fraction
+
+    @property
+    def multiplier(self) -> Fraction:
+        return self.tier_multiplier * self.referral_multiplier
+
+    def limits(self, bucket: Bucket) -> tuple[int, int]:
+        """(five-hour limit, weekly limit) of a bucket."""
+        return _round(bucket.pro_5h * self.multiplier), _round(bucket.pro_week * self.multiplier)
+
+
+def plan_for(account: Account) -> Plan:
+    tier = effective_tier(account)
+    referrals = qualified_count(account.id)
+    return Plan(tier=tier, referrals=referrals, tier_multiplier=_exact(TIER_MULTIPLIERS[tier]),
+                referral_multiplier=_exact(multiplier_for(referrals)))
+
+
+# --- Reading the counters ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BucketState:
+    """One bucket of one account as of one moment."""
+
+    bucket: Bucket
+    used_5h: int
+    limit_5h: int
+    used_week: int
+    limit_week: int
+    resets_at_5h: int
+    resets_at_week: int
+
+    @property
+    def exhausted_window(self) -> str | None:
+        """The window that stops one more call now; when both do, the one that frees up later
+        (so backing off until `resets_at` is enough), the week on a tie."""
+        over_5h = self.used_5h + self.bucket.cost > self.limit_5h
+        over_week = self.used_week + self.bucket.cost > self.limit_week
+        if over_5h and over_week:
+            return WINDOW_5H if self.resets_at_5h > self.resets_at_week else WINDOW_WEEK
+        return WINDOW_5H if over_5h else WINDOW_WEEK if over_week else None
+
+    @property
+    def allowed(self) -> bool:
+        return self.exhausted_window is None
+
+
+def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
+    w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
+    rows = {row.bucket: row for row in MeterUsage.select().where(MeterUsage.account == account_id)}
+    states = {}
+    for bucket in BUCKETS.values():
+        row = rows.get(bucket.id)
+        limit_5h, limit_week = plan.limits(bucket)
+        # A count of an elapsed window reads as 0. (A row ahead of this clock, written by a
+        # process whose clock runs ahead, still counts: see spend.)
+        used_5h = row.used_5h if row is not None and row.window_5h >= w5 else 0
+        used_week = row.used_week if row is not None and row.window_week >= ww else 0
+        states[bucket.id] = BucketState(bucket, used_5h, limit_5h, used_week, limit_week,
+                                        resets_at(w5, FIVE_HOURS), resets_at(ww, WEEK))
+    return states
+
+
+def usage(account_id: int | None) -> dict:
+    """The GET /api/usage body (reads, never spends)."""
+    account = Account.get_or_none(Account.id == account_id) if account_id is not None else None
+    if account is None:
+        # No subject to meter (spec 5.11): the tier an account starts with, and no features.
+        free = Plan(Account.FREE, 0, _exact(TIER_MULTIPLIERS[Account.FREE]), Fraction(1))
+        return _header(False, free) | {"features": []}
+    plan = plan_for(account)
+    states = _states(account.id, plan, clock.time())
+    features = [{
+        "feature": s.bucket.id,
+        "name": s.bucket.name,
+        "cost": s.bucket.cost,
+        "used_5h": s.used_5h,
+        "limit_5h": s.limit_5h,
+        "used_week": s.used_week,
+        "limit_week": s.limit_week,
+        "resets_at_5h": s.resets_at_5h,
+        "resets_at_week": s.resets_at_week,
+        "allowed": s.allowed,
+        "exhausted_window": s.exhausted_window,
+    } for s in states.values()]
+    return _header(True, plan) | {"features": features}
+
+
+def _header(has_account: bool, plan: Plan) -> dict:
+    return {
+        "status": "ok",
+        "account": has_account,
+        "tier": plan.tier,
+        "tier_label": tier_label(plan.tier),
+        "multiplier": float(plan.multiplier),
+        "referral_multiplier": float(plan.referral_multiplier),
+    }
+
+
+# --- Spending ----------------------------------------------------------------------------
+
+@dataclass
+class Charge:
+    """Credits spent by one metered call, in the windows they were spent in."""
+
+    account_id: int
+    bucket: str
+    cost: int
+    window_5h: int
+    window_week: int
+    _settled: bool = field(default=False, repr=False, compare=False)
+
+    def refund(self) -> None:
+        """Gives the credits back (only into the same windows, never below zero). For a metered call that failed or refused without changing anything."""
+        if self._settled:
+            return
+        # A window that moved on since the spend is left alone: its new count owes nothing.
+        same_5h = MeterUsage.window_5h == self.window_5h
+        same_week = MeterUsage.window_week == self.window_week
+        with transaction():
+            (MeterUsage.update(
+                used_5h=pw.Case(None, [(same_5h & (MeterUsage.used_5h >= self.cost), MeterUsage.used_5h - self.cost),
+                                       (same_5h, 0)], MeterUsage.used_5h),
+                used_week=pw.Case(None, [(same_week & (MeterUsage.used_week >= self.cost), MeterUsage.used_week - self.cost),
+                                         (same_week, 0)], MeterUsage.used_week),
+            ).where(MeterUsage.account == self.account_id, MeterUsage.bucket == self.bucket, same_5h | same_week)
+             .execute())
+        self._settled = True
+
+    def keep(self) -> None:
+        """Marks the credits as used for good: the call changed something, so a later refund does nothing."""
+        self._settled = True
+
+
+def spend(account_id: int | None, bucket: str) -> Charge | None:
+    """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused."""
+    spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
+    if account_id is None:
+        return None
+    account = Account.get_or_none(Account.id == account_id)
+    if account is None:  # the account is gone: no subject to meter, as for an anonymous session
+        return None
+    plan = plan_for(account)
+    limit_5h, limit_week = plan.limits(spec)
+    # A refusal is reported from a read after the UPDATE; a refund landing in between can
+    # make that read show room, and then the spend is simply tried again.
+    for _attempt in range(3):
+        t = clock.time()
+        w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
+        if _try_spend(account.id, spec, w5, ww, limit_5h, limit_week):
+            return Charge(account_id=account.id, bucket=spec.id, cost=spec.cost, window_5h=w5, window_week=ww)
+        states = _states(account.id, plan, t)
+        if not states[spec.id].allowed:
+            raise _refusal(states, spec.id, plan)
+    raise _refusal(states, spec.id, plan, force=True)
+
+
+def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int, limit_week: int) -> bool:
+    """The one atomic check-and-spend of both windows; True when the credits were spent."""
+    # A window counts as current when its index is the caller's or later (a row written by a
+    # process whose clock runs slightly ahead is never reset backwards and so never loses spends).
+    current_5h = MeterUsage.window_5h >= w5
+    current_week = MeterUsage.window_week >= ww
+    used_5h = pw.Case(None, [(current_5h, MeterUsage.used_5h)], 0)
+    used_week = pw.Case(None, [(current_week, MeterUsage.used_week)], 0)
+    with transaction():
+        (MeterUsage.insert(account=account_id, bucket=bucket.id, window_5h=w5, used_5h=0, window_week=ww, used_week=0)
+         .on_conflict_ignore().execute())
+        # Every SET expression reads the row as it was before this UPDATE (standard SQL, and
+        # so in both PostgreSQL and SQLite).
+        count = (MeterUsage.update(
+            used_5h=used_5h + bucket.cost,
+            window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], w5),
+            used_week=used_week + bucket.cost,
+            window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], ww),
+        ).where(
+            MeterUsage.account == account_id,
+            MeterUsage.bucket == bucket.id,
+            used_5h + bucket.cost <= limit_5h,
+            used_week + bucket.cost <= limit_week,
+        ).execute())
+    return count == 1
+
+
+@contextmanager
+def metered(account_id: int | None, bucket: str):
+    """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
+
+    Put the expensive call, and the writes that depend on it, inside the block; an exception
+    out of the block (a Refused or any other) means the call changed nothing, so its
+    credits come back. A block that has committed a change and may still raise calls
+    `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
+    """
+    charge = spend(account_id, bucket)
+    try:
+        yield charge
+    except BaseException:
+        if charge is not None:
+            try:
+                charge.refund()
+            except Exception:  # never hide the block's own failure behind the refund's
+                log.exception("meter refund failed", extra={"fields": {"account_id": charge.account_id, "bucket": charge.bucket}})
+        raise
+
+
+# --- The refusal (spec 8.5) --------------------------------------------------------------
+
+def _refusal(states: dict[str, BucketState], bucket_id: str, plan: Plan, *, force: bool = False) -> Refused:
+    state = states[bucket_id]
+    window = state.exhausted_window or WINDOW_5H  # `force`: the UPDATE refused; report the short window
+    if window == WINDOW_5H:
+        reason = "usage_limit_reached"
+        used, limit, until, span = state.used_5h, state.limit_5h, state.resets_at_5h, "five-hour window"
+    else:
+        reason = "weekly_limit_reached"
+        used, limit, until, span = state.used_week, state.limit_week, state.resets_at_week, "week"
+    name = state.bucket.name
+    ways = ways_up(plan)
+    raisers = [{"referral": "sharing your link", "upgrade": "upgrading"}[w["how"]] for w in ways
+               if w["how"] == "upgrade" or w["your_multiplier"] < w["cap"]]
+    explanation = (f"You have used {used} of your {limit} {name} credits for this {span} "
+                   f"(each use costs {state.bucket.cost}). It resets at {iso(_utc(until))}; "
+                   "other features have their own allowances")
+    explanation += f", and {' or '.join(raisers)} raises your limits." if raisers else "."
+    return Refused(
+        reason, explanation,
+        feature=name,
+        bucket=bucket_id,
+        used=used,
+        limit=limit,
+        resets_at=until,
+        tier=plan.tier,
+        unaffected=[s.bucket.name for s in states.values() if s.bucket.id != bucket_id and s.allowed],
+        ways_up=ways,
+    )
+
+
+def ways_up(plan: Plan) -> list[dict]:
+    """How the account can raise its limits: referrals always (up to the cap), and the next
+    tier when there is one."""
+    current = float(plan.referral_multiplier)
+    if current >= REFERRAL_CAP:
+        referral = (f"You have {plan.referrals} qualified referrals, which gives the largest referral multiplier "
+                    f"({REFERRAL_CAP:g}x).")
+    else:
+        following = multiplier_for(plan.referrals + 1)
+        referral = (f"Share your link: each friend who joins and reaches the dashboard raises your limits on every "
+                    f"feature. Your next qualified referral takes your multiplier from {current:g}x to "
+                    f"{following:g}x (at most {REFERRAL_CAP:g}x).")
+    entries = [{"how": "referral", "detail": referral, "your_referrals": plan.referrals,
+                "your_multiplier": current, "cap": float(REFERRAL_CAP)}]
+    position = _TIER_ORDER.index(plan.tier)
+    if position + 1 < len(_TIER_ORDER):
+        following_tier = _TIER_ORDER[position + 1]
+        factor = _exact(TIER_MULTIPLIERS[following_tier]) / plan.tier_multiplier
+        entries.append({"how": "upgrade",
+                        "detail": f"Upgrade to {tier_label(following_tier)} for {float(factor):g}x your current "
+                                  "limits on every feature."})
+    return entries
+
+
+def _utc(epoch: int) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).replace(tzinfo=None)

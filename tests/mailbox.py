@@ -1,0 +1,48 @@
+"""Reading the outbox the way a founder reads their inbox."""
+from __future__ import annotations
+
+import email
+import re
+from email import policy
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from tests.conftest import SETTINGS
+
+LINK = re.compile(r"https?://\S+?token=[A-Za-z0-9_\-]+")
+
+
+def messages_to(address: str) -> list:
+    folder = Path(SETTINGS.outbox_dir)
+    if not folder.exists():
+        return []
+    found = []
+    for path in sorted(folder.glob("*.eml")):
+        message = email.message_from_bytes(path.read_bytes(), policy=policy.default)
+        if message["To"].lower() == address.lower():
+            found.append(message)
+    return found
+
+
+def links_to(address: str) -> list[str]:
+    links = []
+    for message in messages_to(address):
+        text = message.get_body(preferencelist=("plain",)).get_content()
+        links.extend(LINK.findall(text))
+    return links
+
+
+def last_link(address: str) -> str:
+    links = links_to(address)
+    assert links, f"no sign-in link was mailed to {address}"
+    return links[-1]
+
+
+def path_of(link: str) -> str:
+    """The path and query of a mailed link, for the test client."""
+    parts = urlsplit(link)
+    return f"{parts.path}?{parts.query}"
+
+
+def token_of(link: str) -> str:
+    return parse_qs(urlsplit(link).query)["token"][0]
