@@ -122,6 +122,13 @@ def _send_after_commit(job) -> None:
         send(job)
 
 
+def _request_sign_in_mail(*, email: str, surface: str, return_to: str | None) -> None:
+    """Queues the sign-in mail for this session (the job decides whether anything is sent)."""
+    with transaction():
+        job = sign_in_mail_job(email=email, session_id=current_session().id, surface=surface, return_to=return_to)
+    _send_after_commit(job)
+
+
 @bp.get("/api/account")
 @endpoint(answers={200: AccountAnswer}, tag="accounts")
 def get_account():
@@ -154,9 +161,7 @@ def save(body):
 def login_request(body):
     """Mails a sign-in link to the address if it has an account; the answer is the same either way."""
     email = normalize_email(body["email"], reason="invalid_email")
-    with transaction():
-        job = sign_in_mail_job(email=email, session_id=current_session().id, surface=SignInToken.ENGINE)
-    _send_after_commit(job)
+    _request_sign_in_mail(email=email, surface=SignInToken.ENGINE, return_to=None)
     return {"status": "link_requested", "email_sent": _mailer_accepting(), "explanation": LINK_EXPLANATION}
 
 
@@ -205,15 +210,11 @@ def safe_return_to(value: str | None) -> str | None:
 @endpoint(body=RequestLinkBody, answers={200: OkAnswer}, tag="accounts")
 def request_link(body):
     """Product surface: mails a sign-in link if the address has an account; always {ok: true}."""
-    session = current_session()
     try:
         email = normalize_email(body["email"], reason="invalid_email")
     except Refused:
         return {"ok": True}  # the product surface says the same whatever was typed
-    with transaction():
-        job = sign_in_mail_job(email=email, session_id=session.id, surface=SignInToken.PRODUCT,
-                               return_to=safe_return_to(body["returnTo"]))
-    _send_after_commit(job)
+    _request_sign_in_mail(email=email, surface=SignInToken.PRODUCT, return_to=safe_return_to(body["returnTo"]))
     return {"ok": True}
 
 
