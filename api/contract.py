@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import wraps
 
 from flask import Response, jsonify, request
-from marshmallow import EXCLUDE, Schema, ValidationError
+from marshmallow import EXCLUDE, Schema, ValidationError, fields
 
 from api.errors import ApiError
 from api.session import current_session
@@ -82,7 +82,7 @@ def endpoint(*, body: type[Schema] | None = None, query: type[Schema] | None = N
             if contract.body is not None:
                 kwargs["body"] = parsed_body
             if contract.query is not None:
-                kwargs["query"] = load(contract.query, request.args.to_dict())
+                kwargs["query"] = load(contract.query, request.args.to_dict(), strict=False)
             return render(view(*args, **kwargs), contract)
 
         run.contract = contract
@@ -112,10 +112,44 @@ def read_json_body(schema: Schema | None):
     return load(schema, data) if schema is not None else None
 
 
-def load(schema: Schema, data: dict) -> dict:
+# JSON types each marshmallow field accepts. marshmallow itself coerces ("5" -> 5, 0 ->
+# False, "1.5" -> 1.5), which the published document (integer, boolean, number) forbids.
+_JSON_TYPES = (
+    (fields.Boolean, (bool,)),
+    (fields.Integer, (int,)),
+    (fields.Number, (int, float)),
+    (fields.String, (str,)),
+    (fields.List, (list,)),
+    (fields.Dict, (dict,)),
+    (fields.Nested, (dict, list)),
+)
+
+
+def _strict_types(schema: Schema, data: dict) -> dict:
+    """Messages for top-level values whose JSON type is not the field's."""
+    problems = {}
+    for name, field in schema.fields.items():
+        key = field.data_key or name
+        if key not in data or data[key] is None:
+            continue
+        value = data[key]
+        for field_type, json_types in _JSON_TYPES:
+            if isinstance(field, field_type):
+                wrong = not isinstance(value, json_types) or (isinstance(value, bool) and bool not in json_types)
+                if wrong:
+                    problems[key] = [f"Not a valid {json_types[0].__name__.replace('str', 'string')}."]
+                break
+    return problems
+
+
+def load(schema: Schema, data: dict, *, strict: bool = True) -> dict:
     """Validates `data`; a failure becomes a 400 with the failing field's own reason code
-    (from the field's metadata) or `invalid_request`."""
+    (from the field's metadata) or `invalid_request`. `strict` checks JSON types as
+    published (query strings are all text, so they are loaded with strict=False)."""
     try:
+        problems = _strict_types(schema, data) if strict else {}
+        if problems:
+            raise ValidationError(problems)
         return schema.load(data, unknown=EXCLUDE)
     except ValidationError as exc:
         messages = exc.normalized_messages()

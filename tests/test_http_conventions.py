@@ -14,6 +14,9 @@ from services.errors import Refused
 class EchoBody(Schema):
     product_id = fields.String(required=True, metadata={"reason": "no_product_id"})
     note = fields.String(load_default=None)
+    count = fields.Integer(load_default=None)
+    flag = fields.Boolean(load_default=None)
+    ratio = fields.Float(load_default=None)
 
 
 probe = Blueprint("probe", __name__)
@@ -138,7 +141,18 @@ def test_a_mistyped_field_is_400(c):
 def test_valid_body_passes_and_unknown_fields_are_ignored(c):
     response = c.post("/api/_probe/echo", json={"product_id": "p1", "extra": 1, "note": "\u202eevil"})
     assert response.status_code == 200
-    assert response.get_json() == {"product_id": "p1", "note": "\u202eevil"}
+    assert response.get_json() == {"product_id": "p1", "note": "\u202eevil", "count": None, "flag": None, "ratio": None}
+
+
+@pytest.mark.parametrize("field, value", [("count", "5"), ("count", True), ("count", 1.5), ("flag", 0), ("flag", "true"),
+                                          ("ratio", "1.5"), ("ratio", False), ("note", 7)])
+def test_values_of_the_wrong_json_type_are_refused_not_coerced(c, field, value):
+    _refusal(c.post("/api/_probe/echo", json={"product_id": "p1", field: value}), 400, "invalid_request")
+
+
+def test_values_of_the_right_json_type_are_accepted(c):
+    body = c.post("/api/_probe/echo", json={"product_id": "p1", "count": 5, "flag": False, "ratio": 2}).get_json()
+    assert (body["count"], body["flag"], body["ratio"]) == (5, False, 2.0)
 
 
 def test_a_two_megabyte_body_is_413(c):
