@@ -49,6 +49,15 @@ class Settings:
     job_stale_seconds: int = 120
     outbox_dir: str = str(VAR / "outbox")
     build: str = "dev"
+    # Discovery: the evidence gate a product must clear to be served (services/evidence_gate.py),
+    # and the discovery script that POST /api/discover runs (scripts/discover.py).
+    evidence_min_rows: int = 2
+    evidence_max_age_days: int = 540
+    min_margin_pct: int = 20
+    supplier_feed: str = str(ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz")
+    discover_timeout_seconds: int = 45
+    discover_wait_seconds: int = 60
+    discover_max_add: int = 25
 
     @property
     def embedded(self) -> bool:
@@ -185,7 +194,27 @@ def load_settings(environ=None) -> Settings:
         job_stale_seconds=_int(env, "JOB_STALE_SECONDS", 120, 5, 86400),
         outbox_dir=env.get("OUTBOX_DIR") or Settings.outbox_dir,
         build=env.get("BUILD_ID") or _build_id(),
+        evidence_min_rows=_int(env, "EVIDENCE_MIN_ROWS", 2, 1, 50),
+        evidence_max_age_days=_int(env, "EVIDENCE_MAX_AGE_DAYS", 540, 1, 36500),
+        min_margin_pct=_int(env, "MIN_MARGIN_PCT", 20, 0, 99),
+        supplier_feed=_supplier_feed(env),
+        discover_timeout_seconds=_int(env, "DISCOVER_TIMEOUT_SECONDS", 45, 1, 3600),
+        discover_wait_seconds=_int(env, "DISCOVER_WAIT_SECONDS", 60, 1, 600),
+        discover_max_add=_int(env, "DISCOVER_MAX_ADD", 25, 1, 100000),
     )
+
+
+def _supplier_feed(env) -> str:
+    """SUPPLIER_FEED: an http(s) URL, or a file or folder (relative paths are from the repository root)."""
+    raw = env.get("SUPPLIER_FEED")
+    if raw is None or raw == "":
+        return Settings.supplier_feed
+    if "://" in raw:
+        return _url(env, "SUPPLIER_FEED", None, ("http", "https"))
+    path = Path(raw) if Path(raw).is_absolute() else ROOT / raw
+    if not path.exists():
+        raise SettingsError(f"SUPPLIER_FEED must be an http(s) URL or an existing file or folder, got {raw!r}")
+    return str(path)
 
 
 def _load_dotenv():

@@ -1,6 +1,307 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
 from flask import Blueprint
+from marshmallow import Schema, fields, validate
+
+from api.contract import endpoint
+from api.session import current_session
+from config import get_settings
+from jobs.send import send
+from services import discovery, watches
+from services.meter import METER_REFUSALS
 
 bp = Blueprint("discovery", __name__)
 
-DECISIONS: list[str] = []
+DECISIONS: list[str] = [
+    "Resolver: a session's product is its most recent claim, else its live hold (claimed first, then hold); every "
+    "founder-scoped endpoint resolves through services.discovery.resolve. A bound session sees its account's "
+    "claims, holds, seen and passed products and allowance (from any device); an anonymous one its own. On "
+    "POST /api/account everything the session did becomes the account's (`adopted_claims` lists its claims).",
+    "Holds last 30 minutes (`held_minutes: 30`) and are not extended by being served again; a founder holds one "
+    "product at a time (taking a new hold releases the previous one). An expired hold is free for everyone at "
+    "once, with no sweeper: every read and write compares its expiry with now. At most one live hold and one "
+    "claim per product are enforced by the database (a hold row keyed by product taken by a conditional upsert; "
+    "a unique product on claims); the loser of a race gets 409 `held_by_another_founder` or "
+    "`claimed_by_another_founder`.",
+    "Cards carry product_id, name, description, category, image (first image or null), price, cost, margin "
+    "(price - cost), margin_pct, currency, evidence_count, evidence_latest (YYYY-MM-DD), rank and yours; your own "
+    "card adds held_until (ISO 8601 UTC, Z) or claimed: true. Money is a JSON number with two decimals.",
+    "GET /api/find answers one card: the live hold, else a new hold on the best candidate; at the allowance it "
+    "answers the founder's claimed card (claimed: true) without metering. GET /api/feed answers feed[0] = the "
+    "session's own held product (minted if needed), then up to 11 candidates; [] at the allowance (not metered). "
+    "Candidates clear the evidence gate and are neither held (live) nor claimed by anyone nor passed on by the "
+    "founder. Ranking key: rank descending, then product_id ascending. Every card rendered (find, feed, the next "
+    "card of a pass) is recorded as seen; only seen products can be selected or claimed by id.",
+    "When find or feed has nothing to serve it answers 200 {status: refused, reason, explanation} (for feed too, "
+    "instead of an array): `catalog_exhausted` when every product is claimed (or there are none), "
+    "`not_servable` when none of the unclaimed products clears the evidence gate, `passed_out` when the founder "
+    "passed on every one that does, else `all_held` (the rest are held by other founders now). A find or feed "
+    "that ends in such a refusal is refunded to the meter.",
+    "Evidence gate (EVIDENCE_MIN_ROWS=2, EVIDENCE_MAX_AGE_DAYS=540, MIN_MARGIN_PCT=20): a product is served only "
+    "while it has at least 2 dated evidence rows from the last 540 days and a gross margin (price - cost) / price "
+    "of at least 20 %. A named product that fails it answers `not_presearch_qualified` (select: 409; claim: 200, "
+    "and the hold is released); a held product that fails it is dropped from find and feed, which serve another.",
+    "POST /api/select {product_id}: 200 {status: selected, held, product_id, held_minutes, held_until}; 400 "
+    "`no_product_id` (missing), 404 `unknown_product`, 409 `not_shown`, `passed_by_you`, "
+    "`held_by_another_founder`, `claimed_by_another_founder`, `not_presearch_qualified`; 200 "
+    "`claim_limit_reached` at the allowance (nothing more could be claimed). Selecting your own claimed product "
+    "answers selected with claimed: true.",
+    "POST /api/pass {action: claim|pass, product_id?}: acts on the session's held product (a lapsed hold still "
+    "counts while no one has taken it over), or on product_id when given (any card the session was shown: every "
+    "card in a feed is claimable). Claim answers {status: claimed, product_id, allowance, claims_made, "
+    "finds_remaining}; claiming again what you already claimed answers the same (one claim, counted once), and so "
+    "does a claim with no product named once the hold has become that claim. "
+    "Refusals: 200 `claim_limit_reached`, `no_product`, `not_presearch_qualified`; 409 "
+    "`claimed_by_another_founder`, `held_by_another_founder`, `passed_by_you`, `not_shown`; 400 "
+    "`invalid_action`, `unknown_product`. Pass answers {status: passed, passed, next: card or null} and, when "
+    "next is null, reason (`all_held`, `passed_out`, `catalog_exhausted`, `not_servable`, or "
+    "`claim_limit_reached` at the allowance) and explanation; the next card is held for the session. Passing "
+    "your own claim is 409 `claimed_by_you`.",
+    "Claim allowance: base 1, +1 per share action, at most 5 (after four lifting shares a share is still "
+    "recorded and its link returned, but the allowance stays). finds_remaining = allowance - claims_made, never "
+    "below zero. POST /api/share answers {status: share_recorded, shared: true, url: BASE_URL/r/<code>, "
+    "allowance, claims_made, finds_remaining, explanation, observed}; the code is the session's (its account's "
+    "once bound) referral code, to which a friend's later sign-up is credited.",
+    "Watches: POST /api/notify_me {email, product_id} records a watch (200 {status: watching, product_id, email, "
+    "since, because: held|claimed}) on a product held or claimed by someone else; otherwise 200 "
+    "{status: refused, reason: nothing_to_watch} (free now, yours, or no such product); 400 `invalid_email`. "
+    "Watching again replaces the address. GET /api/notify_me answers {status: ok, watches: [{product_id, email, "
+    "state: watching|available, since, closed_at, notified_at}]} or nothing_to_watch with watches: []. A watch "
+    "closes once, when the product is observed available: its holder passes or moves on, a feed shows it as a "
+    "free card (this is how an expired hold is noticed), or the watcher reads their watches; the notice is "
+    "mailed by a job (retried while the mailer is down).",
+    "POST /api/discover {q?, mode?: new|refresh, use_research_brief?} runs scripts/discover.py in a worker (one "
+    "run per session at a time; a second request joins the running one) and waits up to DISCOVER_WAIT_SECONDS "
+    "(60) for it. The script reads the supplier feed (SUPPLIER_FEED: the bundled offline feed, a folder or an "
+    "http(s) URL), keeps the products matching every word of q, scores them against the evidence gate and adds "
+    "up to DISCOVER_MAX_ADD (25) qualified products new to the catalog (mode refresh also updates those already "
+    "in it), printing one line per product and a summary. Answer: {status: ok (exit 0) | refused, query, ran "
+    "(scripts/discover.py when no q, else null), exit_code, log, stderr, job_id}; timed_out / truncated are "
+    "added when the script hit DISCOVER_TIMEOUT_SECONDS (45) or its output cap. When the wait ends first the "
+    "answer is status running with the job_id: GET /api/discover?job_id=... answers the same body until done.",
+    "use_research_brief: until a nightly research brief has been published the script says so on stderr and "
+    "runs with an empty filter (exit 0).",
+]
+
+
+class CardSchema(Schema):
+    product_id = fields.String(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    category = fields.String(required=True)
+    image = fields.String(required=True, allow_none=True)
+    price = fields.Float(required=True)
+    cost = fields.Float(required=True)
+    margin = fields.Float(required=True)
+    margin_pct = fields.Float(required=True)
+    currency = fields.String(required=True)
+    evidence_count = fields.Integer(required=True)
+    evidence_latest = fields.String(required=True, allow_none=True)
+    rank = fields.Float(required=True)
+    yours = fields.Boolean(required=True)
+    held_until = fields.String(allow_none=True)
+    claimed = fields.Boolean()
+
+
+class SelectBody(Schema):
+    product_id = fields.String(required=True, validate=validate.Length(min=1, max=120), metadata={"reason": "no_product_id"})
+
+
+class SelectAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["selected"]})
+    held = fields.String(required=True, allow_none=True)
+    product_id = fields.String(required=True)
+    held_minutes = fields.Integer(required=True)
+    held_until = fields.String(allow_none=True)
+    claimed = fields.Boolean()
+
+
+class PassBody(Schema):
+    action = fields.String(required=True, validate=validate.OneOf(["claim", "pass"]), metadata={"reason": "invalid_action"})
+    product_id = fields.String(validate=validate.Length(min=1, max=120))
+
+
+class PassAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["claimed", "passed"]})
+    product_id = fields.String()
+    allowance = fields.Integer()
+    claims_made = fields.Integer()
+    finds_remaining = fields.Integer()
+    passed = fields.String()
+    next = fields.Nested(CardSchema, allow_none=True)
+    reason = fields.String()
+    explanation = fields.String()
+
+
+class ShareAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["share_recorded"]})
+    shared = fields.Boolean(required=True)
+    url = fields.String(required=True)
+    allowance = fields.Integer(required=True)
+    claims_made = fields.Integer(required=True)
+    finds_remaining = fields.Integer(required=True)
+    explanation = fields.String(required=True)
+    observed = fields.String(required=True)
+
+
+class NotifyBody(Schema):
+    email = fields.String(required=True, validate=validate.Length(max=500), metadata={"reason": "invalid_email"})
+    product_id = fields.String(required=True, validate=validate.Length(min=1, max=120), metadata={"reason": "no_product_id"})
+
+
+class WatchSchema(Schema):
+    product_id = fields.String(required=True)
+    email = fields.String(required=True)
+    state = fields.String(required=True)
+    since = fields.String(required=True)
+    closed_at = fields.String(allow_none=True)
+    notified_at = fields.String(allow_none=True)
+
+
+class NotifyAnswer(Schema):
+    status = fields.String(required=True)
+    product_id = fields.String()
+    email = fields.String()
+    since = fields.String()
+    because = fields.String()
+    reason = fields.String()
+    explanation = fields.String()
+
+
+class WatchesAnswer(Schema):
+    status = fields.String(required=True)
+    watches = fields.List(fields.Nested(WatchSchema), required=True)
+    reason = fields.String()
+    explanation = fields.String()
+
+
+class DiscoverBody(Schema):
+    q = fields.String(allow_none=True, validate=validate.Length(max=200))
+    mode = fields.String(allow_none=True, validate=validate.Length(max=40))
+    use_research_brief = fields.Boolean(allow_none=True, load_default=False)
+
+
+class DiscoverQuery(Schema):
+    job_id = fields.String(validate=validate.Length(min=1, max=64))
+
+
+class DiscoverAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", "refused", "running"]})
+    query = fields.String(required=True, allow_none=True)
+    ran = fields.String(required=True, allow_none=True)
+    exit_code = fields.Integer(required=True, allow_none=True)
+    log = fields.List(fields.String(), required=True)
+    stderr = fields.List(fields.String(), required=True)
+    job_id = fields.String(required=True)
+    timed_out = fields.Boolean()
+    truncated = fields.Boolean()
+    error = fields.String()
+
+
+EXHAUSTED_REFUSALS = ["all_held", "passed_out", "catalog_exhausted", "not_servable"]
+
+
+def _send_all(jobs) -> None:
+    for job in jobs:
+        send(job)
+
+
+@bp.get("/api/find")
+@endpoint(answers={200: CardSchema}, refuses={200: EXHAUSTED_REFUSALS + ["claim_limit_reached"], 429: list(METER_REFUSALS)},
+          state_changing=True, tag="discovery")
+def find():
+    """Serves the session's product as a card, holding the best candidate for 30 minutes when it has none.
+
+    Metered under the find bucket. At the claim allowance it serves the founder's claimed product.
+    """
+    body, jobs = discovery.find(session=current_session())
+    _send_all(jobs)
+    return body
+
+
+@bp.get("/api/feed")
+@endpoint(answers={200: CardSchema(many=True)}, refuses={200: EXHAUSTED_REFUSALS, 429: list(METER_REFUSALS)},
+          state_changing=True, tag="discovery")
+def feed():
+    """Serves the session's own held product first, then up to 11 free candidates by rank; empty at the allowance.
+
+    Metered under the find bucket.
+    """
+    body, jobs = discovery.feed(session=current_session())
+    _send_all(jobs)
+    return body
+
+
+@bp.post("/api/select")
+@endpoint(body=SelectBody, answers={200: SelectAnswer},
+          refuses={404: ["unknown_product"], 409: ["not_shown", "passed_by_you", "held_by_another_founder",
+                                                   "claimed_by_another_founder", "not_presearch_qualified"],
+                   200: ["claim_limit_reached"]},
+          tag="discovery")
+def select(body):
+    """Holds a product this session was shown, releasing its previous hold."""
+    answer, jobs = discovery.select(session=current_session(), product_id=body["product_id"])
+    _send_all(jobs)
+    return answer
+
+
+@bp.post("/api/pass")
+@endpoint(body=PassBody, answers={200: PassAnswer},
+          refuses={200: ["claim_limit_reached", "no_product", "not_presearch_qualified"],
+                   400: ["unknown_product"],
+                   409: ["claimed_by_another_founder", "held_by_another_founder", "passed_by_you", "not_shown",
+                         "claimed_by_you"]},
+          tag="discovery")
+def pass_or_claim(body):
+    """Claims the held product (action claim) or passes on it for good and shows the next (action pass)."""
+    session = current_session()
+    if body["action"] == "claim":
+        return discovery.claim(session=session, product_id=body.get("product_id"))
+    answer, jobs = discovery.pass_on(session=session, product_id=body.get("product_id"))
+    _send_all(jobs)
+    return answer
+
+
+@bp.post("/api/share")
+@endpoint(answers={200: ShareAnswer}, tag="discovery")
+def share():
+    """Records a use of the share control, lifts the claim allowance by one and returns the coded referral link."""
+    return discovery.share(session=current_session())
+
+
+@bp.post("/api/notify_me")
+@endpoint(body=NotifyBody, answers={200: NotifyAnswer}, refuses={400: ["invalid_email"], 200: ["nothing_to_watch"]},
+          tag="discovery")
+def notify_me(body):
+    """Watches a product held or claimed by someone else: the address is mailed once when it is free again."""
+    answer, jobs = watches.watch(session=current_session(), email=body["email"], product_id=body["product_id"])
+    _send_all(jobs)
+    return answer
+
+
+@bp.get("/api/notify_me")
+@endpoint(answers={200: WatchesAnswer}, refuses={200: ["nothing_to_watch"]}, tag="discovery")
+def list_watches():
+    """Lists the watches this session placed, closing those whose product is available now."""
+    answer, jobs = watches.watches(session=current_session())
+    _send_all(jobs)
+    return answer
+
+
+@bp.post("/api/discover")
+@endpoint(body=DiscoverBody, answers={200: DiscoverAnswer}, tag="discovery")
+def discover(body):
+    """Runs the discovery script over the supplier feed in a worker and answers its exit code and output."""
+    session = current_session()
+    job, created = discovery.start_discovery(session=session, query=body.get("q"), mode=body.get("mode"),
+                                             use_research_brief=bool(body.get("use_research_brief")))
+    if created:
+        send(job)
+    job = discovery.wait_for_run(job.id, seconds=get_settings().discover_wait_seconds)
+    return discovery.run_answer(job)
+
+
+@bp.get("/api/discover")
+@endpoint(query=DiscoverQuery, answers={200: DiscoverAnswer}, refuses={404: ["not_found"]}, tag="discovery")
+def discover_run(query):
+    """Reads a discovery run of this session (its latest when no job_id is given): running, or its result."""
+    return discovery.run_answer(discovery.run_of(session=current_session(), job_id=query.get("job_id")))

@@ -19,6 +19,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 from models.catalog import Evidence, Product
 from models.clock import utcnow
 from models.db import transaction
+from services import evidence_gate
 
 KNOWN_FIELDS = {"product_id", "name", "description", "category", "price", "cost", "currency", "images", "rank", "evidence"}
 BATCH = 500
@@ -170,6 +171,9 @@ def load_products(products: list[dict]) -> LoadReport:
             for ev_start in range(0, len(evidence_rows), BATCH):
                 Evidence.insert_many(evidence_rows[ev_start:ev_start + BATCH]).execute()
             evidence_count += len(evidence_rows)
+            # The evidence gate's figures are computed from what was just written, in the
+            # same transaction: a product is never served on stale figures.
+            evidence_gate.refresh(chunk_ids)
     created = len([i for i in ids if i not in existing])
     return LoadReport(products=len(products), created=created, updated=len(products) - created, evidence=evidence_count)
 

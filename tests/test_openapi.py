@@ -52,7 +52,7 @@ schema = schemathesis.openapi.from_wsgi("/api/openapi.json", create_app(SETTINGS
 
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_api_matches_its_document(case):
+def test_api_matches_its_document(case, worker):
     # Every other built-in check runs (no server error, status codes, content types, headers
     # and bodies as documented, schema-violating input refused). A schema-valid value may
     # still be refused for what it means (an empty address, an unknown product): those

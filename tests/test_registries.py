@@ -41,6 +41,10 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     # accounts, sign-in, the meter and billing
     "account_required", "invalid_email", "no_account", "invalid_link", "usage_limit_reached",
     "weekly_limit_reached", "bad_signature", "billing_unconfigured", "unknown_tier", "unsigned_callback",
+    # discovery, holds and claims
+    "all_held", "passed_out", "catalog_exhausted", "not_servable", "claim_limit_reached",
+    "claimed_by_another_founder", "held_by_another_founder", "not_shown", "passed_by_you", "no_product",
+    "no_product_id", "unknown_product", "not_presearch_qualified", "invalid_action", "nothing_to_watch",
 }
 
 _CALLS_FIRST = {"Refused", "JobFailed"}
