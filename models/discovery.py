@@ -83,28 +83,26 @@ class ClaimAllowance(BaseModel):
         table_name = "claim_allowance"
 
 
-class Seen(BaseModel):
-    """A card rendered to a session (only seen products can be selected or claimed)."""
+class _FounderProductMark(BaseModel):
+    """Something a founder did to a product once (one row per session and product)."""
 
     id = pw.BigAutoField()
     session = pw.ForeignKeyField(Session, on_delete="CASCADE", backref="+")
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+")
     product = pw.ForeignKeyField(Product, on_delete="CASCADE", column_name="product_id", backref="+")
     created_at = pw.DateTimeField(default=utcnow)
+
+
+class Seen(_FounderProductMark):
+    """A card rendered to a session (only seen products can be selected or claimed)."""
 
     class Meta:
         table_name = "product_seen"
         indexes = ((("session", "product"), True), (("account", "product"), False))
 
 
-class Passed(BaseModel):
+class Passed(_FounderProductMark):
     """A product a session passed on: final for that founder."""
-
-    id = pw.BigAutoField()
-    session = pw.ForeignKeyField(Session, on_delete="CASCADE", backref="+")
-    account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+")
-    product = pw.ForeignKeyField(Product, on_delete="CASCADE", column_name="product_id", backref="+")
-    created_at = pw.DateTimeField(default=utcnow)
 
     class Meta:
         table_name = "product_pass"
