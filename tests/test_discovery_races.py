@@ -9,7 +9,8 @@ from models.discovery import Claim, ClaimAllowance, Hold
 from tests.helpers import in_threads
 from tests.test_discovery import catalog, claim, find, frozen_clock, item, load, select, session_of  # noqa: F401
 
-RACERS = 200
+# The reliability guide's number (the issue asks for at least 200).
+RACERS = 1000
 
 
 def _all_shown(founder, product_id, count):
@@ -29,7 +30,7 @@ def _outcome(response):
     return response.status_code, body.get("reason") or body["status"]
 
 
-def test_200_sessions_racing_to_select_one_product_one_wins(founder):
+def test_1000_sessions_racing_to_select_one_product_one_wins(founder):
     load(item("prize"))
     racers = _all_shown(founder, "prize", RACERS)
     results = in_threads(RACERS, lambda i: _outcome(select(racers[i], "prize")))
@@ -41,7 +42,7 @@ def test_200_sessions_racing_to_select_one_product_one_wins(founder):
     assert Hold.get().session_id == session_of(winner).id
 
 
-def test_200_sessions_racing_to_claim_one_product_one_wins(founder):
+def test_1000_sessions_racing_to_claim_one_product_one_wins(founder):
     load(item("prize"))
     racers = _all_shown(founder, "prize", RACERS)
     results = in_threads(RACERS, lambda i: _outcome(claim(racers[i], "prize")))
