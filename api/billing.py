@@ -4,6 +4,7 @@ The provider calls this server to server, so the route is exempt from the cross-
 and authenticates by an HMAC signature over the raw body instead. The signature is checked
 before anything reads the body: an unsigned or forged message is never parsed.
 """
+from datetime import datetime, timezone
 from functools import wraps
 
 from flask import Blueprint, request
@@ -38,10 +39,10 @@ DECISIONS: list[str] = [
     "reason: unknown_event_type, explanation}`; an email with no account `{status: ignored, event_id, reason: "
     "unknown_account, explanation}`. Ignored events are not recorded, so sending one again after the account "
     "exists applies it.",
-    "Billing webhook ordering: events apply in the order they arrive, each setting the whole plan (tier and term "
-    "end). An older event delivered after a newer one (a late retry) sets the older plan until the next event; "
-    "the provider should send events in order and not retry one once a newer event for the account was "
-    "acknowledged.",
+    "Billing webhook ordering: an event may carry `created` (unix seconds, when the provider made it; arrival "
+    "time when absent). Each event sets the whole plan (tier and term end) unless the plan in force comes from a "
+    "newer event: then it answers `{status: stale, event_id, explanation}`, is recorded (its replays are "
+    "duplicates) and changes nothing. Events with the same `created` apply in arrival order.",
 ]
 
 
@@ -57,10 +58,12 @@ class BillingEventSchema(Schema):
     type = fields.String(required=True, validate=validate.Length(min=1, max=100),
                          metadata={"description": "plan.changed is acted on; other types are acknowledged and ignored"})
     data = fields.Dict(load_default=dict, metadata={"description": "for plan.changed: PlanChanged"})
+    created = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=10**11),
+                             metadata={"description": "unix seconds when the provider made the event"})
 
 
 class WebhookAnswerSchema(Schema):
-    status = fields.String(required=True, metadata={"enum": ["applied", "duplicate", "ignored"]})
+    status = fields.String(required=True, metadata={"enum": ["applied", "duplicate", "ignored", "stale"]})
     event_id = fields.String(required=True)
     tier = fields.String(metadata={"description": "applied: the tier set"})
     term_ends_at = fields.String(allow_none=True, metadata={"description": "applied: the term end set, ISO 8601 UTC"})
@@ -96,5 +99,6 @@ def billing_webhook(body):
     if body["type"] != PLAN_CHANGED:
         return ignored(event_id=body["id"], reason="unknown_event_type")
     plan = load(PlanChangedSchema(), body["data"])
+    created = datetime.fromtimestamp(body["created"], tz=timezone.utc) if body["created"] is not None else None
     return apply_plan_change(event_id=body["id"], email=plan["email"], tier=plan["tier"],
-                             term_ends_at=plan["term_ends_at"])
+                             term_ends_at=plan["term_ends_at"], created=created)

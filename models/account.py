@@ -17,6 +17,7 @@ class Account(BaseModel):
     verified_at = pw.DateTimeField(null=True)
     tier = pw.CharField(max_length=16, default=FREE)
     term_ends_at = pw.DateTimeField(null=True)  # a paid tier past this reads as free
+    plan_changed_at = pw.DateTimeField(null=True)  # when the provider made the plan change in force
     source = pw.CharField(max_length=120, default="web")
     created_at = pw.DateTimeField(default=utcnow)
 

@@ -86,8 +86,11 @@ def ignored(*, event_id: str, reason: str) -> dict:
     return {"status": "ignored", "event_id": event_id, "reason": reason, "explanation": sentence(reason)}
 
 
-def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: datetime | None) -> dict:
-    """Sets the plan of the account with this email from one provider event, once per event id."""
+def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: datetime | None,
+                      created: datetime | None = None) -> dict:
+    """Sets the plan of the account with this email from one provider event, once per event
+    id, unless the plan in force comes from a newer event (`created`: when the provider made
+    the event; arrival time when it does not say)."""
     if tier not in Account.TIERS:
         raise Refused("unknown_tier", f"The tier must be one of {', '.join(Account.TIERS)}; nothing changed.")
     # Free has no end date (spec 8.2), whatever the event says.
@@ -107,7 +110,17 @@ def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: dat
         if not inserted:
             log.info("billing event replayed", extra={"fields": {"event_id": event_id}})
             return {"status": "duplicate", "event_id": event_id}
-        Account.update(tier=tier, term_ends_at=ends).where(Account.id == account.id).execute()
+        occurred = _naive_utc(created) or utcnow()
+        # Providers retry and reorder: a late older event is recorded (its replays stay
+        # duplicates) but cannot overwrite a plan set by a newer one.
+        changed = (Account.update(tier=tier, term_ends_at=ends, plan_changed_at=occurred)
+                   .where(Account.id == account.id,
+                          Account.plan_changed_at.is_null() | (Account.plan_changed_at <= occurred))
+                   .execute())
+        if not changed:
+            log.info("billing event older than the plan in force", extra={"fields": {"event_id": event_id}})
+            return {"status": "stale", "event_id": event_id,
+                    "explanation": "A newer plan change is already in force, so this older one changed nothing."}
     log.info("billing event applied", extra={"fields": {"event_id": event_id, "account_id": account.id, "tier": tier}})
     return {"status": "applied", "event_id": event_id, "tier": tier, "term_ends_at": iso(ends)}
 

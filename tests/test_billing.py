@@ -322,3 +322,31 @@ def test_the_webhook_and_its_signature_scheme_are_published(provider):
     assert "Billing-Signature: t=<unix seconds>,v1=<hex>" in decisions
     reasons = provider.get("/api/reasons").get_json()["reasons"]
     assert {"unknown_account", "unknown_event_type", "unsigned_callback", "bad_signature"} <= set(reasons)
+
+
+# --- Ordering ---------------------------------------------------------------------------
+
+
+def test_an_older_event_arriving_late_cannot_roll_a_newer_plan_back(provider, account):
+    newer = {**event("evt_new", tier="max5"), "created": 2_000_000_000}
+    older = {**event("evt_old", tier="pro"), "created": 1_999_999_000}
+    assert deliver(provider, newer).get_json()["status"] == "applied"
+    late = deliver(provider, older)
+    assert late.status_code == 200
+    assert late.get_json()["status"] == "stale" and late.get_json()["explanation"]
+    assert plan_of(account)[0] == "max5"
+    # The late event is recorded: its own retries are duplicates, not new attempts.
+    assert deliver(provider, older).get_json()["status"] == "duplicate"
+
+
+def test_events_in_order_each_apply(provider, account):
+    assert deliver(provider, {**event("evt_a", tier="pro"), "created": 1_900_000_000}).get_json()["status"] == "applied"
+    assert deliver(provider, {**event("evt_b", tier="max20"), "created": 1_900_000_100}).get_json()["status"] == "applied"
+    assert plan_of(account)[0] == "max20"
+
+
+def test_an_event_without_created_counts_as_made_on_arrival(provider, account):
+    assert deliver(provider, event("evt_now", tier="max5")).get_json()["status"] == "applied"
+    yesterday = int(clock.time()) - 86400
+    stale = deliver(provider, {**event("evt_yesterday", tier="pro"), "created": yesterday})
+    assert stale.get_json()["status"] == "stale" and plan_of(account)[0] == "max5"
