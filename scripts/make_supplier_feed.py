@@ -29,6 +29,8 @@ import re
 from datetime import date, timedelta
 from pathlib import Path
 
+from make_demo_catalog import SOURCE_METRIC  # this folder is on sys.path when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz"
 ANCHOR = date(2026, 11, 15)
@@ -214,16 +216,7 @@ CATALOG = {
     ],
 }
 
-SOURCES = {
-    "google_trends": "interest_index",
-    "amazon_bestsellers": "bsr_rank",
-    "tiktok_views": "weekly_views",
-    "reddit_mentions": "monthly_mentions",
-    "supplier_quote": "unit_price_quote",
-    "etsy_listings": "listings_count",
-    "search_volume": "monthly_searches",
-    "review_count": "reviews",
-}
+SOURCES = SOURCE_METRIC  # evidence source -> the metric it reports, as in the demo catalog
 
 SUPPLIERS = ["Ningbo Homeware Co.", "Yiwu Bright Goods", "Shenzhen Gadgetline", "Guangzhou PetCare Ltd.",
              "Xiamen Outdoor Works", "Hangzhou Silk & Co.", "Dongguan Fitline", "Qingdao GreenGrow",

@@ -1,13 +1,12 @@
 """Sessions, catalog, evidence, jobs and worker beats."""
 import peewee as pw
 
+from models.migrations._frozen import frozen_base
+
 
 def upgrade(db):
     # Frozen copies of the tables as this migration creates them.
-    class Base(pw.Model):
-        class Meta:
-            database = db
-            legacy_table_names = False
+    Base = frozen_base(db)
 
     class Session(Base):
         id = pw.BigAutoField()

@@ -3,12 +3,11 @@ sessions gain the account they are bound to and the referral code they arrived w
 import peewee as pw
 from playhouse.migrate import SchemaMigrator, migrate
 
+from models.migrations._frozen import frozen_base
+
 
 def upgrade(db):
-    class Base(pw.Model):
-        class Meta:
-            database = db
-            legacy_table_names = False
+    Base = frozen_base(db)
 
     class Session(Base):
         id = pw.BigAutoField()

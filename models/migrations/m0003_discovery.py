@@ -4,12 +4,11 @@ figures here (with the default of two evidence rows), so an upgraded catalog is 
 at once."""
 import peewee as pw
 
+from models.migrations._frozen import frozen_base
+
 
 def upgrade(db):
-    class Base(pw.Model):
-        class Meta:
-            database = db
-            legacy_table_names = False
+    Base = frozen_base(db)
 
     class Session(Base):
         id = pw.BigAutoField()
