@@ -1,9 +1,7 @@
 """Discovery: the resolver, finds and feeds, holds, select, pass and claim, the claim
 allowance and share, adoption of a session's discovery rows, and discovery runs.
 
-Who a row belongs to: a bound session acts for its account (rows carry both ids and are
-matched by account), an anonymous session for itself (rows matched by session, among
-those no account has adopted). `resolve` is the one place that says what product a
+Who a row belongs to is `services.ownership.Owner`. `resolve` is the one place that says what product a
 session has; every founder-scoped endpoint asks it.
 
 Why the database decides: at most one live hold per product and one claim per product
@@ -44,7 +42,7 @@ from services import evidence_gate, milestones, watches
 from services.errors import Refused
 from services.jobs import create_job, get_job
 from services.meter import metered
-from services.ownership import adopter
+from services.ownership import Owner, adopter, owner_of
 from services.reasons import sentence
 from services.referrals import code_for
 
@@ -69,28 +67,6 @@ RUNNING = "running"
 
 
 # --- Owners and the resolver -----------------------------------------------------------
-
-@dataclass(frozen=True)
-class Owner:
-    """Whose discovery rows a request sees: the account when the session is bound, else the session."""
-
-    session_id: int
-    account_id: int | None
-
-    @property
-    def key(self) -> str:
-        return f"account:{self.account_id}" if self.account_id is not None else f"session:{self.session_id}"
-
-    def owns(self, model):
-        """The condition selecting this owner's rows of a discovery model."""
-        if self.account_id is not None:
-            return model.account == self.account_id
-        return (model.session == self.session_id) & model.account.is_null()
-
-
-def owner_of(session: Session) -> Owner:
-    return Owner(session_id=session.id, account_id=session.account_id)
-
 
 @dataclass(frozen=True)
 class Resolved:
@@ -428,10 +404,10 @@ def _claim_of(product_id: str) -> Claim | None:
     return Claim.get_or_none(Claim.product == product_id)
 
 
-def _is_mine(owner: Owner, row) -> bool:
-    if owner.account_id is not None:
-        return row.account_id == owner.account_id
-    return row.session_id == owner.session_id and row.account_id is None
+def _claimed_by(owner: Owner, product_id: str) -> bool:
+    """Whether the product's claim is this owner's (a repeat of a claim answers as it did)."""
+    claim = _claim_of(product_id)
+    return claim is not None and owner.has(claim)
 
 
 def select(*, session: Session, product_id: str) -> tuple[dict, list[Job]]:
@@ -444,7 +420,7 @@ def select(*, session: Session, product_id: str) -> tuple[dict, list[Job]]:
     claim = _claim_of(product_id)
     resolved = _resolve(owner, now)
     held = resolved.hold_product_id if resolved else None
-    if claim is not None and _is_mine(owner, claim):
+    if claim is not None and owner.has(claim):
         return _selected(product_id, held, resolved.held_until if held else None, claimed=True), []
     if claim is not None:
         raise Refused("claimed_by_another_founder")
@@ -467,10 +443,10 @@ def select(*, session: Session, product_id: str) -> tuple[dict, list[Job]]:
             released = _release_other_holds(owner, keep=product_id)
             jobs = watches.observe_available(released, now=now)
     except _Lost:
-        taken = _claim_of(product_id)
-        if taken is not None and _is_mine(owner, taken):
+        if _claimed_by(owner, product_id):
             return _selected(product_id, None, None, claimed=True), []
-        raise Refused("claimed_by_another_founder" if taken is not None else "held_by_another_founder") from None
+        raise Refused("claimed_by_another_founder" if _claim_of(product_id) is not None
+                      else "held_by_another_founder") from None
     return _selected(product_id, product_id, until), jobs
 
 
@@ -524,7 +500,7 @@ def claim(*, session: Session, product_id: str | None = None) -> dict:
             return _claimed(owner, resolved.claimed_product_id)
         raise
     existing = _claim_of(target)
-    if existing is not None and _is_mine(owner, existing):
+    if existing is not None and owner.has(existing):
         return _claimed(owner, target)
     if existing is not None:
         raise Refused("claimed_by_another_founder")
@@ -547,21 +523,13 @@ def claim(*, session: Session, product_id: str | None = None) -> dict:
                 raise _LimitReached()
             Claim.insert(product=target, session=owner.session_id, account=owner.account_id, created_at=now).execute()
             Hold.delete().where(Hold.product == target).execute()
-    except pw.IntegrityError:
-        mine = _claim_of(target)
-        if mine is not None and _is_mine(owner, mine):
-            return _claimed(owner, target)
-        raise Refused("claimed_by_another_founder") from None
-    except _Lost:
-        taken = _claim_of(target)
-        if taken is not None and _is_mine(owner, taken):
+    except (pw.IntegrityError, _Lost, _LimitReached) as lost:
+        if _claimed_by(owner, target):
             return _claimed(owner, target)  # this founder's own claim, a moment earlier
-        raise Refused("claimed_by_another_founder" if taken is not None else "held_by_another_founder") from None
-    except _LimitReached:
-        mine = _claim_of(target)
-        if mine is not None and _is_mine(owner, mine):
-            return _claimed(owner, target)  # a repeat of a claim that already succeeded
-        raise Refused("claim_limit_reached", **allowance_of(owner).fields()) from None
+        if isinstance(lost, _LimitReached):
+            raise Refused("claim_limit_reached", **allowance_of(owner).fields()) from None
+        raise Refused("claimed_by_another_founder" if _claim_of(target) is not None
+                      else "held_by_another_founder") from None
     return _claimed(owner, target)
 
 
@@ -576,7 +544,7 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
     gate, day = evidence_gate.current_gate(), now.date()
     target, named = _target(owner, product_id, now)
     existing = _claim_of(target)
-    if existing is not None and _is_mine(owner, existing):
+    if existing is not None and owner.has(existing):
         raise Refused("claimed_by_you")
     _check_named(owner, target, named)
     with transaction():

@@ -20,7 +20,6 @@ from __future__ import annotations
 from datetime import datetime
 
 import peewee as pw
-from email_validator import EmailNotValidError, validate_email
 
 from models.catalog import Product
 from models.clock import iso, utcnow
@@ -28,31 +27,15 @@ from models.db import transaction
 from models.discovery import Claim, Hold, Watch
 from models.job import Job
 from models.session import Session
-from services.errors import Refused
+from services.accounts import normalize_email
 from services.jobs import create_job
+from services.ownership import owner_of
 from services.reasons import sentence
 
 WATCH_NOTICE = "watch_notice"  # the job kind that mails a notice
 WATCHING = "watching"
 AVAILABLE = "available"
 OFFER_READY = "offer_ready"
-
-
-def _owns(session: Session):
-    if session.account_id is not None:
-        return Watch.account == session.account_id
-    return (Watch.session == session.id) & Watch.account.is_null()
-
-
-def normalize_email(raw: str) -> str:
-    """The address as stored, or Refused("invalid_email") when it is not shaped like one."""
-    try:
-        checked = validate_email((raw or "").strip(), check_deliverability=False)
-    except EmailNotValidError:
-        raise Refused("invalid_email") from None
-    if len(checked.normalized) > 320:
-        raise Refused("invalid_email")
-    return checked.normalized
 
 
 def _nothing_to_watch(explanation: str | None = None, **fields) -> dict:
@@ -63,7 +46,7 @@ def _nothing_to_watch(explanation: str | None = None, **fields) -> dict:
 def watch(*, session: Session, email: str, product_id: str) -> tuple[dict, list[Job]]:
     """Records a watch on a product held or claimed by someone else; returns the answer
     and the jobs to send after commit."""
-    address = normalize_email(email)
+    address = normalize_email(email, reason="invalid_email")
     now = utcnow()
     if not Product.select().where(Product.product_id == product_id).exists():
         return _nothing_to_watch("There is no product with that id to watch."), []
@@ -74,7 +57,7 @@ def watch(*, session: Session, email: str, product_id: str) -> tuple[dict, list[
         # Free now: a watch of this founder's on it (if any) has its answer.
         jobs = observe_available([product_id], now=now)
         return _nothing_to_watch("That product is available now, so there is nothing to wait for."), jobs
-    if _is_theirs(session, taken):
+    if owner_of(session).has(taken):
         return _nothing_to_watch("That product is yours, so there is nothing to wait for."), []
     with transaction():
         (Watch.insert(session=session.id, account=session.account_id, product=product_id, email=address,
@@ -88,18 +71,12 @@ def watch(*, session: Session, email: str, product_id: str) -> tuple[dict, list[
             "because": "claimed" if claim is not None else "held"}, []
 
 
-def _is_theirs(session: Session, row) -> bool:
-    if session.account_id is not None:
-        return row.account_id == session.account_id
-    return row.session_id == session.id and row.account_id is None
-
-
 def watches(*, session: Session) -> tuple[dict, list[Job]]:
     """The session's watches, after closing those whose product is available now."""
-    now = utcnow()
-    open_ids = [pid for (pid,) in Watch.select(Watch.product).where(_owns(session), Watch.closed_at.is_null()).tuples()]
+    now, mine = utcnow(), owner_of(session).owns(Watch)
+    open_ids = [pid for (pid,) in Watch.select(Watch.product).where(mine, Watch.closed_at.is_null()).tuples()]
     jobs = observe_available(open_ids, now=now)
-    rows = list(Watch.select().where(_owns(session)).order_by(Watch.created_at.desc(), Watch.id.desc()))
+    rows = list(Watch.select().where(mine).order_by(Watch.created_at.desc(), Watch.id.desc()))
     if not rows:
         return _nothing_to_watch("You are not watching any product.", watches=[]), jobs
     return {"status": "ok", "watches": [describe(w) for w in rows]}, jobs
