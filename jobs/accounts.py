@@ -1,7 +1,7 @@
 """The sign-in mail job: for a known address, mint a token and mail the link."""
 from config import get_settings
 from integrations.locks import get_locks, holding
-from integrations.mail import MailUnavailable, Message, get_mailer
+from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
 from integrations.mail.render import render
 from jobs.runner import TransientError, job_actor
 from models.account import Account, SignInToken
@@ -30,15 +30,21 @@ def sign_in_mail(ctx):
         with ctx.fenced():  # a run overtaken by a newer attempt mints nothing
             token = mint(account_id=account.id, requested_by=payload.get("session_id"), surface=payload["surface"],
                          return_to=payload.get("return_to"))
-        _mail(settings, account, token, payload["surface"])
+        if not _mail(settings, account, token, payload["surface"]):
+            return {"sent": False, "why": "rejected"}
     return {"sent": True}
 
 
-def _mail(settings, account, token, surface):
+def _mail(settings, account, token, surface) -> bool:
+    """Mails the link; False when the server refuses the address for good (a 5xx: trying
+    again would not help, and the unsent token simply expires)."""
     link = f"{settings.base_url}{LINK_PATHS[surface]}?token={token}"
     subject, text, html = render("sign_in", link=link, minutes=TOKEN_MINUTES, email=account.email)
     try:
         get_mailer(settings).send(Message(to=account.email, subject=subject, text=text, html=html))
     except MailUnavailable:
         raise TransientError("mailer unavailable") from None
+    except MailRejected:
+        return False
     mark_mailed(token)
+    return True

@@ -7,6 +7,7 @@ from models.session import Session
 from services.sessions import hash_token
 from tests.helpers import in_threads
 from tests.mailbox import last_link, links_to, messages_to, path_of, token_of
+from tests.test_mail import smtp_server  # noqa: F401  (a fixture: a real SMTP server on loopback)
 
 SUCCESS = "/?view=home#/app/home"
 FAILURE = "/#login?e=invalid_link"
@@ -324,3 +325,24 @@ def test_mailer_down_answers_stay_identical_and_say_email_sent_false(mailer_down
     assert known.status_code == unknown.status_code == 200
     assert known.get_data() == unknown.get_data()
     assert known.get_json()["email_sent"] is False
+
+
+def test_an_address_the_mail_server_refuses_for_good_ends_the_job_quietly(smtp_server, run_jobs, caplog):
+    from api import create_app
+    from config import use_settings
+    from models.job import Job
+    from tests.conftest import SETTINGS
+    from tests.test_mail import Recorder
+
+    server = smtp_server(Recorder(refuse={"RCPT": "550 5.1.1 No such user here"}))
+    app = create_app(SETTINGS.but(smtp_url=f"smtp://127.0.0.1:{server.port}"))
+    try:
+        response = app.test_client().post("/api/account", json={"email": "gone@x.com"})
+        assert response.status_code == 200
+        run_jobs()
+        job = Job.get(Job.kind == "sign_in_mail")
+        assert (job.status, job.result) == (Job.DONE, {"sent": False, "why": "rejected"})
+        assert SignInToken.get().mailed_at is None
+        assert not [r for r in caplog.records if r.exc_info]
+    finally:
+        use_settings(SETTINGS)
