@@ -128,13 +128,13 @@ _JSON_TYPES = (
 def _strict_types(schema: Schema, data: dict) -> dict:
     """Messages for top-level values whose JSON type is not the field's."""
     problems = {}
-    for name, field in schema.fields.items():
-        key = field.data_key or name
+    for name, declared in schema.fields.items():
+        key = declared.data_key or name
         if key not in data or data[key] is None:
             continue
         value = data[key]
         for field_type, json_types in _JSON_TYPES:
-            if isinstance(field, field_type):
+            if isinstance(declared, field_type):
                 wrong = not isinstance(value, json_types) or (isinstance(value, bool) and bool not in json_types)
                 if wrong:
                     problems[key] = [f"Not a valid {json_types[0].__name__.replace('str', 'string')}."]

@@ -3,7 +3,7 @@ from flask import Blueprint, current_app
 from marshmallow import Schema, fields
 
 from api.contract import endpoint
-from api.openapi import build_spec, controls
+from api.openapi import controls
 from services.reasons import REASONS
 
 bp = Blueprint("reference", __name__)

@@ -187,15 +187,6 @@ def _product_rows(product_ids) -> dict[str, tuple[Product, ProductGate | None]]:
     return {p.product_id: (p, getattr(p, "gate_row", None)) for p in query}
 
 
-def _clears(gate_row: ProductGate | None, gate: evidence_gate.Gate, day: date) -> bool:
-    if gate_row is None or gate_row.gate_date is None:
-        return False
-    gate_date = gate_row.gate_date
-    if isinstance(gate_date, str):
-        gate_date = date.fromisoformat(gate_date[:10])
-    return gate_date >= gate.cutoff(day) and Decimal(gate_row.margin_pct) >= gate.min_margin_pct
-
-
 # --- Candidates, holds and why there is nothing to show --------------------------------
 
 def _live_hold_on(product_field, now):
@@ -292,7 +283,7 @@ def _serve_hold(owner: Owner, resolved: Resolved | None, now: datetime, gate, da
     released = []
     if resolved is not None and resolved.hold_product_id is not None:
         product, gate_row = _product_rows([resolved.hold_product_id]).get(resolved.hold_product_id, (None, None))
-        if product is not None and _clears(gate_row, gate, day):
+        if product is not None and evidence_gate.row_clears(gate_row, gate, day):
             others = _candidates(owner, now, gate, day, spare) if spare else []
             return _Served(card(product, gate_row, yours=True, held_until=resolved.held_until), others, released, None)
         # The held product no longer clears the gate: give it up and find another.
@@ -428,7 +419,7 @@ def select(*, session: Session, product_id: str) -> tuple[dict, list[Job]]:
         raise Refused("passed_by_you")
     if not _seen_by(owner, product_id):
         raise Refused("not_shown")
-    if not _clears(gate_row, gate, day):
+    if not evidence_gate.row_clears(gate_row, gate, day):
         raise Refused("not_presearch_qualified")
     allowance = allowance_of(owner)
     if allowance.finds_remaining == 0:
@@ -507,7 +498,7 @@ def claim(*, session: Session, product_id: str | None = None) -> dict:
     _product, gate_row = _check_named(owner, target, named)
     if _passed(owner, target):
         raise Refused("passed_by_you")
-    if not _clears(gate_row, gate, day):
+    if not evidence_gate.row_clears(gate_row, gate, day):
         Hold.delete().where(owner.owns(Hold), Hold.product == target).execute()
         raise Refused("not_presearch_qualified", product_id=target)
     try:

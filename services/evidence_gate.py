@@ -102,6 +102,16 @@ def servable(gate: Gate | None = None, on: date | None = None):
     return (ProductGate.gate_date >= gate.cutoff(on)) & (ProductGate.margin_pct >= gate.min_margin_pct)
 
 
+def row_clears(row: ProductGate | None, gate: Gate, on: date) -> bool:
+    """`servable` for one loaded ProductGate row (a product without figures never clears)."""
+    if row is None or row.gate_date is None:
+        return False
+    gate_date = row.gate_date
+    if isinstance(gate_date, str):  # SQLite hands back the text of a date it stored
+        gate_date = date.fromisoformat(gate_date[:10])
+    return gate_date >= gate.cutoff(on) and Decimal(row.margin_pct) >= gate.min_margin_pct
+
+
 def refresh(product_ids=None, *, gate: Gate | None = None) -> int:
     """Recomputes the gate figures of the given products (all products when None) from
     their price, cost and evidence rows; returns how many products have figures now.
