@@ -11,7 +11,7 @@ from api.errors import ApiError
 from api.session import current_session, reissue_cookie, replace_cookie
 from config import get_settings
 from integrations.mail import get_mailer
-from jobs.send import send
+from jobs.send import send_all
 from models.account import SignInToken
 from models.db import transaction
 from services import referrals, sign_in
@@ -117,16 +117,11 @@ def _mailer_accepting() -> bool:
     return get_mailer(get_settings()).accepting()
 
 
-def _send_after_commit(job) -> None:
-    if job is not None:
-        send(job)
-
-
 def _request_sign_in_mail(*, email: str, surface: str, return_to: str | None) -> None:
     """Queues the sign-in mail for this session (the job decides whether anything is sent)."""
     with transaction():
         job = sign_in_mail_job(email=email, session_id=current_session().id, surface=surface, return_to=return_to)
-    _send_after_commit(job)
+    send_all([job])
 
 
 @bp.get("/api/account")
@@ -143,7 +138,7 @@ def save(body):
     """Saves the session to an email address and sends a sign-in link to it."""
     email = normalize_email(body["email"], reason="account_required")
     outcome = save_account(session_id=current_session().id, email=email, source=body["source"])
-    _send_after_commit(outcome.mail_job)
+    send_all([outcome.mail_job])
     email_sent = _mailer_accepting()
     if outcome.already_verified:
         # The same code answers 400 for a malformed address on this route, so the status is explicit here.

@@ -5,7 +5,7 @@ from marshmallow import Schema, fields, validate
 from api.contract import endpoint
 from api.session import current_session
 from config import get_settings
-from jobs.send import send
+from jobs.send import send_all
 from services import discovery, watches
 from services.meter import METER_REFUSALS
 
@@ -200,11 +200,6 @@ class DiscoverAnswer(Schema):
 EXHAUSTED_REFUSALS = ["all_held", "passed_out", "catalog_exhausted", "not_servable"]
 
 
-def _send_all(jobs) -> None:
-    for job in jobs:
-        send(job)
-
-
 @bp.get("/api/find")
 @endpoint(answers={200: CardSchema}, refuses={200: EXHAUSTED_REFUSALS + ["claim_limit_reached"], 429: list(METER_REFUSALS)},
           state_changing=True, tag="discovery")
@@ -214,7 +209,7 @@ def find():
     Metered under the find bucket. At the claim allowance it serves the founder's claimed product.
     """
     body, jobs = discovery.find(session=current_session())
-    _send_all(jobs)
+    send_all(jobs)
     return body
 
 
@@ -227,7 +222,7 @@ def feed():
     Metered under the find bucket.
     """
     body, jobs = discovery.feed(session=current_session())
-    _send_all(jobs)
+    send_all(jobs)
     return body
 
 
@@ -240,7 +235,7 @@ def feed():
 def select(body):
     """Holds a product this session was shown, releasing its previous hold."""
     answer, jobs = discovery.select(session=current_session(), product_id=body["product_id"])
-    _send_all(jobs)
+    send_all(jobs)
     return answer
 
 
@@ -257,7 +252,7 @@ def pass_or_claim(body):
     if body["action"] == "claim":
         return discovery.claim(session=session, product_id=body.get("product_id"))
     answer, jobs = discovery.pass_on(session=session, product_id=body.get("product_id"))
-    _send_all(jobs)
+    send_all(jobs)
     return answer
 
 
@@ -274,7 +269,7 @@ def share():
 def notify_me(body):
     """Watches a product held or claimed by someone else: the address is mailed once when it is free again."""
     answer, jobs = watches.watch(session=current_session(), email=body["email"], product_id=body["product_id"])
-    _send_all(jobs)
+    send_all(jobs)
     return answer
 
 
@@ -283,7 +278,7 @@ def notify_me(body):
 def list_watches():
     """Lists the watches this session placed, closing those whose product is available now."""
     answer, jobs = watches.watches(session=current_session())
-    _send_all(jobs)
+    send_all(jobs)
     return answer
 
 
@@ -294,8 +289,7 @@ def discover(body):
     session = current_session()
     job, created = discovery.start_discovery(session=session, query=body.get("q"), mode=body.get("mode"),
                                              use_research_brief=bool(body.get("use_research_brief")))
-    if created:
-        send(job)
+    send_all([job] if created else [])
     job = discovery.wait_for_run(job.id, seconds=get_settings().discover_wait_seconds)
     return discovery.run_answer(job)
 

@@ -30,6 +30,13 @@ def send(job: Job, *, delay_ms: int | None = None) -> bool:
         return False
 
 
+def send_all(jobs) -> None:
+    """Sends each job a service created (None stands for "nothing new to send")."""
+    for job in jobs:
+        if job is not None:
+            send(job)
+
+
 def start(*, kind: str, subject: str, payload: dict | None = None, max_attempts: int = 3) -> Job:
     """Creates a job (or finds the active one for the same kind and subject) and sends it
     if it is new. For jobs that must commit with other writes, call services.jobs.create_job
