@@ -20,7 +20,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from models.db import init_db
 
-    init_db(settings.database_url, pool_size=settings.db_pool_size)
+    init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
     import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
 
     app = Flask(__name__, static_folder="static", static_url_path="/static", template_folder=str(ROOT / "templates"))

@@ -11,15 +11,16 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import peewee as pw
-from playhouse.pool import PooledPostgresqlDatabase
+from playhouse.pool import MaxConnectionsExceeded, PooledPostgresqlDatabase
 
 db = pw.DatabaseProxy()
 
-# Errors that mean "the database cannot be reached now", as opposed to a bad query.
-UNAVAILABLE = (pw.OperationalError, pw.InterfaceError)
+# Errors that mean "the database cannot serve this now", as opposed to a bad query: it is
+# unreachable, or every pooled connection stayed busy for the whole pool timeout.
+UNAVAILABLE = (pw.OperationalError, pw.InterfaceError, MaxConnectionsExceeded)
 
 
-def connect_database(url: str, *, pool_size: int = 10) -> pw.Database:
+def connect_database(url: str, *, pool_size: int = 10, pool_timeout: float = 10) -> pw.Database:
     """Builds (without connecting) the database object for a URL."""
     if url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///"):])
@@ -43,7 +44,7 @@ def connect_database(url: str, *, pool_size: int = 10) -> pw.Database:
         password=unquote(parts.password) if parts.password else None,
         max_connections=pool_size,
         stale_timeout=300,
-        timeout=10,
+        timeout=pool_timeout,  # how long a request waits for a free pooled connection
         connect_timeout=5,
     )
 
@@ -51,7 +52,7 @@ def connect_database(url: str, *, pool_size: int = 10) -> pw.Database:
 _current_url: str | None = None
 
 
-def init_db(url: str, *, pool_size: int = 10) -> pw.Database:
+def init_db(url: str, *, pool_size: int = 10, pool_timeout: float = 10) -> pw.Database:
     """Points the proxy at the database for `url` and returns it (a no-op if it already does)."""
     global _current_url
     if db.obj is not None and url == _current_url:
@@ -60,7 +61,7 @@ def init_db(url: str, *, pool_size: int = 10) -> pw.Database:
         db.obj.close()
     if isinstance(db.obj, PooledPostgresqlDatabase):
         db.obj.close_all()
-    database = connect_database(url, pool_size=pool_size)
+    database = connect_database(url, pool_size=pool_size, pool_timeout=pool_timeout)
     db.initialize(database)
     _current_url = url
     return database

@@ -48,17 +48,27 @@ SETTINGS = Settings(
     worker_stale_seconds=60,
     job_stale_seconds=30,
     db_pool_size=40,
+    # 1000 threads of one test process share 40 connections; a real web process has a
+    # few threads per process, so its requests never queue this long.
+    db_pool_timeout=120,
     log_level="INFO",
     billing_webhook_secret="whsec_suite_default",
 )
 use_settings(SETTINGS)
 
 
+def reconnect():
+    """Points the database proxy at the suite's database, with the suite's pool settings."""
+    from models.db import init_db
+
+    init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size, pool_timeout=SETTINGS.db_pool_timeout)
+
+
 def _reset_backends():
     """Starts the run from empty backends: the schema rebuilt by the real migrations."""
-    from models.db import db, init_db, is_sqlite
+    from models.db import db, is_sqlite
 
-    init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+    reconnect()
     if not is_sqlite():
         db.execute_sql("DROP SCHEMA public CASCADE")
         db.execute_sql("CREATE SCHEMA public")
@@ -156,9 +166,7 @@ def clean_state(request):
 
 
 def _truncate():
-    from models.db import init_db
-
-    init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+    reconnect()
     tables = [m._meta.table_name for m in ALL_MODELS]
     with db.atomic():
         if is_sqlite():

@@ -34,6 +34,7 @@ def test_base_url_follows_port_by_default():
     ({"SMTP_URL": "mail.example.com"}, "SMTP_URL"),
     ({"BASE_URL": "ftp://example.com"}, "BASE_URL"),
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    ({"DB_POOL_TIMEOUT": "0"}, "DB_POOL_TIMEOUT"),
     ({"AI_BACKEND": "hosted-somewhere"}, "AI_BACKEND"),
 ])
 def test_malformed_setting_names_itself(env, named):

@@ -4,7 +4,7 @@ from jobs.maintenance import heartbeat
 from models.clock import clock
 from models.db import init_db
 from models.job import WorkerBeat
-from tests.conftest import SETTINGS, TEST_REDIS_URL
+from tests.conftest import SETTINGS, TEST_REDIS_URL, reconnect
 
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/nothing_listens_here"
 
@@ -40,5 +40,5 @@ def test_unreachable_database_reads_degraded_and_recovers_without_restart(client
         assert body["database"]["ok"] is False
         assert body["worker"]["heard_from"] is False
     finally:
-        init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+        reconnect()
     assert client.get("/api/health").get_json()["status"] == "ok"

@@ -7,7 +7,7 @@ from marshmallow import Schema, fields
 
 from api import create_app
 from api.contract import endpoint
-from tests.conftest import SETTINGS
+from tests.conftest import SETTINGS, reconnect
 from services.errors import Refused
 
 
@@ -45,6 +45,15 @@ def state():
 def mine():
     """An action that must belong to a signed-in account (test route)."""
     return {"status": "ok"}
+
+
+@probe.get("/api/_probe/busy")
+@endpoint()
+def busy():
+    """Fails as a query does when every pooled connection stayed busy (test route)."""
+    from playhouse.pool import MaxConnectionsExceeded
+
+    raise MaxConnectionsExceeded("Max connections exceeded, timed out attempting to connect.")
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +220,7 @@ def test_unreachable_database_is_json_503_and_the_service_recovers(c):
         init_db("postgresql://postgres@127.0.0.1:1/nothing_listens_here")
         _refusal(c.get("/api/_probe/count"), 503, "database_unavailable")
     finally:
-        init_db(SETTINGS.database_url, pool_size=SETTINGS.db_pool_size)
+        reconnect()
     assert c.get("/api/_probe/count").get_json() == {"products": 0}
 
 
@@ -219,3 +228,8 @@ def test_an_action_that_must_belong_to_an_account_is_401_no_account(c):
     _refusal(c.post("/api/_probe/mine"), 401, "no_account")
     c.post("/api/account", json={"email": "someone@x.com"})
     assert c.post("/api/_probe/mine").get_json() == {"status": "ok"}
+
+
+def test_an_exhausted_connection_pool_is_json_503_not_a_500(c):
+    body = _refusal(c.get("/api/_probe/busy"), 503, "database_unavailable")
+    assert body["status"] == "error"

@@ -29,7 +29,7 @@ def build_broker(settings) -> dramatiq.Broker:
 
 settings = settings_or_exit()
 configure_logging(settings)
-init_db(settings.database_url, pool_size=settings.db_pool_size)
+init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
 broker = build_broker(settings)
 dramatiq.set_broker(broker)
 
