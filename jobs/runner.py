@@ -20,22 +20,9 @@ from integrations.locks import get_locks, holding
 from models.db import transaction
 from models.job import Job
 from services import jobs as job_rows
-from services.errors import require_registered
+from services.errors import JobFailed, TransientError  # noqa: F401  (re-exported for the actors)
 
 log = logging.getLogger("jobs")
-
-
-class TransientError(Exception):
-    """The work may succeed if tried again later (a mailer or provider hiccup)."""
-
-
-class JobFailed(Exception):
-    """The work cannot succeed; `reason` is a registered reason code stored on the job."""
-
-    def __init__(self, reason: str):
-        require_registered(reason)
-        super().__init__(reason)
-        self.reason = reason
 
 
 class JobContext:

@@ -22,3 +22,17 @@ def require_registered(reason: str) -> None:
 
     if reason not in REASONS:
         raise ValueError(f"reason code {reason!r} is not in the registry (services/reasons.py)")
+
+
+class TransientError(Exception):
+    """Background work that may succeed if tried again later (a mailer or provider hiccup).
+    The job runner retries it with a delay; services raise it, so it lives here."""
+
+
+class JobFailed(Exception):
+    """Background work that cannot succeed; `reason` is a registered reason code stored on the job."""
+
+    def __init__(self, reason: str):
+        require_registered(reason)
+        super().__init__(reason)
+        self.reason = reason
