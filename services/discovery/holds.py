@@ -13,17 +13,24 @@ must hold across any number of web processes, so
   (services/discovery/allowance.py).
 
 Holds and claims also re-check each other inside their transaction: a hold taken on a
-product whose claim committed meanwhile is rolled back (a claim deletes the claimer's
-hold row, so the upsert alone cannot see it).
+product whose claim committed meanwhile is dropped again (a claim deletes the claimer's
+hold row, so the upsert alone cannot see it; see `_keep_only`).
+
+What a request costs: a find or feed first reads what its owner has in one statement
+(services/discovery/state.py), serves a live hold with one more read (the candidates) and
+then writes only what is not recorded yet, so a repeat feed is three statements with the
+session lookup and opens no transaction; minting a hold adds the upsert, one DELETE that
+releases the previous hold, and the seen and milestone rows. tests/test_discovery_queries.py
+pins these counts.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 import peewee as pw
 
-from models.account import Milestone
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import db, transaction
@@ -33,7 +40,8 @@ from models.session import Session
 from services import evidence_gate, milestones, watches
 from services.discovery.allowance import allowance_of, ensure_allowance_row, spend_claim
 from services.discovery.cards import candidates, card, product_rows, why_nothing
-from services.discovery.resolver import CLAIMED, Resolved, resolve_owner
+from services.discovery.resolver import CLAIMED, resolve_owner
+from services.discovery.state import OwnerState, read_state
 from services.errors import Refused
 from services.meter import metered
 from services.ownership import Owner, owner_of
@@ -55,59 +63,70 @@ SELECTED = "selected"
 
 def _take_hold(owner: Owner, product_id: str, now: datetime) -> datetime | None:
     """Takes the hold on a product for the owner when it is free (no row, an expired row)
-    or already the owner's; returns its expiry, or None when someone else holds it or it
-    has been claimed. Must run inside a transaction."""
+    or already the owner's: one conditional upsert. Returns its expiry, or None when
+    someone else holds it. Must run inside a transaction, followed by `_keep_only` (or,
+    in a claim, a check for a claim): the upsert alone cannot see a product claimed a
+    moment ago."""
     until = now + timedelta(minutes=HOLD_MINUTES)
-    with db.atomic() as savepoint:
-        taken = list(Hold.insert(product=product_id, session=owner.session_id, account=owner.account_id,
-                                 expires_at=until, created_at=now)
-                     .on_conflict(conflict_target=[Hold.product],
-                                  update={Hold.session: pw.EXCLUDED.session_id, Hold.account: pw.EXCLUDED.account_id,
-                                          Hold.expires_at: pw.EXCLUDED.expires_at,
-                                          Hold.created_at: pw.EXCLUDED.created_at},
-                                  where=(Hold.expires_at <= now) | owner.owns(Hold))
-                     .returning(Hold.product).execute())
-        if not taken:
-            return None
-        # A claim deletes its claimer's hold row, so the upsert may have found no row for a
-        # product claimed a moment ago: that claim wins.
-        if Claim.select().where(Claim.product == product_id).exists():
-            savepoint.rollback()
-            return None
-    return until
+    taken = (Hold.insert(product=product_id, session=owner.session_id, account=owner.account_id,
+                         expires_at=until, created_at=now)
+             .on_conflict(conflict_target=[Hold.product],
+                          update={Hold.session: pw.EXCLUDED.session_id, Hold.account: pw.EXCLUDED.account_id,
+                                  Hold.expires_at: pw.EXCLUDED.expires_at, Hold.created_at: pw.EXCLUDED.created_at},
+                          where=(Hold.expires_at <= now) | owner.owns(Hold))
+             .returning(Hold.product).execute())
+    return until if list(taken) else None
 
 
-def _release_other_holds(owner: Owner, keep: str | None) -> list[str]:
-    """Drops the owner's holds other than `keep` (a founder holds one product at a time);
-    returns the products released."""
-    query = Hold.select(Hold.product).where(owner.owns(Hold))
-    if keep is not None:
-        query = query.where(Hold.product != keep)
-    released = [pid for (pid,) in query.tuples()]
-    if released:
-        Hold.delete().where(owner.owns(Hold), Hold.product.in_(released)).execute()
-    return released
+def _keep_only(owner: Owner, product_id: str) -> tuple[bool, list[str]]:
+    """After `_take_hold`: the owner keeps that one hold (a founder holds one product at a
+    time), in one DELETE ... RETURNING. Returns (kept, products released).
 
+    A claim deletes its claimer's hold row, so the upsert may have found no row for a
+    product claimed a moment ago: that claim wins, and then this statement drops the hold
+    just taken instead (and nothing else). It runs after the upsert, so it sees a claim
+    that committed while the upsert waited for the claimer's row."""
+    claimed = pw.fn.EXISTS(Claim.select(Claim.id).where(Claim.product == product_id))
+    which = pw.Case(None, [(claimed, Hold.product == product_id)], Hold.product != product_id)
+    gone = [pid for (pid,) in Hold.delete().where(owner.owns(Hold), which).returning(Hold.product).tuples().execute()]
+    if product_id in gone:
+        return False, []
+    return True, gone
+
+
+def _claimed_now(product_id: str) -> bool:
+    return Claim.select().where(Claim.product == product_id).exists()
+
+
+# --- Serving the hold (find, feed, and the next card of a pass) -----------------------------
 
 @dataclass
 class _Served:
     own: dict | None  # the owner's held product as a card
-    spare: list  # further candidates (ProductGate rows with .item), best first
+    spare: list  # further candidates (rows of cards.candidates), best first
     released: list  # products whose hold this call gave up
     reason: str | None  # why there is no own product
+    own_seen: bool = False  # the own product is recorded as seen already
 
 
-def _serve_hold(owner: Owner, resolved: Resolved | None, now: datetime, gate, day: date, spare: int) -> _Served:
-    """The owner's live hold, or a new hold on the best candidate (minted here); with up
-    to `spare` further candidates. Runs inside a transaction."""
+def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served | None:
+    """The owner's live hold as a card, with up to `spare` further candidates (reads
+    only); None when there is none, or its product no longer clears the gate."""
+    held = state.held
+    if held is None or not evidence_gate.row_clears(held, gate, day):
+        return None
+    others = candidates(owner, now, gate, day, spare) if spare else []
+    own = card(held, held, yours=True, held_until=state.resolved.held_until)
+    return _Served(own, others, [], None, own_seen=state.held_seen)
+
+
+def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served:
+    """A new hold on the best candidate, with up to `spare` further candidates. Runs
+    inside a transaction."""
     released = []
-    if resolved is not None and resolved.hold_product_id is not None:
-        product, gate_row = product_rows([resolved.hold_product_id]).get(resolved.hold_product_id, (None, None))
-        if product is not None and evidence_gate.row_clears(gate_row, gate, day):
-            others = candidates(owner, now, gate, day, spare) if spare else []
-            return _Served(card(product, gate_row, yours=True, held_until=resolved.held_until), others, released, None)
+    if state.resolved is not None and state.resolved.hold_product_id is not None:
         # The held product no longer clears the gate: give it up and find another.
-        Hold.delete().where(owner.owns(Hold), Hold.product == resolved.hold_product_id).execute()
+        Hold.delete().where(owner.owns(Hold), Hold.product == state.resolved.hold_product_id).execute()
     # Concurrent finds read the same best candidates; a loser moves down the list, and
     # reads it again (without what it lost) when a whole batch was taken meanwhile.
     lost: list[str] = []
@@ -117,14 +136,37 @@ def _serve_hold(owner: Owner, resolved: Resolved | None, now: datetime, gate, da
         for index, row in enumerate(rows):
             until = _take_hold(owner, row.product_id, now)
             if until is not None:
-                released += _release_other_holds(owner, keep=row.product_id)
-                own = card(row.item, row, yours=True, held_until=until)
-                return _Served(own, rows[index + 1:index + 1 + spare], released, None)
+                kept, others = _keep_only(owner, row.product_id)
+                if kept:
+                    released += others
+                    own = card(row, row, yours=True, held_until=until)
+                    return _Served(own, rows[index + 1:index + 1 + spare], released, None, own_seen=bool(row.seen))
             lost.append(row.product_id)
         if not rows:
             break
     reason = why_nothing(owner, now, gate, day) if not rows else "all_held"
     return _Served(None, [], released, reason)
+
+
+def _record_shown(owner: Owner, state: OwnerState, served: _Served, now: datetime, *, observe: list) -> list[Job]:
+    """Records what a find or feed showed, writing only what is not there yet: seen rows
+    for cards not yet seen, the milestones not yet reached, and the watches of `observe`
+    (products observed available). Returns the notice jobs to send after commit. A
+    repeat feed writes nothing and opens no transaction."""
+    unseen = ([] if served.own_seen else [served.own["product_id"]]) + [r.product_id for r in served.spare
+                                                                        if not r.seen]
+    if not (unseen or state.missing_milestones or observe):
+        return []
+    with _writing():
+        _record_seen(owner, unseen, now)
+        milestones.record_missing(state.missing_milestones)
+        return watches.observe_available(observe, now=now)
+
+
+def _writing():
+    """A transaction for a request's writes, unless it runs in one already (a nested one
+    would be a savepoint)."""
+    return nullcontext() if db.in_transaction() else transaction()
 
 
 def _record_seen(owner: Owner, product_ids, now: datetime) -> None:
@@ -135,24 +177,6 @@ def _record_seen(owner: Owner, product_ids, now: datetime) -> None:
         Seen.insert_many(rows).on_conflict_ignore().execute()
 
 
-def _milestones(owner: Owner) -> None:
-    """Advances find_served and shown_field for the session (and its account). One read
-    first: once both are reached, a find records nothing."""
-    names = (milestones.FIND_SERVED, milestones.SHOWN_FIELD)
-    whose = Milestone.session == owner.session_id
-    if owner.account_id is not None:
-        whose |= Milestone.account == owner.account_id
-    reached = set(Milestone.select(Milestone.name, Milestone.session, Milestone.account)
-                  .where(Milestone.name.in_(names), whose).tuples())
-    for name in names:
-        missing_session = (name, owner.session_id, None) not in reached
-        missing_account = owner.account_id is not None and not any(
-            r[0] == name and r[2] == owner.account_id for r in reached)
-        if missing_session or missing_account:
-            milestones.record(name, session_id=owner.session_id if missing_session else None,
-                              account_id=owner.account_id if missing_account else None)
-
-
 # --- Find and feed -------------------------------------------------------------------------
 
 def find(*, session: Session) -> tuple[dict, list[Job]]:
@@ -161,44 +185,48 @@ def find(*, session: Session) -> tuple[dict, list[Job]]:
     card and the jobs to send after commit."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    resolved = resolve_owner(owner, now)
-    allowance = allowance_of(owner)
-    if allowance.finds_remaining == 0:
+    state = read_state(owner, now)
+    resolved = state.resolved
+    if state.allowance.finds_remaining == 0:
         # Nothing to find: the founder's product is its claim (no charge, no work).
         if resolved is not None and resolved.claimed_product_id is not None:
             product, gate_row = product_rows([resolved.claimed_product_id])[resolved.claimed_product_id]
             return card(product, gate_row, yours=True, claimed=True), []
-        raise Refused("claim_limit_reached", **allowance.fields())
+        raise Refused("claim_limit_reached", **state.allowance.fields())
     with metered(owner.account_id, METER_BUCKET):
+        served = _serve_live(owner, state, now, gate, day, spare=0)
+        if served is not None:
+            return served.own, _record_shown(owner, state, served, now, observe=[])
         with transaction():
-            served = _serve_hold(owner, resolved, now, gate, day, spare=0)
+            served = _mint(owner, state, now, gate, day, spare=0)
             if served.own is None:
                 raise Refused(served.reason)
-            _record_seen(owner, [served.own["product_id"]], now)
-            _milestones(owner)
-            jobs = watches.observe_available(served.released, now=now)
+            jobs = _record_shown(owner, state, served, now, observe=served.released)
     return served.own, jobs
 
 
 def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
     """The session's own product (a hold, minted if needed) then up to FEED_SIZE - 1 free
-    candidates by the ranking key; an empty list at the allowance. Metered under `find`."""
+    candidates by the ranking key; an empty list at the allowance. Metered under `find`.
+
+    The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    if allowance_of(owner).finds_remaining == 0:
+    state = read_state(owner, now)
+    if state.allowance.finds_remaining == 0:
         return [], []
-    resolved = resolve_owner(owner, now)
     with metered(owner.account_id, METER_BUCKET):
-        with transaction():
-            served = _serve_hold(owner, resolved, now, gate, day, spare=FEED_SIZE - 1)
-            if served.own is None:
-                raise Refused(served.reason)
-            cards = [served.own] + [card(row.item, row, yours=False) for row in served.spare]
-            _record_seen(owner, [c["product_id"] for c in cards], now)
-            _milestones(owner)
-            # The free cards shown are products observed available: their watchers hear of it.
-            jobs = watches.observe_available(served.released + [c["product_id"] for c in cards[1:]], now=now)
-    return cards, jobs
+        served = _serve_live(owner, state, now, gate, day, spare=FEED_SIZE - 1)
+        if served is not None:
+            jobs = _record_shown(owner, state, served, now, observe=[r.product_id for r in served.spare if r.watched])
+        else:
+            with transaction():
+                served = _mint(owner, state, now, gate, day, spare=FEED_SIZE - 1)
+                if served.own is None:
+                    raise Refused(served.reason)
+                jobs = _record_shown(owner, state, served, now,
+                                     observe=served.released + [r.product_id for r in served.spare if r.watched])
+    return [served.own] + [card(row, row, yours=False) for row in served.spare], jobs
 
 
 # --- Select, claim and pass ------------------------------------------------------------------
@@ -251,7 +279,9 @@ def select(*, session: Session, product_id: str) -> tuple[dict, list[Job]]:
             until = _take_hold(owner, product_id, now)
             if until is None:
                 raise _Lost()
-            released = _release_other_holds(owner, keep=product_id)
+            kept, released = _keep_only(owner, product_id)
+            if not kept:
+                raise _Lost()
             jobs = watches.observe_available(released, now=now)
     except _Lost:
         if _claimed_by(owner, product_id):
@@ -324,7 +354,7 @@ def claim(*, session: Session, product_id: str | None = None) -> dict:
     try:
         with transaction():
             ensure_allowance_row(owner.key, now)
-            if _take_hold(owner, target, now) is None:
+            if _take_hold(owner, target, now) is None or _claimed_now(target):
                 raise _Lost()
             if not spend_claim(owner, now):
                 raise _LimitReached()
@@ -358,14 +388,14 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
         Passed.insert(session=owner.session_id, account=owner.account_id, product=target,
                       created_at=now).on_conflict_ignore().execute()
         released = Hold.delete().where(owner.owns(Hold), Hold.product == target).execute()
-        allowance = allowance_of(owner)
-        if allowance.finds_remaining == 0:
+        state = read_state(owner, now)
+        if state.allowance.finds_remaining == 0:
             following, reason = None, "claim_limit_reached"
         else:
-            served = _serve_hold(owner, resolve_owner(owner, now), now, gate, day, spare=0)
+            served = _serve_live(owner, state, now, gate, day, spare=0) or _mint(owner, state, now, gate, day, spare=0)
             following, reason = served.own, served.reason
-        if following is not None:
-            _record_seen(owner, [following["product_id"]], now)
+            if following is not None and not served.own_seen:
+                _record_seen(owner, [following["product_id"]], now)
         jobs = watches.observe_available([target] if released else [], now=now)
     body = {"status": PASSED, "passed": target, "next": following}
     if following is None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models.clock import utcnow
+from models.compiled import Param
 from models.discovery import Claim, Hold
 from models.session import Session
 from services.ownership import Owner, owner_of
@@ -47,15 +48,34 @@ def resolve(session: Session, *, now: datetime | None = None) -> Resolved | None
 
 def resolve_owner(owner: Owner, now: datetime) -> Resolved | None:
     """`resolve` for an owner at a given moment."""
-    claim = (Claim.select(Claim.product).where(owner.owns(Claim))
-             .order_by(Claim.created_at.desc(), Claim.id.desc()).first())
-    hold = (Hold.select(Hold.product, Hold.expires_at).where(owner.owns(Hold), Hold.expires_at > now)
-            .order_by(Hold.expires_at.desc()).first())
-    return resolved(claim.product_id if claim else None, *((hold.product_id, hold.expires_at) if hold else (None, None)))
+    claim = latest_claim(owner).first()
+    hold = live_hold(owner, now).first()
+    hold_id, until = (hold.product_id, hold.expires_at) if hold else (None, None)
+    return resolved(claim.product_id if claim else None, hold_id, until)
+
+
+def latest_claim(owner: Owner):
+    """The owner's most recent claim (a query of its product)."""
+    return (Claim.select(Claim.product).where(owner.owns(Claim))
+            .order_by(Claim.created_at.desc(), Claim.id.desc()).limit(1))
+
+
+def live_hold(owner: Owner, now):
+    """The owner's live hold, the one that lasts longest (a query of its product and expiry)."""
+    return (Hold.select(Hold.product, Hold.expires_at).where(owner.owns(Hold), Hold.expires_at > now)
+            .order_by(Hold.expires_at.desc()).limit(1))
+
+
+def param_owner(bound: bool) -> Owner:
+    """An owner whose ids are parameters (`session_id`, `account_id`) of a statement built
+    once (models/compiled.py), anonymous or bound to an account."""
+    return Owner(session_id=Param("session_id"), account_id=Param("account_id") if bound else None)
 
 
 def resolved(claimed_id: str | None, hold_id: str | None, until: datetime | None) -> Resolved | None:
-    """The answer for a most recent claim and a live hold (either may be None)."""
+    """The answer for a most recent claim and a live hold (either may be None): claimed
+    first, then the hold. `services.discovery.state` reads both in one statement with the
+    two queries above and answers through this function too."""
     if claimed_id is not None:
         return Resolved(claimed_id, CLAIMED, claimed_id, hold_id, until)
     if hold_id is not None:
