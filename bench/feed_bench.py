@@ -13,7 +13,9 @@ name must contain "bench", because the schema is dropped and rebuilt):
 3. measures a bare Flask route (bench/baseline_app.py) the same way and prints the ratio;
 4. counts the SQL statements of one request (by wrapping the database's execute_sql) for
    a first call (mint) and a repeat call, on this catalog and on a --small catalog, to
-   show the count does not grow with the catalog.
+   show the count does not grow with the catalog; and the round trips to the server
+   (every cursor.execute, BEGIN, COMMIT, the pool's liveness check and PREPARE included),
+   on a warm pooled connection.
 
 Usage::
 
@@ -30,6 +32,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import psycopg2.extensions
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -149,7 +153,9 @@ def summary(timings: list[float]) -> dict:
 
 
 class QueryCounter:
-    """Counts the statements the database runs (execute_sql of the proxied database)."""
+    """Counts the statements the database runs (execute_sql of the proxied database) and
+    the round trips to the server (every cursor.execute of every pooled connection: also
+    BEGIN, COMMIT, the pool's liveness check and PREPARE, which bypass execute_sql)."""
 
     def __init__(self, database):
         self.database = database
@@ -162,24 +168,38 @@ class QueryCounter:
             return self.original(sql, params, *args, **kwargs)
 
         self.database.execute_sql = counted
+        self.trips_before = CountingCursor.executed
         return self
 
     def __exit__(self, *exc):
         del self.database.execute_sql  # back to the class's method
+        self.round_trips = CountingCursor.executed - self.trips_before
         return False
 
 
+class CountingCursor(psycopg2.extensions.cursor):
+    executed = 0
+
+    def execute(self, query, vars=None):
+        CountingCursor.executed += 1
+        return super().execute(query, vars)
+
+
 def count_queries(app) -> dict:
-    """Statements of one feed for a new founder (mints a hold) and for a repeat (serves it)."""
+    """Statements (and round trips) of one feed for a new founder (mints a hold) and for a
+    repeat (serves it). Another founder's feed runs first, so the pooled connection is
+    warm (what a running server has: a connection that prepared its statements already)."""
     from models.db import db
 
+    assert app.test_client().get("/api/feed").status_code == 200
     client = app.test_client()
     client.get("/api/health")  # the cookie is issued outside the counted requests
     with QueryCounter(db.obj) as first:
         assert client.get("/api/feed").status_code == 200
     with QueryCounter(db.obj) as repeat:
         assert client.get("/api/feed").status_code == 200
-    return {"first_feed": first.count, "repeat_feed": repeat.count}
+    return {"first_feed": first.count, "repeat_feed": repeat.count,
+            "first_feed_round_trips": first.round_trips, "repeat_feed_round_trips": repeat.round_trips}
 
 
 def main(argv=None) -> int:
@@ -201,7 +221,8 @@ def main(argv=None) -> int:
                                      base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
     from models.db import init_db
 
-    init_db(settings.database_url, pool_size=settings.db_pool_size)
+    database = init_db(settings.database_url, pool_size=settings.db_pool_size)
+    database.connect_params["cursor_factory"] = CountingCursor  # round trips, for count_queries
     rebuild_schema()
     from api import create_app
     from bench.baseline_app import app as bare_app
@@ -245,7 +266,8 @@ def main(argv=None) -> int:
         print(f"  ratio     p50 {report['ratio']['p50']} x  p99 {report['ratio']['p99']} x  rps {report['ratio']['rps']} x")
         for name, counts in queries.items():
             print(f"  SQL statements per feed, {name}: first (mints a hold) {counts['first_feed']}, "
-                  f"repeat {counts['repeat_feed']}")
+                  f"repeat {counts['repeat_feed']}; round trips {counts['first_feed_round_trips']} and "
+                  f"{counts['repeat_feed_round_trips']}")
     return 0
 
 

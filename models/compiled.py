@@ -57,6 +57,7 @@ class _Text:
         self.sql = sql
         self.slots = [v if isinstance(v, _Slot) else _Slot(None, lambda _v, fixed=v: fixed) for v in values]
         names, self.decoders = _columns(query)
+        self._ranges: dict = {}
         self.row = namedtuple(f"{label.title().replace('_', '')}Row", names)
         self.prepared = None
         if isinstance(database, pw.PostgresqlDatabase) and "%" not in sql.replace("%s", ""):
@@ -77,6 +78,30 @@ class _Text:
             self.execute_sql = f"EXECUTE {self.prepared} ({marks})" if kept else f"EXECUTE {self.prepared}"
             self.execute_slots = kept
 
+    def decode(self, raw, start: int = 0, stop: int | None = None) -> list:
+        """Columns `start` to `stop` of a row, each read back as peewee reads its field.
+
+        A driver hands back one type per column, so a column whose field leaves the value
+        as it is (the very same object: a string, a number, a date on PostgreSQL) is not
+        passed through its field again for this statement."""
+        key = (start, stop)
+        decoding = self._ranges.get(key)
+        if decoding is None:
+            end = len(self.decoders) if stop is None else stop
+            decoding = self._ranges[key] = tuple((i - start, d) for i, d in enumerate(self.decoders)
+                                                 if d is not None and start <= i < end)
+        values = list(raw[start:stop])
+        unchanged = None
+        for index, decode in decoding:
+            value = values[index]
+            if value is not None:
+                values[index] = decode(value)
+                if values[index] is value:
+                    unchanged = (unchanged or set()) | {index}
+        if unchanged:  # a new tuple, so a thread reading the old one is undisturbed
+            self._ranges[key] = tuple(item for item in decoding if item[0] not in unchanged)
+        return values
+
     def params(self, values: dict, slots=None) -> list:
         out = []
         for slot in self.slots if slots is None else slots:
@@ -89,7 +114,7 @@ def _columns(query) -> tuple[list[str], list]:
     """The names (aliases) of a query's columns, and how to read each back (a field's
     python_value, or None for a value taken as it comes)."""
     names, decoders = [], []
-    for node in query._returning:
+    for node in query._returning or ():
         if isinstance(node, pw.Alias):
             name, inner = node._alias, node.node
         elif isinstance(node, pw.SelectQuery):
@@ -99,17 +124,22 @@ def _columns(query) -> tuple[list[str], list]:
         if not name:
             raise ValueError(f"column {node!r} of a compiled statement needs an alias")
         names.append(name)
-        decoders.append(_field_of(inner).python_value if _field_of(inner) is not None else None)
+        field = _field_of(inner)
+        decoders.append(field.python_value if field is not None else None)
     return names, decoders
 
 
 def _field_of(node):
-    """The model field a column reads, if any: the field itself, the one column of a scalar
-    subquery, or the field a derived table's column comes from."""
-    if isinstance(node, pw.SelectQuery) and len(node._returning) == 1:
-        node = node._returning[0]
-    elif isinstance(node, pw.Column) and isinstance(node.source, pw.SelectQuery):
-        node = next((f for f in node.source._returning if isinstance(f, pw.Field) and f.column_name == node.name), None)
+    """The model field a column reads, if any: the field itself (aliased or not), the one
+    column of a scalar subquery, or what a derived table's column reads."""
+    if isinstance(node, pw.Alias):
+        return _field_of(node.node)
+    if isinstance(node, pw.SelectQuery):
+        return _field_of(node._returning[0]) if len(node._returning) == 1 else None
+    if isinstance(node, pw.Column) and isinstance(node.source, pw.SelectQuery):
+        named = {(c._alias if isinstance(c, (pw.Alias, pw.SelectQuery)) else getattr(c, "column_name", None)): c
+                 for c in node.source._returning}
+        return _field_of(named[node.name]) if node.name in named else None
     return node if isinstance(node, pw.Field) else None
 
 
@@ -118,9 +148,10 @@ _prepared_lock = threading.Lock()
 
 
 class Statement:
-    """A read built by `build(*shape)` (a peewee query using `Param`s), compiled on first
-    use per database flavour and shape. `rows(*shape, **values)` runs it and returns
-    named tuples with each column read back as peewee would read that field."""
+    """A statement built by `build(*shape)` (a peewee query using `Param`s), compiled on
+    first use per database flavour and shape. `rows(*shape, **values)` runs a read and
+    returns named tuples with each column read back as peewee would read that field;
+    `execute(*shape, **values)` runs a write and returns its row count."""
 
     def __init__(self, label: str, build):
         self.label = label
@@ -141,6 +172,25 @@ class Statement:
 
     def rows(self, *shape, **values) -> list:
         text = self.text(*shape)
+        make, decode = text.row._make, text.decode
+        return [make(decode(raw)) for raw in self._run(text, values).fetchall()]
+
+    def raw(self, *shape, **values) -> tuple[_Text, list]:
+        """The rows as the driver returns them, with the compiled text: `text.decode(row,
+        start, stop)` reads back the columns from `start` to `stop` (a statement whose rows
+        repeat some columns decodes those once)."""
+        text = self.text(*shape)
+        return text, self._run(text, values).fetchall()
+
+    def first(self, *shape, **values):
+        found = self.rows(*shape, **values)
+        return found[0] if found else None
+
+    def execute(self, *shape, **values) -> int:
+        """Runs a statement that answers no rows (an INSERT, say); returns its row count."""
+        return self._run(self.text(*shape), values).rowcount
+
+    def _run(self, text: _Text, values: dict):
         database = db.obj
         if text.prepared is not None:
             params = text.params(values, text.execute_slots)
@@ -157,29 +207,19 @@ class Statement:
                     raise
                 _prepare(database, text)
                 cursor = db.execute_sql(text.execute_sql, params)
-        else:
-            cursor = db.execute_sql(text.sql, text.params(values))
-        make, decoders = text.row._make, text.decoders
-        return [make(decode(value) if decode is not None and value is not None else value
-                     for decode, value in zip(decoders, raw)) for raw in cursor.fetchall()]
-
-    def first(self, *shape, **values):
-        found = self.rows(*shape, **values)
-        return found[0] if found else None
+            return cursor
+        return db.execute_sql(text.sql, text.params(values))
 
 
 def _prepare(database, text: _Text):
     connection = database.connection()
-    with _prepared_lock:
-        names = _prepared.get(connection)
-        if names is None:
-            names = _prepared[connection] = set()
-        if text.prepared in names:
-            return connection
+    names = _prepared.get(connection)
+    if names is not None and text.prepared in names:
+        return connection
     with pw.__exception_wrapper__:
         database.cursor().execute(text.prepare_sql)
     with _prepared_lock:
-        names.add(text.prepared)
+        _prepared.setdefault(connection, set()).add(text.prepared)
     return connection
 
 

@@ -2,6 +2,8 @@
 allowance, and discovery runs. One module per concern:
 
 - `resolver`   the one place that answers "which product is this session's" (`resolve`);
+- `state`      what a find, feed or pass knows of its owner, read in one statement (the
+               resolver's facts, the allowance, the held card, the milestones reached);
 - `holds`      find and feed (serving and minting the session's hold), select, claim, pass;
 - `cards`      a product as a card, the candidates an owner may be shown, why none are left;
 - `allowance`  the claim allowance, and the share control that lifts it;

@@ -16,12 +16,11 @@ Holds and claims also re-check each other inside their transaction: a hold taken
 product whose claim committed meanwhile is dropped again (a claim deletes the claimer's
 hold row, so the upsert alone cannot see it; see `_keep_only`).
 
-What a request costs: a find or feed first reads what its owner has in one statement
-(services/discovery/state.py), serves a live hold with one more read (the candidates) and
-then writes only what is not recorded yet, so a repeat feed is three statements with the
-session lookup and opens no transaction; minting a hold adds the upsert, one DELETE that
-releases the previous hold, and the seen and milestone rows. tests/test_discovery_queries.py
-pins these counts.
+What a request costs: a feed reads what its owner has and its candidates in one statement
+(services/discovery/state.py) and then writes only what is not recorded yet, so with the
+session lookup a repeat feed is two statements and opens no transaction. Minting a hold
+adds the upsert, one DELETE that releases the previous hold, and the seen and milestone
+rows. tests/test_discovery_queries.py pins these counts.
 """
 from __future__ import annotations
 
@@ -33,6 +32,7 @@ import peewee as pw
 
 from models.catalog import Product
 from models.clock import iso, utcnow
+from models.compiled import Param, Statement
 from models.db import db, transaction
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen
 from models.job import Job
@@ -115,7 +115,10 @@ def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date,
     held = state.held
     if held is None or not evidence_gate.row_clears(held, gate, day):
         return None
-    others = candidates(owner, now, gate, day, spare) if spare else []
+    if state.candidates is not None:
+        others = list(state.candidates[:spare])  # read with the state
+    else:
+        others = candidates(owner, now, gate, day, spare) if spare else []
     own = card(held, held, yours=True, held_until=state.resolved.held_until)
     return _Served(own, others, [], None, own_seen=state.held_seen)
 
@@ -131,8 +134,11 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
     # reads it again (without what it lost) when a whole batch was taken meanwhile.
     lost: list[str] = []
     rows = []
-    for _attempt in range(MINT_ROUNDS):
-        rows = candidates(owner, now, gate, day, 1 + spare + SPARE_CANDIDATES, exclude=lost)
+    for attempt in range(MINT_ROUNDS):
+        if attempt == 0 and state.candidates is not None and state.candidates_limit >= 1 + spare + SPARE_CANDIDATES:
+            rows = list(state.candidates[:1 + spare + SPARE_CANDIDATES])  # read with the state
+        else:
+            rows = candidates(owner, now, gate, day, 1 + spare + SPARE_CANDIDATES, exclude=lost)
         for index, row in enumerate(rows):
             until = _take_hold(owner, row.product_id, now)
             if until is not None:
@@ -150,9 +156,9 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
 
 def _record_shown(owner: Owner, state: OwnerState, served: _Served, now: datetime, *, observe: list) -> list[Job]:
     """Records what a find or feed showed, writing only what is not there yet: seen rows
-    for cards not yet seen, the milestones not yet reached, and the watches of `observe`
-    (products observed available). Returns the notice jobs to send after commit. A
-    repeat feed writes nothing and opens no transaction."""
+    for the cards not yet seen, the milestones not yet reached, and the watches of
+    `observe` (products observed available). Returns the notice jobs to send after
+    commit. A repeat feed writes nothing and opens no transaction."""
     unseen = ([] if served.own_seen else [served.own["product_id"]]) + [r.product_id for r in served.spare
                                                                         if not r.seen]
     if not (unseen or state.missing_milestones or observe):
@@ -170,11 +176,22 @@ def _writing():
 
 
 def _record_seen(owner: Owner, product_ids, now: datetime) -> None:
-    """Every card rendered is recorded as seen: one row per session and product."""
-    rows = [{"session": owner.session_id, "account": owner.account_id, "product": pid, "created_at": now}
-            for pid in dict.fromkeys(product_ids)]
-    if rows:
-        Seen.insert_many(rows).on_conflict_ignore().execute()
+    """Every card rendered is recorded as seen: one row per session and product (a row
+    already there is left as it is). Every feed runs it, so it is built once per number
+    of cards (models/compiled.py)."""
+    ids = list(dict.fromkeys(product_ids))
+    if ids:
+        _SEEN.execute(len(ids), session_id=owner.session_id, account_id=owner.account_id, now=now,
+                      **{f"p{n}": product_id for n, product_id in enumerate(ids)})
+
+
+def _seen_insert(count: int):
+    return (Seen.insert_many([{"session": Param("session_id"), "account": Param("account_id"),
+                               "product": Param(f"p{n}"), "created_at": Param("now")} for n in range(count)])
+            .on_conflict_ignore().returning())
+
+
+_SEEN = Statement("record_seen", _seen_insert)
 
 
 # --- Find and feed -------------------------------------------------------------------------
@@ -212,7 +229,8 @@ def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
     The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    state = read_state(owner, now)
+    # The candidates a feed shows, or those it mints from, come with the state (one read).
+    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE + SPARE_CANDIDATES)
     if state.allowance.finds_remaining == 0:
         return [], []
     with metered(owner.account_id, METER_BUCKET):
@@ -394,8 +412,8 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
         else:
             served = _serve_live(owner, state, now, gate, day, spare=0) or _mint(owner, state, now, gate, day, spare=0)
             following, reason = served.own, served.reason
-            if following is not None and not served.own_seen:
-                _record_seen(owner, [following["product_id"]], now)
+        if following is not None and not served.own_seen:
+            _record_seen(owner, [following["product_id"]], now)
         jobs = watches.observe_available([target] if released else [], now=now)
     body = {"status": PASSED, "passed": target, "next": following}
     if following is None:

@@ -61,9 +61,10 @@ def latest_claim(owner: Owner):
 
 
 def live_hold(owner: Owner, now):
-    """The owner's live hold, the one that lasts longest (a query of its product and expiry)."""
+    """The owner's live hold, the one that lasts longest (a query of its product and expiry).
+    The order is total, so the query names one row however often a statement runs it."""
     return (Hold.select(Hold.product, Hold.expires_at).where(owner.owns(Hold), Hold.expires_at > now)
-            .order_by(Hold.expires_at.desc()).limit(1))
+            .order_by(Hold.expires_at.desc(), Hold.product.desc()).limit(1))
 
 
 def param_owner(bound: bool) -> Owner:

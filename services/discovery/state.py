@@ -5,28 +5,35 @@
 - the claim allowance;
 - the held product with its gate figures (so its card needs no second read) and whether
   it is recorded as seen;
-- which of the find_served and shown_field milestones are reached.
+- which of the find_served and shown_field milestones are reached (a request records
+  only those that are not);
+- for a feed, the best candidates too (it shows them, or mints a hold from them).
 
-A request then writes only what is not already there: a repeat feed reads and writes
-nothing else. The statement is built once per shape (models/compiled.py).
+The statement is built once per shape (models/compiled.py).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 import peewee as pw
 
 from models.account import Milestone
 from models.catalog import Product
 from models.compiled import Param, Statement
-from models.discovery import ClaimAllowance, ProductGate, Seen
+from models.discovery import ClaimAllowance, Hold, ProductGate
 from services import milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
+from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 
 MILESTONES = (milestones.FIND_SERVED, milestones.SHOWN_FIELD)  # what a find or feed advances
+# What the held product's card shows, besides its id (a candidate's row has the same names).
+CARD_FIELDS = (Product.name, Product.description, Product.category, Product.price, Product.cost, Product.currency,
+               Product.images, Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
+               ProductGate.evidence_latest, ProductGate.gate_date)
 
 
 @dataclass(frozen=True)
@@ -34,14 +41,28 @@ class OwnerState:
     resolved: Resolved | None
     allowance: Allowance
     held: object | None  # the live hold's product and gate figures (card fields), when it has one
-    held_seen: bool
+    held_seen: bool  # the held product is recorded as seen by the owner
     missing_milestones: tuple  # (name, session_id, account_id) rows a find or feed must record
+    candidates: tuple | None = None  # the best candidates (cards.Candidate), when asked for
+    candidates_limit: int = 0  # how many were asked for (fewer came back when fewer are free)
 
 
-def read_state(owner: Owner, now: datetime) -> OwnerState:
-    """Reads what the owner has now (one statement)."""
+def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0) -> OwnerState:
+    """Reads what the owner has now, in one statement; with `candidates`, also that many
+    of the best candidates (`cards.candidates` for `gate` on `day`, read in the same
+    statement: a feed needs them whether it serves its hold or mints one)."""
     bound = owner.account_id is not None
-    row = _STATE.first(bound, session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
+    values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
+    found = None
+    if candidates:
+        # One row per candidate, each repeating the state's columns: those are read once.
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, cutoff=gate.cutoff(day),
+                                               min_margin=gate.min_margin_pct, **values)
+        width = len(rows[0]) - len(CANDIDATE_COLUMNS)
+        row = _STATE_ROW._make(text.decode(rows[0], 0, width))
+        found = tuple(Candidate._make(text.decode(r, width)) for r in rows if r[width] is not None)
+    else:
+        row = _STATE.first(bound, **values)
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
     missing = [(name, owner.session_id, None)
                for name, reached in zip(MILESTONES, (row.session_m0, row.session_m1)) if not reached]
@@ -50,51 +71,61 @@ def read_state(owner: Owner, now: datetime) -> OwnerState:
                     for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1)) if not reached]
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
-                      missing_milestones=tuple(missing))
+                      missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates)
 
 
 def _reached(name: str, bound_to_account: bool):
-    whose = ((Milestone.account == Param("account_id")) if bound_to_account
-             else (Milestone.session == Param("session_id")) & Milestone.account.is_null())
-    return pw.fn.EXISTS(Milestone.select(Milestone.id).where(whose, Milestone.name == name))
+    """Whether a milestone is reached, as a column (true when so; false or null when not).
+    (session, name) is unique, so the session's flag reads that one row's account (null:
+    the session's own row), by that unique key."""
+    if bound_to_account:
+        return pw.fn.EXISTS(Milestone.select(Milestone.id).where(Milestone.account == Param("account_id"),
+                                                                 Milestone.name == name))
+    return Milestone.select(Milestone.account.is_null()).where(Milestone.session == Param("session_id"),
+                                                               Milestone.name == name)
 
 
 def _build(bound: bool):
     owner = param_owner(bound)
-    base = pw.Select(columns=[pw.SQL("1")]).alias("base")
-    hold = live_hold(owner, Param("now")).alias("h")
+    hold = live_hold(owner, Param("now"))
+    hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
     allowance = ClaimAllowance.select
     columns = [  # the names are those of the row `read_state` reads
         latest_claim(owner).alias("claimed_id"),
-        hold.c.product_id.alias("hold_id"),
-        hold.c.expires_at.alias("held_until"),
+        hold_id.alias("hold_id"),
+        hold.select(Hold.expires_at).alias("held_until"),
         allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == Param("key")).alias("lifts"),
         allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == Param("key")).alias("claims_made"),
-        pw.fn.EXISTS(Seen.select(Seen.id).where(owner.owns(Seen), Seen.product == hold.c.product_id))
-        .alias("held_seen"),
         _reached(MILESTONES[0], False).alias("session_m0"),
         _reached(MILESTONES[1], False).alias("session_m1"),
         (_reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
         (_reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
-        # The held product as a card needs (the same names as a candidate's, see cards.py).
+        # The held product with its card fields, by the names a candidate's row has (cards.py).
         Product.product_id.alias("product_id"),
-        Product.name.alias("name"),
-        Product.description.alias("description"),
-        Product.category.alias("category"),
-        Product.price.alias("price"),
-        Product.cost.alias("cost"),
-        Product.currency.alias("currency"),
-        Product.images.alias("images"),
-        Product.rank.alias("rank"),
-        ProductGate.margin_pct.alias("margin_pct"),
-        ProductGate.evidence_count.alias("evidence_count"),
-        ProductGate.evidence_latest.alias("evidence_latest"),
-        ProductGate.gate_date.alias("gate_date"),
+        *(field.alias(field.column_name) for field in CARD_FIELDS),
+        # An anonymous owner's live hold always has this session's seen row (a hold is minted
+        # together with it, and only a product the session saw can be selected), so only a
+        # bound owner, whose hold may come from another device, needs the lookup.
+        (seen_flag(owner, Product.product_id) if bound else pw.SQL("1")).alias("held_seen"),
     ]
-    return (pw.Select(from_list=[base], columns=columns)
-            .join(hold, pw.JOIN.LEFT_OUTER, on=pw.SQL("1 = 1"))
-            .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold.c.product_id))
-            .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == hold.c.product_id)))
+    # Joined on the hold's product id (a value computed once), so both are primary key lookups.
+    return (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
+            .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
+            .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
+
+
+def _build_with_candidates(bound: bool, limit: int):
+    """The state row joined with the best `limit` candidates: one row per candidate (one
+    row with empty candidate columns when there is none), best first."""
+    state = _build(bound).alias("state")
+    best = candidates_query(bound, limit, 0).alias("best")
+    columns = [getattr(state.c, c._alias).alias(c._alias) for c in _build(bound)._returning]
+    columns += [getattr(best.c, name).alias(f"candidate_{name}") for name in CANDIDATE_COLUMNS]
+    return (pw.Select(from_list=[state], columns=columns)
+            .join(best, pw.JOIN.LEFT_OUTER, on=pw.SQL("1 = 1"))
+            .order_by(best.c.feed_rank.desc(), best.c.product_id.asc()))
 
 
 _STATE = Statement("owner_state", _build)
+_STATE_ROW = namedtuple("OwnerStateRow", [c._alias for c in _build(False)._returning])
+_STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates)
