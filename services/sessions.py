@@ -1,20 +1,16 @@
 """Browser sessions behind the ff_session cookie."""
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 
 import peewee as pw
 
 from models.session import Session
+from services.tokens import hash_token
 
 # secrets.token_hex(16): 32 lowercase hexadecimal characters, 128 random bits.
 _COOKIE_SHAPE = re.compile(r"[0-9a-f]{32}")
-
-
-def hash_token(value: str) -> str:
-    return hashlib.sha256(value.encode("ascii")).hexdigest()
 
 
 def find_session(cookie_value: str | None) -> Session | None:
