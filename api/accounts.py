@@ -25,7 +25,7 @@ def _login_failure(*, reason: str) -> str:
 SUCCESS_LOCATION = "/?view=home#/app/home"
 FAILURE_LOCATION = _login_failure(reason="invalid_link")
 LINK_EXPLANATION = ("If an account exists for that address, a sign-in link is on its way. "
-                    "The link works once, for 15 minutes.")
+                    f"The link works once, for {sign_in.TOKEN_MINUTES} minutes.")
 
 DECISIONS = [
     "POST /api/account: a missing or non-string `email` answers 400 `invalid_email`; a string that cannot be an "
@@ -36,7 +36,8 @@ DECISIONS = [
     "POST /api/account answers also carry `email`, `verified` and `email_sent`. `fix_token` is accepted; the Fix "
     "run it names is adopted once Fix runs exist.",
     "Sign-in mail is sent by a job for known and unknown addresses alike; the job sends nothing for an unknown "
-    "address, and at most 5 links an hour to one address (further requests answer the same and send nothing). "
+    f"address, and at most {sign_in.MAILS_PER_HOUR} links an hour to one address (further requests answer the "
+    "same and send nothing). "
     "`email_sent` says whether the deployment's mailer accepts messages now.",
     "Anonymous sessions are never asked to prove anything: binding is immediate, and the first redemption of a "
     "link verifies the account, rotates the redeeming session's cookie, and unbinds every other session bound to "
