@@ -86,7 +86,14 @@ class Lease:
         # lease before the reaper noticed): it is then taken again, and the row's fence
         # decides. Only another holder means someone else is working on the subject.
         with self._lock_mutex:
-            return self._lock.extend() or self._lock.acquire()
+            try:
+                return self._lock.extend() or self._lock.acquire()
+            except Exception:
+                # Redis did not answer: the lock may well still be ours. The row's lease is
+                # renewed regardless (its fence is the guarantee); the next renewal retries.
+                log.warning("job lock not extended", exc_info=True,
+                            extra={"fields": {"job_id": self.job_id, "attempt": self.attempt}})
+                return True
 
     def _lose(self, why: str) -> None:
         self._lost.set()
