@@ -124,6 +124,8 @@ class StatusAnswer(Schema):
 
 class TokenQuery(Schema):
     token = fields.String(load_default="")
+    # A sign-in token is only ever hashed, and any bad link must redirect like the others (spec 4.2).
+    ACCEPTS_NUL = True
 
 
 @bp.get("/api/account")

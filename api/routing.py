@@ -191,7 +191,11 @@ class StrictJsonParser(FlaskParser):
 
     def load_querystring(self, req, schema):
         # Query strings are text: no JSON type check; the first value of a repeated name.
-        return req.args.to_dict()
+        values = req.args.to_dict()
+        if not getattr(schema, "ACCEPTS_NUL", False) and any("\x00" in value for value in values.values()):
+            # PostgreSQL cannot compare text with a NUL in it, and no parameter needs one.
+            raise ApiError(400, "invalid_request", "A query parameter contains a NUL character.")
+        return values
 
     def pre_load(self, location_data, *, schema, req, location):
         if location == "json":

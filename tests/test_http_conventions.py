@@ -294,3 +294,9 @@ def test_a_route_that_declares_nothing_is_guarded_as_state_changing(c):
     _refusal(c.get("/api/_probe/undeclared", headers={"Sec-Fetch-Site": "cross-site"}), 403, "cross_site_request")
     _refusal(c.post("/api/_probe/undeclared", headers={"Origin": "https://evil.example"}), 403, "cross_site_request")
     assert c.get("/api/_probe/undeclared", headers={"Sec-Fetch-Site": "same-origin"}).get_json() == {"status": "ok"}
+
+
+def test_a_nul_in_a_query_parameter_is_400_not_a_database_error(c):
+    _refusal(c.get("/api/discover?job_id=a%00b"), 400, "invalid_request")
+    login = c.get("/login?token=%00")  # a sign-in link always redirects (spec 4.2)
+    assert login.status_code == 303 and login.headers["Location"] == "/#login?e=invalid_link"
