@@ -44,6 +44,14 @@ DECISIONS = [
     "or booted within WORKER_STALE_SECONDS.",
     "Background work is a job row {id, kind, subject, status: queued|running|done|failed, stage, attempt, error}; "
     "`error` holds a registered reason code. At most one job per kind and subject is queued or running.",
+    "A running job renews its subject lock and its row's lease at every stage and every lease/3, so it may run for "
+    "many leases; the reaper only takes a running job whose lease has actually run out.",
+    "A dead worker's job is sent again about one lease after its last heartbeat; the dead attempt's late writes "
+    "are refused (every write of a run is fenced by its attempt number).",
+    "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
+    "fenced write and records nothing.",
+    "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
+    "it is retried, then fails.",
 ]
 
 # Every route may answer these.
