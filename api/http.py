@@ -14,6 +14,7 @@ from flask import g, request
 
 from api.errors import ApiError
 from api.session import ensure_cookie
+from integrations.metrics import observe_request
 from models.db import close_connection
 
 log = logging.getLogger("api.request")
@@ -41,6 +42,10 @@ def install_request_conventions(app, settings) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         _log_request(response)
+        started = g.get("started")
+        if started is not None:
+            observe_request(route=request.url_rule.rule if request.url_rule else None, method=request.method,
+                            status=response.status_code, seconds=time.perf_counter() - started)
         return response
 
     @app.teardown_request

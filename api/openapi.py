@@ -158,6 +158,9 @@ def _operation(rule, method: str, contract) -> dict:
             operation["responses"][str(status)] = {"description": _status_text(status),
                                                    "headers": {"Location": {"schema": {"type": "string"}}}}
             continue
+        if isinstance(schema, dict) and "content" in schema:  # not JSON (GET /metrics): its media types as given
+            operation["responses"][str(status)] = {"description": _status_text(status), "content": schema["content"]}
+            continue
         content_schema = schema if schema is not None else {"type": "object"}
         operation["responses"][str(status)] = {"description": _status_text(status),
                                                "content": {"application/json": {"schema": content_schema}}}
