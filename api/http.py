@@ -16,6 +16,7 @@ from api.errors import ApiError
 from api.routing import UNDECLARED, declaration_of
 from api.session import ensure_cookie
 from services.database import close_connection
+from services.metrics import observe_request
 
 log = logging.getLogger("api.request")
 
@@ -42,6 +43,10 @@ def install_request_conventions(app, settings) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         _log_request(response)
+        started = g.get("started")
+        if started is not None:
+            observe_request(route=request.url_rule.rule if request.url_rule else None, method=request.method,
+                            status=response.status_code, seconds=time.perf_counter() - started)
         return response
 
     @app.teardown_request

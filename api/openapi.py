@@ -52,6 +52,10 @@ DECISIONS = [
     "fenced write and records nothing.",
     "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
     "it is retried, then fails.",
+    "The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS (30) that hold, claimed, metered "
+    "(a claim-allowance row) or bound nothing, with no open watch, live sign-in link or pending sign-in mail, and "
+    "no activity recorded within that period. A pruned session's seen, passed, share and milestone rows go with "
+    "it; sign-in tokens and referral codes stay without the reference. A pruned cookie is simply replaced.",
 ]
 
 # Every route may answer these.
