@@ -16,6 +16,7 @@ import re
 import flask_smorest
 
 from api.routing import UNDECLARED, declaration_of
+from config import Settings
 from services.reasons import REASONS
 
 # Cross-cutting decisions on points the spec leaves open; each feature area adds its own
@@ -52,7 +53,7 @@ DECISIONS = [
     "fenced write and records nothing.",
     "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
     "it is retried, then fails.",
-    "The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS (30) that hold, claimed, metered "
+    f"The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS ({Settings.anon_session_days}) that hold, claimed, metered "
     "(a claim-allowance row) or bound nothing, with no open watch, live sign-in link or pending sign-in mail, and "
     "no activity recorded within that period. A pruned session's seen, passed, share and milestone rows go with "
     "it; sign-in tokens and referral codes stay without the reference. A pruned cookie is simply replaced.",
