@@ -3,21 +3,23 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
-from config import get_settings
+from config import Settings, get_settings
 from jobs.send import send_all
 from services import discovery, watches
 from services.meter import METER_REFUSALS
 
 bp = Blueprint("discovery", __name__, description="Discovery, holds and claims.")
 
+# The numbers below come from the constants and settings defaults they describe, so the
+# document cannot drift from the code (tests/test_discovery_decisions.py changes them and looks).
 DECISIONS: list[str] = [
     "Resolver: a session's product is its most recent claim, else its live hold (claimed first, then hold); every "
     "founder-scoped endpoint resolves through services.discovery.resolve. A bound session sees its account's "
     "claims, holds, seen and passed products and allowance (from any device); an anonymous one its own. On "
     "POST /api/account everything the session did becomes the account's (`adopted_claims` lists its claims).",
-    "Holds last 30 minutes (`held_minutes: 30`) and are not extended by being served again; a founder holds one "
-    "product at a time (taking a new hold releases the previous one). An expired hold is free for everyone at "
-    "once, with no sweeper: every read and write compares its expiry with now. At most one live hold and one "
+    f"Holds last {discovery.HOLD_MINUTES} minutes (`held_minutes: {discovery.HOLD_MINUTES}`) and are not extended "
+    "by being served again; a founder holds one product at a time (taking a new hold releases the previous one). "
+    "An expired hold is free for everyone at once, with no sweeper: every read and write compares its expiry with now. At most one live hold and one "
     "claim per product are enforced by the database (a hold row keyed by product taken by a conditional upsert; "
     "a unique product on claims); the loser of a race gets 409 `held_by_another_founder` or "
     "`claimed_by_another_founder`.",
@@ -26,7 +28,8 @@ DECISIONS: list[str] = [
     "card adds held_until (ISO 8601 UTC, Z) or claimed: true. Money is a JSON number with two decimals.",
     "GET /api/find answers one card: the live hold, else a new hold on the best candidate; at the allowance it "
     "answers the founder's claimed card (claimed: true) without metering. GET /api/feed answers feed[0] = the "
-    "session's own held product (minted if needed), then up to 11 candidates; [] at the allowance (not metered). "
+    f"session's own held product (minted if needed), then up to {discovery.FEED_SIZE - 1} candidates; [] at the "
+    "allowance (not metered). "
     "Candidates clear the evidence gate and are neither held (live) nor claimed by anyone nor passed on by the "
     "founder. Ranking key: rank descending, then product_id ascending. Every card rendered (find, feed, the next "
     "card of a pass) is recorded as seen; only seen products can be selected or claimed by id.",
@@ -35,9 +38,12 @@ DECISIONS: list[str] = [
     "`not_servable` when none of the unclaimed products clears the evidence gate, `passed_out` when the founder "
     "passed on every one that does, else `all_held` (the rest are held by other founders now). A find or feed "
     "that ends in such a refusal is refunded to the meter.",
-    "Evidence gate (EVIDENCE_MIN_ROWS=2, EVIDENCE_MAX_AGE_DAYS=540, MIN_MARGIN_PCT=20): a product is served only "
-    "while it has at least 2 dated evidence rows from the last 540 days and a gross margin (price - cost) / price "
-    "of at least 20 %. A named product that fails it answers `not_presearch_qualified` (select: 409; claim: 200, "
+    f"Evidence gate (EVIDENCE_MIN_ROWS={Settings.evidence_min_rows}, "
+    f"EVIDENCE_MAX_AGE_DAYS={Settings.evidence_max_age_days}, MIN_MARGIN_PCT={Settings.min_margin_pct}): a product "
+    f"is served only while it has at least {Settings.evidence_min_rows} dated evidence rows from the last "
+    f"{Settings.evidence_max_age_days} days and a gross margin (price - cost) / price of at least "
+    f"{Settings.min_margin_pct} %. A named product that fails it answers `not_presearch_qualified` (select: 409; "
+    "claim: 200, "
     "and the hold is released); a held product that fails it is dropped from find and feed, which serve another.",
     "POST /api/select {product_id}: 200 {status: selected, held, product_id, held_minutes, held_until}; 400 "
     "`no_product_id` (missing), 404 `unknown_product`, 409 `not_shown`, `passed_by_you`, "
@@ -55,7 +61,9 @@ DECISIONS: list[str] = [
     "next is null, reason (`all_held`, `passed_out`, `catalog_exhausted`, `not_servable`, or "
     "`claim_limit_reached` at the allowance) and explanation; the next card is held for the session. Passing "
     "your own claim is 409 `claimed_by_you`.",
-    "Claim allowance: base 1, +1 per share action, at most 5 (after four lifting shares a share is still "
+    f"Claim allowance: base {discovery.BASE_ALLOWANCE}, +1 per share action, at most "
+    f"{discovery.BASE_ALLOWANCE + discovery.MAX_SHARE_LIFTS} (after {discovery.MAX_SHARE_LIFTS} lifting shares a "
+    "share is still "
     "recorded and its link returned, but the allowance stays). finds_remaining = allowance - claims_made, never "
     "below zero. POST /api/share answers {status: share_recorded, shared: true, url: BASE_URL/r/<code>, "
     "allowance, claims_made, finds_remaining, explanation, observed}; the code is the session's (its account's "
@@ -68,14 +76,17 @@ DECISIONS: list[str] = [
     "closes once, when the product is observed available: its holder passes or moves on, a feed shows it as a "
     "free card (this is how an expired hold is noticed), or the watcher reads their watches; the notice is "
     "mailed by a job (retried while the mailer is down).",
-    "POST /api/discover {q?, mode?: new|refresh, use_research_brief?} runs scripts/discover.py in a worker (one "
-    "run per session at a time; a second request joins the running one) and waits up to DISCOVER_WAIT_SECONDS "
-    "(60) for it. The script reads the supplier feed (SUPPLIER_FEED: the bundled offline feed, a folder or an "
+    f"POST /api/discover {{q?, mode?: new|refresh, use_research_brief?}} runs {discovery.DISCOVER_SCRIPT} in a "
+    "worker (one run per session at a time; a second request joins the running one) and waits up to "
+    f"DISCOVER_WAIT_SECONDS ({Settings.discover_wait_seconds}) for it. The script reads the supplier feed "
+    "(SUPPLIER_FEED: the bundled offline feed, a folder or an "
     "http(s) URL), keeps the products matching every word of q, scores them against the evidence gate and adds "
-    "up to DISCOVER_MAX_ADD (25) qualified products new to the catalog (mode refresh also updates those already "
+    f"up to DISCOVER_MAX_ADD ({Settings.discover_max_add}) qualified products new to the catalog (mode refresh also "
+    "updates those already "
     "in it), printing one line per product and a summary. Answer: {status: ok (exit 0) | refused, query, ran "
-    "(scripts/discover.py when no q, else null), exit_code, log, stderr, job_id}; timed_out / truncated are "
-    "added when the script hit DISCOVER_TIMEOUT_SECONDS (45) or its output cap. When the wait ends first the "
+    f"({discovery.DISCOVER_SCRIPT} when no q, else null), exit_code, log, stderr, job_id}}; timed_out / truncated "
+    f"are added when the script hit DISCOVER_TIMEOUT_SECONDS ({Settings.discover_timeout_seconds}) or its output "
+    "cap. When the wait ends first the "
     "answer is status running with the job_id: GET /api/discover?job_id=... answers the same body until done.",
     "use_research_brief: until a nightly research brief has been published the script says so on stderr and "
     "runs with an empty filter (exit 0).",

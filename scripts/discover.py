@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Discovery run: supplier feed -> filter -> evidence gate -> catalog.
 
-POST /api/discover runs this script in a worker (jobs/discovery.py); an operator can run
+POST /api/discover runs this script in a worker (services/discovery/runs.py); an operator can run
 it by hand too. It
 
 1. reads the supplier feed named by SUPPLIER_FEED (or --feed): the bundled offline feed

@@ -99,7 +99,13 @@ def servable(gate: Gate | None = None, on: date | None = None):
     """The condition on ProductGate rows that clear the gate on a day (a peewee expression)."""
     gate = gate or current_gate()
     on = on or today()
-    return (ProductGate.gate_date >= gate.cutoff(on)) & (ProductGate.margin_pct >= gate.min_margin_pct)
+    return servable_from(gate.cutoff(on), gate.min_margin_pct)
+
+
+def servable_from(cutoff, min_margin_pct):
+    """`servable` given its two figures: the cutoff date and the least margin (values, or
+    the parameters of a statement built once, see models/compiled.py)."""
+    return (ProductGate.gate_date >= cutoff) & (ProductGate.margin_pct >= min_margin_pct)
 
 
 def row_clears(row: ProductGate | None, gate: Gate, on: date) -> bool:

@@ -27,6 +27,15 @@ def record(name: str, *, session_id: int | None = None, account_id: int | None =
     return new
 
 
+def record_missing(rows) -> None:
+    """Records milestones known to be missing, in one statement: `rows` are (name,
+    session_id, account_id) with one of the two ids set. A row that exists by now (a
+    concurrent request recorded it) is left as it is."""
+    rows = [{"name": name, "session": session_id, "account": account_id} for name, session_id, account_id in rows]
+    if rows:
+        Milestone.insert_many(rows).on_conflict_ignore().execute()
+
+
 def reached(name: str, *, session_id: int | None = None, account_id: int | None = None) -> bool:
     query = Milestone.select().where(Milestone.name == name)
     if account_id is not None:

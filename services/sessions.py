@@ -9,6 +9,7 @@ import peewee as pw
 
 from models.account import Milestone, SignInToken
 from models.clock import utcnow
+from models.compiled import Param, Statement
 from models.db import is_sqlite, transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.job import Job
@@ -24,7 +25,17 @@ def find_session(cookie_value: str | None) -> Session | None:
     """The session a cookie value was issued for, or None for a value the server never issued."""
     if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
         return None
-    return Session.get_or_none(Session.token_hash == hash_token(cookie_value))
+    row = _BY_TOKEN_HASH.first(token_hash=hash_token(cookie_value))
+    if row is None:
+        return None
+    session = Session(__no_default__=1, **row._asdict())
+    session._dirty.clear()  # as peewee leaves a row it loaded
+    return session
+
+
+# Every request looks its session up: the statement is built once (models/compiled.py).
+_BY_TOKEN_HASH = Statement("session_by_token", lambda: Session.select().where(Session.token_hash == Param("token_hash"))
+                           .limit(1))
 
 
 def open_session() -> tuple[Session, str]:

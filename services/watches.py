@@ -18,9 +18,13 @@ observing the same release mail the watcher once.
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import quote
 
 import peewee as pw
 
+from config import get_settings
+from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
+from integrations.mail.render import render
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -28,6 +32,7 @@ from models.discovery import Claim, Hold, Watch
 from models.job import Job
 from models.session import Session
 from services.accounts import normalize_email
+from services.errors import TransientError
 from services.jobs import create_job
 from services.ownership import owner_of
 from services.reasons import sentence
@@ -136,3 +141,23 @@ def notice(watch_id: int) -> dict | None:
 def mark_notified(watch_id: int) -> bool:
     return (Watch.update(notified_at=utcnow())
             .where(Watch.id == watch_id, Watch.notified_at.is_null()).execute()) == 1
+
+
+def send_notice(watch_id: int, *, settings=None) -> dict:
+    """Mails a watcher that the product they watched is available again (once); the
+    `watch_notice` job's result. Raises TransientError while the mailer is down."""
+    found = notice(watch_id)
+    if found is None:
+        return {"sent": False}
+    settings = settings or get_settings()
+    link = f"{settings.base_url}/?view=find&product={quote(found['product_id'], safe='')}"
+    subject, text, html = render("watch_available", product_name=found["product_name"], link=link,
+                                 email=found["email"])
+    try:
+        get_mailer(settings).send(Message(to=found["email"], subject=subject, text=text, html=html))
+    except MailUnavailable:
+        raise TransientError("mailer unavailable") from None
+    except MailRejected:
+        return {"sent": False, "why": "rejected"}
+    mark_notified(watch_id)
+    return {"sent": True}

@@ -11,10 +11,10 @@ import time
 import pytest
 
 from config import ROOT, get_settings, use_settings
-from jobs.discovery import run_capped, script_env
 from models.catalog import Product
 from models.discovery import ProductGate
 from services import evidence_gate
+from services.discovery import run_capped, script_env
 from tests.conftest import SETTINGS
 from tests.test_discovery import TODAY, find, frozen_clock, item, refusal  # noqa: F401
 

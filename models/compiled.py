@@ -1,0 +1,188 @@
+"""Statements built once: a peewee query written with named parameters (`Param`) is turned
+into SQL text the first time it runs on a database; after that only values travel.
+
+Why: building the SQL of a query in peewee costs more than PostgreSQL takes to run a short
+indexed one, and a few reads run on every request (the session lookup, discovery's read
+of what an owner has, the feed's candidates). The peewee expression stays the one
+definition of each statement; its text is cached per database flavour and per shape (the
+arguments of the builder, for what changes the text: an anonymous or a bound owner, a
+LIMIT, the length of a list).
+
+On PostgreSQL the text is also prepared on the server, once per pooled connection
+(PREPARE, then EXECUTE with the values), so the planner does not plan the same statement
+on every request (the feed's candidates took ~2 ms to plan). A prepared statement lives as
+long as its connection, survives a rollback, and a new connection prepares it again on
+first use. PREPARE goes to the server directly, as peewee sends BEGIN and COMMIT, so
+`Database.execute_sql` sees exactly one statement per run (the query counts of the tests
+and of bench/feed_bench.py are counted there).
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from collections import namedtuple
+
+import peewee as pw
+
+from models.db import db
+
+
+class Param(pw.Node):
+    """A named parameter of a statement. Its value, given when the statement runs, is
+    converted as peewee would convert a value in its place (by the field it meets)."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def __sql__(self, ctx):
+        ctx._values.append(_Slot(self.name, ctx.state.converter))
+        return ctx.literal(ctx.state.param or "?")
+
+
+class _Slot:
+    __slots__ = ("name", "converter")
+
+    def __init__(self, name, converter):
+        self.name = name
+        self.converter = converter
+
+
+class _Text:
+    """One statement compiled for one database flavour and shape."""
+
+    def __init__(self, label: str, query, database):
+        sql, values = database.get_sql_context().sql(query).query()
+        self.sql = sql
+        self.slots = [v if isinstance(v, _Slot) else _Slot(None, lambda _v, fixed=v: fixed) for v in values]
+        names, self.decoders = _columns(query)
+        self.row = namedtuple(f"{label.title().replace('_', '')}Row", names)
+        self.prepared = None
+        if isinstance(database, pw.PostgresqlDatabase) and "%" not in sql.replace("%s", ""):
+            # Whole numbers fixed in the query (LIMIT 11) are written into the prepared text,
+            # so the plan kept for it knows them; everything else is a $n parameter.
+            pieces, kept, numbered = sql.split("%s"), [], []
+            for piece, value, slot in zip(pieces, values, self.slots):
+                if slot.name is None and type(value) is int:
+                    numbered.append(piece + str(value))
+                else:
+                    kept.append(slot)
+                    numbered.append(piece + f"${len(kept)}")
+            numbered.append(pieces[-1])
+            prepared_text = "".join(numbered)
+            self.prepared = f"ff_{label}_{hashlib.sha1(prepared_text.encode()).hexdigest()[:12]}"
+            self.prepare_sql = f"PREPARE {self.prepared} AS {prepared_text}"
+            marks = ", ".join(["%s"] * len(kept))
+            self.execute_sql = f"EXECUTE {self.prepared} ({marks})" if kept else f"EXECUTE {self.prepared}"
+            self.execute_slots = kept
+
+    def params(self, values: dict, slots=None) -> list:
+        out = []
+        for slot in self.slots if slots is None else slots:
+            value = values[slot.name] if slot.name is not None else None
+            out.append(slot.converter(value) if slot.converter else value)
+        return out
+
+
+def _columns(query) -> tuple[list[str], list]:
+    """The names (aliases) of a query's columns, and how to read each back (a field's
+    python_value, or None for a value taken as it comes)."""
+    names, decoders = [], []
+    for node in query._returning:
+        if isinstance(node, pw.Alias):
+            name, inner = node._alias, node.node
+        elif isinstance(node, pw.SelectQuery):
+            name, inner = node._alias, node
+        else:
+            name, inner = getattr(node, "name", None), node
+        if not name:
+            raise ValueError(f"column {node!r} of a compiled statement needs an alias")
+        names.append(name)
+        decoders.append(_field_of(inner).python_value if _field_of(inner) is not None else None)
+    return names, decoders
+
+
+def _field_of(node):
+    """The model field a column reads, if any: the field itself, the one column of a scalar
+    subquery, or the field a derived table's column comes from."""
+    if isinstance(node, pw.SelectQuery) and len(node._returning) == 1:
+        node = node._returning[0]
+    elif isinstance(node, pw.Column) and isinstance(node.source, pw.SelectQuery):
+        node = next((f for f in node.source._returning if isinstance(f, pw.Field) and f.column_name == node.name), None)
+    return node if isinstance(node, pw.Field) else None
+
+
+_prepared: "weakref.WeakKeyDictionary[object, set[str]]" = weakref.WeakKeyDictionary()
+_prepared_lock = threading.Lock()
+
+
+class Statement:
+    """A read built by `build(*shape)` (a peewee query using `Param`s), compiled on first
+    use per database flavour and shape. `rows(*shape, **values)` runs it and returns
+    named tuples with each column read back as peewee would read that field."""
+
+    def __init__(self, label: str, build):
+        self.label = label
+        self.build = build
+        self._texts: dict = {}
+
+    def text(self, *shape) -> _Text:
+        database = db.obj
+        key = (type(database), shape)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = _Text(self.label, self.build(*shape), database)
+        return text
+
+    def sql(self, *shape) -> str:
+        """The SQL text for a shape (for tests and for reading)."""
+        return self.text(*shape).sql
+
+    def rows(self, *shape, **values) -> list:
+        text = self.text(*shape)
+        database = db.obj
+        if text.prepared is not None:
+            params = text.params(values, text.execute_slots)
+            connection = _prepare(database, text)
+            try:
+                cursor = db.execute_sql(text.execute_sql, params)
+            except pw.DatabaseError as exc:
+                if getattr(getattr(exc, "orig", None), "pgcode", None) != "26000":
+                    raise
+                # The server no longer has it (the session was reset under the pool): prepare
+                # again. Inside a transaction the failure has aborted it, so it is raised.
+                _forget(connection)
+                if db.in_transaction():
+                    raise
+                _prepare(database, text)
+                cursor = db.execute_sql(text.execute_sql, params)
+        else:
+            cursor = db.execute_sql(text.sql, text.params(values))
+        make, decoders = text.row._make, text.decoders
+        return [make(decode(value) if decode is not None and value is not None else value
+                     for decode, value in zip(decoders, raw)) for raw in cursor.fetchall()]
+
+    def first(self, *shape, **values):
+        found = self.rows(*shape, **values)
+        return found[0] if found else None
+
+
+def _prepare(database, text: _Text):
+    connection = database.connection()
+    with _prepared_lock:
+        names = _prepared.get(connection)
+        if names is None:
+            names = _prepared[connection] = set()
+        if text.prepared in names:
+            return connection
+    with pw.__exception_wrapper__:
+        database.cursor().execute(text.prepare_sql)
+    with _prepared_lock:
+        names.add(text.prepared)
+    return connection
+
+
+def _forget(connection) -> None:
+    with _prepared_lock:
+        _prepared.pop(connection, None)

@@ -1,0 +1,33 @@
+"""Adoption: when a session is bound to an account (POST /api/account, sign-in), what it
+did in discovery becomes the account's. Runs inside the binding transaction."""
+from __future__ import annotations
+
+import peewee as pw
+
+from models.clock import utcnow
+from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
+from services.discovery.allowance import MAX_SHARE_LIFTS, ensure_allowance_row
+from services.ownership import adopter
+
+
+@adopter
+def adopt_discovery(session_id: int, account_id: int) -> dict:
+    """A session's claims, holds, seen and passed products, shares, watches and allowance
+    become its account's."""
+    claimed = [pid for (pid,) in Claim.select(Claim.product)
+               .where(Claim.session == session_id, Claim.account.is_null()).tuples()]
+    for model in (Claim, Hold, Seen, Passed, ShareAction, Watch):
+        model.update(account=account_id).where(model.session == session_id, model.account.is_null()).execute()
+    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    row = ClaimAllowance.get_or_none(ClaimAllowance.owner == session_key)
+    if row is not None:
+        now = utcnow()
+        ensure_allowance_row(account_key, now)
+        lifts = ClaimAllowance.lifts + row.lifts
+        (ClaimAllowance.update(claims_made=ClaimAllowance.claims_made + row.claims_made,
+                               shares=ClaimAllowance.shares + row.shares,
+                               lifts=pw.Case(None, [(lifts > MAX_SHARE_LIFTS, MAX_SHARE_LIFTS)], lifts),
+                               updated_at=now)
+         .where(ClaimAllowance.owner == account_key).execute())
+        ClaimAllowance.delete().where(ClaimAllowance.owner == session_key).execute()
+    return {"claims": claimed}

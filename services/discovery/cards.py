@@ -1,0 +1,145 @@
+"""Cards and candidates: a product as the find endpoints show it, which products an owner
+may be shown now (a statement built once, models/compiled.py), and why there is nothing
+to show."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+
+import peewee as pw
+
+from models.catalog import Product
+from models.clock import iso
+from models.compiled import Param, Statement
+from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
+from services import evidence_gate
+from services.discovery.resolver import param_owner
+from services.ownership import Owner
+
+
+def _money(value) -> float:
+    return float(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until: datetime | None = None,
+         claimed: bool = False) -> dict:
+    """A product as the find endpoints show it (the card fields of decisions.md)."""
+    price, cost = Decimal(product.price), Decimal(product.cost)
+    images = product.images or []
+    body = {
+        "product_id": product.product_id,
+        "name": product.name,
+        "description": product.description,
+        "category": product.category,
+        "image": images[0] if images else None,
+        "price": _money(price),
+        "cost": _money(cost),
+        "margin": _money(price - cost),
+        "margin_pct": float(gate.margin_pct if gate is not None else evidence_gate.margin_pct(price, cost)),
+        "currency": product.currency,
+        "evidence_count": gate.evidence_count if gate is not None else 0,
+        "evidence_latest": _iso_date(gate.evidence_latest) if gate is not None else None,
+        "rank": product.rank,
+        "yours": yours,
+    }
+    if yours and claimed:
+        body["claimed"] = True
+    elif yours:
+        body["held_until"] = iso(held_until)
+    return body
+
+
+def _iso_date(value) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def product_rows(product_ids) -> dict[str, tuple[Product, ProductGate | None]]:
+    """Products with their gate figures, by id (one query)."""
+    if not product_ids:
+        return {}
+    query = (Product.select(Product, ProductGate)
+             .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id), attr="gate_row")
+             .where(Product.product_id.in_(list(product_ids))))
+    return {p.product_id: (p, getattr(p, "gate_row", None)) for p in query}
+
+
+def _live_hold_on(product_field, now):
+    return Hold.select(Hold.product).where((Hold.product == product_field) & (Hold.expires_at > now))
+
+
+def _claim_on(product_field):
+    return Claim.select(Claim.product).where(Claim.product == product_field)
+
+
+def _passed_by(owner: Owner, product_field):
+    return Passed.select(Passed.product).where((Passed.product == product_field) & owner.owns(Passed))
+
+
+def _seen_by(owner: Owner, product_field):
+    return Seen.select(Seen.id).where((Seen.product == product_field) & owner.owns(Seen))
+
+
+def _open_watch_on(product_field):
+    return Watch.select(Watch.id).where((Watch.product == product_field) & Watch.closed_at.is_null())
+
+
+def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude=()) -> list:
+    """The best products this owner may be shown now: clearing the gate, neither held
+    (live) nor claimed by anyone, not passed by the owner. Ranking key: rank descending,
+    then product_id ascending. One query, walking the product_gate_feed_order index.
+
+    Each row carries the card fields (it serves as both product and gate figures for
+    `card`), `seen` (already recorded as seen by the owner) and `watched` (someone waits
+    for it), so a feed writes only what is new."""
+    exclude = list(exclude)
+    values = {f"x{n}": product_id for n, product_id in enumerate(exclude)}
+    return _CANDIDATES.rows(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
+                            account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
+                            min_margin=gate.min_margin_pct, **values)
+
+
+def _candidates_query(bound: bool, limit: int, excluded: int):
+    """The candidates statement for an anonymous or a bound owner, a LIMIT and a number of
+    products left out (the ones a find lost to a concurrent hold)."""
+    owner = param_owner(bound)
+    now = Param("now")
+    query = (ProductGate.select(ProductGate.product.alias("product_id"), Product.name.alias("name"),
+                                Product.description.alias("description"), Product.category.alias("category"),
+                                Product.price.alias("price"), Product.cost.alias("cost"),
+                                Product.currency.alias("currency"), Product.images.alias("images"),
+                                Product.rank.alias("rank"), ProductGate.margin_pct.alias("margin_pct"),
+                                ProductGate.evidence_count.alias("evidence_count"),
+                                ProductGate.evidence_latest.alias("evidence_latest"),
+                                ProductGate.gate_date.alias("gate_date"),
+                                pw.fn.EXISTS(_seen_by(owner, ProductGate.product)).alias("seen"),
+                                pw.fn.EXISTS(_open_watch_on(ProductGate.product)).alias("watched"))
+             .join(Product, on=(ProductGate.product == Product.product_id))
+             .where(evidence_gate.servable_from(Param("cutoff"), Param("min_margin")),
+                    ~pw.fn.EXISTS(_live_hold_on(ProductGate.product, now)),
+                    ~pw.fn.EXISTS(_claim_on(ProductGate.product)),
+                    ~pw.fn.EXISTS(_passed_by(owner, ProductGate.product)))
+             .order_by(ProductGate.rank.desc(), ProductGate.product.asc())
+             .limit(limit))
+    if excluded:
+        query = query.where(ProductGate.product.not_in([Param(f"x{n}") for n in range(excluded)]))
+    return query
+
+
+_CANDIDATES = Statement("feed_candidates", _candidates_query)
+
+
+def why_nothing(owner: Owner, now: datetime, gate, day: date) -> str:
+    """Why no candidate is left for this owner (only asked when there is none)."""
+    servable = (ProductGate.select().where(evidence_gate.servable(gate, day),
+                                           ~pw.fn.EXISTS(_claim_on(ProductGate.product))))
+    if not Product.select().where(~pw.fn.EXISTS(_claim_on(Product.product_id))).exists():
+        reason = "catalog_exhausted"  # every product is claimed, or there are none
+    elif not servable.exists():
+        reason = "not_servable"  # none of the unclaimed products clears the gate now
+    elif not servable.where(~pw.fn.EXISTS(_passed_by(owner, ProductGate.product))).exists():
+        reason = "passed_out"
+    else:
+        reason = "all_held"  # the rest are held by other founders now
+    return reason

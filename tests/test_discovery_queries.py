@@ -1,0 +1,64 @@
+"""What a find or a feed costs the database, pinned: the statements one request runs,
+counted by a query hook of the real database (peewee's query_hooks: every statement that
+goes through Database.execute_sql), on SQLite and on PostgreSQL. A repeat feed (the
+session holds already) takes at most 4, a first feed (it mints a hold) at most 8, and
+neither grows with the catalog or with other founders' holds."""
+from contextlib import contextmanager
+
+import pytest
+
+from models.db import db
+from tests.test_discovery import catalog, find, frozen_clock, item, load  # noqa: F401
+
+FIRST_FEED, REPEAT_FEED = 8, 4
+FIRST_FIND, REPEAT_FIND = 8, 3
+
+
+@contextmanager
+def statements():
+    """Collects the SQL of every statement the database runs inside the block."""
+    seen = []
+
+    def hook(event):
+        seen.append(event.sql)
+
+    db.obj.query_hooks.append(hook)
+    try:
+        yield seen
+    finally:
+        db.obj.query_hooks.remove(hook)
+
+
+def costs(client, path):
+    client.get("/api/health")  # the cookie (a new session row) is issued outside the counted requests
+    counted = []
+    for _ in range(2):
+        with statements() as seen:
+            response = client.get(path)
+        assert response.status_code == 200 and response.get_json(), response.get_data(as_text=True)
+        counted.append(len(seen))
+    return tuple(counted)  # (first, repeat)
+
+
+@pytest.mark.parametrize("path, first, repeat", [("/api/feed", FIRST_FEED, REPEAT_FEED),
+                                                 ("/api/find", FIRST_FIND, REPEAT_FIND)])
+def test_a_feed_or_find_takes_few_statements_whatever_the_catalog(founder, path, first, repeat):
+    catalog(30)
+    small = costs(founder(), path)
+    # A catalog ten times larger, whose best products are held by other founders: the walk
+    # down the ranking steps over them, still in one statement.
+    load(*[item(f"q{n:03d}", rank=2000 - n) for n in range(300)])
+    for _ in range(6):
+        assert find(founder()).status_code == 200
+    large = costs(founder(), path)
+    assert small == large
+    assert small[0] <= first and small[1] <= repeat, small
+
+
+def test_a_repeat_feed_writes_nothing(founder):
+    catalog(30)
+    client = founder()
+    assert client.get("/api/feed").status_code == 200
+    with statements() as seen:
+        assert client.get("/api/feed").status_code == 200
+    assert all(sql.lstrip().upper().startswith(("SELECT", "EXECUTE")) for sql in seen), seen
