@@ -48,6 +48,14 @@ class Settings:
     heartbeat_seconds: int = 15
     worker_stale_seconds: int = 60
     job_stale_seconds: int = 120
+    # Anonymous sessions that hold, claimed, metered and bound nothing are pruned past this age
+    # (services/sessions.prune_anonymous_sessions, fired hourly by the clock).
+    anon_session_days: int = 30
+    # GET /metrics: public when true; otherwise loopback, or HTTP Basic with ADMIN_PASSWORD.
+    metrics_public: bool = False
+    # The exposition server of `dramatiq` worker processes (dramatiq's Prometheus middleware);
+    # 0 = none. It binds 127.0.0.1, or every address when METRICS_PUBLIC is true.
+    worker_metrics_port: int = 9191
     outbox_dir: str = str(VAR / "outbox")
     build: str = "dev"
     # Discovery: the evidence gate a product must clear to be served (services/evidence_gate.py),
@@ -194,6 +202,9 @@ def load_settings(environ=None) -> Settings:
         heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
         worker_stale_seconds=_int(env, "WORKER_STALE_SECONDS", 60, 2, 86400),
         job_stale_seconds=_int(env, "JOB_STALE_SECONDS", 120, 5, 86400),
+        anon_session_days=_int(env, "ANON_SESSION_DAYS", 30, 1, 3650),
+        metrics_public=_bool(env, "METRICS_PUBLIC", False),
+        worker_metrics_port=_int(env, "WORKER_METRICS_PORT", 9191, 0, 65535),
         outbox_dir=env.get("OUTBOX_DIR") or Settings.outbox_dir,
         build=env.get("BUILD_ID") or _build_id(),
         evidence_min_rows=_int(env, "EVIDENCE_MIN_ROWS", 2, 1, 50),

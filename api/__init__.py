@@ -10,7 +10,7 @@ from config import Settings, configure_logging, settings_or_exit, use_settings
 ROOT = Path(__file__).resolve().parent.parent
 
 # One blueprint module per feature area (each has `bp`, and may have `DECISIONS`).
-BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery"]
+BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -18,7 +18,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = use_settings(settings) if settings is not None else settings_or_exit()
     configure_logging(settings)
 
-    from models.db import init_db
+    from services.database import init_db
 
     init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
     import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
@@ -37,19 +37,24 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     import importlib
 
+    from api.openapi import DECISIONS, build_document, make_api
+
+    api = make_api(app, settings)
     modules = [importlib.import_module(f"api.{name}") for name in BLUEPRINTS]
     for module in modules:
-        app.register_blueprint(module.bp)
-    # Each area records its decisions on the spec's open points beside its routes.
-    app.extensions["decisions"] = [d for module in modules for d in getattr(module, "DECISIONS", [])]
+        api.register_blueprint(module.bp)
+    # Flask's static files change nothing, whoever asks for them (the guard fails closed otherwise).
+    from api.routing import Declaration
 
-    from api.openapi import build_spec
+    app.view_functions["static"].declaration = Declaration(changes_state=False, session=False)
+    # Each area records its decisions on the spec's open points beside its routes.
+    decisions = DECISIONS + [d for module in modules for d in getattr(module, "DECISIONS", [])]
 
     cached = {}
 
     def openapi_document():
         if "doc" not in cached:
-            cached["doc"] = build_spec(app, settings)
+            cached["doc"] = build_document(app, api, decisions)
         return cached["doc"]
 
     app.extensions["openapi"] = openapi_document

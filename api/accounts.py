@@ -3,23 +3,19 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, request
+from flask import Response, request
 from marshmallow import Schema, fields, validate
 
-from api.contract import EMPTY, endpoint
 from api.errors import ApiError
+from api.routing import Blueprint
 from api.session import current_session, reissue_cookie, replace_cookie
-from config import get_settings
-from integrations.mail import get_mailer
 from jobs.send import send_all
-from models.account import SignInToken
-from models.db import transaction
 from services import referrals, sign_in
-from services.accounts import account_of, describe, normalize_email, save_account, sign_in_mail_job, sign_out
+from services.accounts import (ENGINE, account_of, describe, mailer_accepting, normalize_email,
+                               request_product_link, request_sign_in_mail, save_account, saved_answer, sign_out)
 from services.errors import Refused
-from services.plans import effective_tier, tier_label
 
-bp = Blueprint("accounts", __name__)
+bp = Blueprint("accounts", __name__, description="Accounts and sign-in links.")
 
 def _login_failure(*, reason: str) -> str:
     """Where a failed redemption sends the browser (spec 4.2); the page reads the reason."""
@@ -29,7 +25,7 @@ def _login_failure(*, reason: str) -> str:
 SUCCESS_LOCATION = "/?view=home#/app/home"
 FAILURE_LOCATION = _login_failure(reason="invalid_link")
 LINK_EXPLANATION = ("If an account exists for that address, a sign-in link is on its way. "
-                    "The link works once, for 15 minutes.")
+                    f"The link works once, for {sign_in.TOKEN_MINUTES} minutes.")
 
 DECISIONS = [
     "POST /api/account: a missing or non-string `email` answers 400 `invalid_email`; a string that cannot be an "
@@ -40,7 +36,8 @@ DECISIONS = [
     "POST /api/account answers also carry `email`, `verified` and `email_sent`. `fix_token` is accepted; the Fix "
     "run it names is adopted once Fix runs exist.",
     "Sign-in mail is sent by a job for known and unknown addresses alike; the job sends nothing for an unknown "
-    "address, and at most 5 links an hour to one address (further requests answer the same and send nothing). "
+    f"address, and at most {sign_in.MAILS_PER_HOUR} links an hour to one address (further requests answer the "
+    "same and send nothing). "
     "`email_sent` says whether the deployment's mailer accepts messages now.",
     "Anonymous sessions are never asked to prove anything: binding is immediate, and the first redemption of a "
     "link verifies the account, rotates the redeeming session's cookie, and unbinds every other session bound to "
@@ -57,7 +54,21 @@ DECISIONS = [
 
 
 class EmailField(fields.String):
-    """An email address as sent: a string (its shape is checked by the service)."""
+    """An email address: a string with the shape of one, lower-cased. A missing or non-string
+    value answers the field's `reason`; a string that cannot be an address answers
+    `malformed` (POST /api/account names that case account_required, spec 7.2)."""
+
+    def __init__(self, *, malformed: str, **kwargs):
+        super().__init__(**kwargs)
+        self.malformed = malformed
+        self.metadata = {**self.metadata, "also_refuses": [malformed]}  # documented beside `reason`
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        raw = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return normalize_email(raw, reason=self.malformed)
+        except Refused as refused:
+            raise ApiError(400, refused.reason) from None
 
 
 class AccountAnswer(Schema):
@@ -70,7 +81,8 @@ class AccountAnswer(Schema):
 
 
 class SaveBody(Schema):
-    email = EmailField(required=True, validate=validate.Length(max=1000), metadata={"reason": "invalid_email"})
+    email = EmailField(required=True, malformed="account_required", validate=validate.Length(max=1000),
+                       metadata={"reason": "invalid_email"})
     source = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=120))
     fix_token = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
 
@@ -87,7 +99,8 @@ class SavedAnswer(Schema):
 
 
 class EmailBody(Schema):
-    email = EmailField(required=True, validate=validate.Length(max=1000), metadata={"reason": "invalid_email"})
+    email = EmailField(required=True, malformed="invalid_email", validate=validate.Length(max=1000),
+                       metadata={"reason": "invalid_email"})
 
 
 class LinkRequestedAnswer(Schema):
@@ -97,7 +110,7 @@ class LinkRequestedAnswer(Schema):
 
 
 class RequestLinkBody(Schema):
-    email = EmailField(required=True, validate=validate.Length(max=1000), metadata={"reason": "invalid_email"})
+    email = fields.String(required=True, validate=validate.Length(max=1000), metadata={"reason": "invalid_email"})
     returnTo = fields.String(load_default=None, allow_none=True)
 
 
@@ -111,53 +124,37 @@ class StatusAnswer(Schema):
 
 class TokenQuery(Schema):
     token = fields.String(load_default="")
-
-
-def _mailer_accepting() -> bool:
-    return get_mailer(get_settings()).accepting()
-
-
-def _request_sign_in_mail(*, email: str, surface: str, return_to: str | None) -> None:
-    """Queues the sign-in mail for this session (the job decides whether anything is sent)."""
-    with transaction():
-        job = sign_in_mail_job(email=email, session_id=current_session().id, surface=surface, return_to=return_to)
-    send_all([job])
+    # A sign-in token is only ever hashed, and any bad link must redirect like the others (spec 4.2).
+    ACCEPTS_NUL = True
 
 
 @bp.get("/api/account")
-@endpoint(answers={200: AccountAnswer}, tag="accounts")
+@bp.declare(changes_state=False)
+@bp.response(200, AccountAnswer)
 def get_account():
     """Says which account (email address) this session is signed in to, or null."""
     return {"status": "ok", **describe(account_of(current_session()))}
 
 
 @bp.post("/api/account")
-@endpoint(body=SaveBody, answers={200: SavedAnswer}, refuses={400: ["account_required"], 409: ["account_required",
-          "bound_to_another_account"]}, tag="accounts")
+@bp.declare(changes_state=True, refuses={409: ["account_required", "bound_to_another_account"]})
+@bp.arguments(SaveBody)
+@bp.response(200, SavedAnswer)
 def save(body):
     """Saves the session to an email address and sends a sign-in link to it."""
-    email = normalize_email(body["email"], reason="account_required")
-    outcome = save_account(session_id=current_session().id, email=email, source=body["source"])
+    outcome = save_account(session_id=current_session().id, email=body["email"], source=body["source"])
     send_all([outcome.mail_job])
-    email_sent = _mailer_accepting()
-    if outcome.already_verified:
-        # The same code answers 400 for a malformed address on this route, so the status is explicit here.
-        raise ApiError(409, "account_required", "That address belongs to a verified account, so it was not saved to "
-                       "this session; we sent it a sign-in link instead.",
-                       fields={"verified": True, "email_sent": email_sent})
-    tier = effective_tier(outcome.account)
-    return {"status": "account_saved", "email": outcome.account.email, "verified": outcome.account.verified,
-            "tier": tier, "tier_label": tier_label(tier), "adopted_claims": outcome.adopted.get("claims", []),
-            "source": outcome.account.source, "email_sent": email_sent}
+    return saved_answer(outcome, email_sent=mailer_accepting())
 
 
 @bp.post("/api/login/request")
-@endpoint(body=EmailBody, answers={200: LinkRequestedAnswer}, session=True, tag="accounts")
+@bp.declare(changes_state=True)
+@bp.arguments(EmailBody)
+@bp.response(200, LinkRequestedAnswer)
 def login_request(body):
     """Mails a sign-in link to the address if it has an account; the answer is the same either way."""
-    email = normalize_email(body["email"], reason="invalid_email")
-    _request_sign_in_mail(email=email, surface=SignInToken.ENGINE, return_to=None)
-    return {"status": "link_requested", "email_sent": _mailer_accepting(), "explanation": LINK_EXPLANATION}
+    send_all([request_sign_in_mail(email=body["email"], session_id=current_session().id, surface=ENGINE)])
+    return {"status": "link_requested", "email_sent": mailer_accepting(), "explanation": LINK_EXPLANATION}
 
 
 def _redirect(location: str) -> Response:
@@ -176,15 +173,21 @@ def _redeem_and_redirect(token: str, *, success: str | None) -> Response:
     return _redirect(success or redeemed.return_to or "/")
 
 
+_REDIRECT = {"Location": {"schema": {"type": "string"}}}
+
+
 @bp.get("/login")
-@endpoint(query=TokenQuery, answers={303: EMPTY}, tag="accounts")
+@bp.declare(changes_state=False)
+@bp.arguments(TokenQuery, location="query")
+@bp.response(303, headers=_REDIRECT)
 def login(query):
     """Redeems a sign-in link from an inbox and redirects to the app (303 in every case)."""
     return _redeem_and_redirect(query["token"], success=SUCCESS_LOCATION)
 
 
 @bp.post("/api/logout")
-@endpoint(answers={200: StatusAnswer}, tag="accounts")
+@bp.declare(changes_state=True, no_body=True)
+@bp.response(200, StatusAnswer)
 def logout():
     """Signs this cookie out of its account; the account and everything it owns stay."""
     sign_out(session_id=current_session().id)
@@ -202,28 +205,29 @@ def safe_return_to(value: str | None) -> str | None:
 
 
 @bp.post("/api/auth/request-link")
-@endpoint(body=RequestLinkBody, answers={200: OkAnswer}, tag="accounts")
+@bp.declare(changes_state=True)
+@bp.arguments(RequestLinkBody)
+@bp.response(200, OkAnswer)
 def request_link(body):
     """Product surface: mails a sign-in link if the address has an account; always {ok: true}."""
-    try:
-        email = normalize_email(body["email"], reason="invalid_email")
-    except Refused:
-        return {"ok": True}  # the product surface says the same whatever was typed
-    _request_sign_in_mail(email=email, surface=SignInToken.PRODUCT, return_to=safe_return_to(body["returnTo"]))
+    send_all([request_product_link(raw_email=body["email"], session_id=current_session().id,
+                                   return_to=safe_return_to(body["returnTo"]))])
     return {"ok": True}
 
 
 @bp.get("/api/auth/callback")
-@endpoint(query=TokenQuery, answers={303: EMPTY}, tag="accounts")
+@bp.declare(changes_state=False)
+@bp.arguments(TokenQuery, location="query")
+@bp.response(303, headers=_REDIRECT)
 def auth_callback(query):
     """Product surface: redeems a sign-in link and redirects to where the sign-in started."""
     return _redeem_and_redirect(query["token"], success=None)
 
 
 @bp.get("/r/<code>")
-@endpoint(answers={303: EMPTY}, tag="accounts")
+@bp.declare(changes_state=False)
+@bp.response(303, headers=_REDIRECT)
 def coded_link(code):
     """Opens a founder's coded referral link: remembers the code and goes to the app."""
-    if len(code) <= 32:
-        referrals.note_arrival(current_session(), code)
+    referrals.note_arrival(current_session(), code)
     return _redirect("/")

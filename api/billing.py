@@ -4,17 +4,16 @@ The provider calls this server to server, so the route is exempt from the cross-
 and authenticates by an HMAC signature over the raw body instead. The signature is checked
 before anything reads the body: an unsigned or forged message is never parsed.
 """
-from datetime import datetime, timezone
 from functools import wraps
 
-from flask import Blueprint, request
-from marshmallow import Schema, fields, validate
+from flask import request
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from api.contract import endpoint, load
+from api.routing import Blueprint
 from config import get_settings
-from services.billing import PLAN_CHANGED, SIGNATURE_HEADER, WINDOW_SECONDS, apply_plan_change, ignored, verify_signature
+from services.billing import PLAN_CHANGED, SIGNATURE_HEADER, WINDOW_SECONDS, receive_event, verify_signature
 
-bp = Blueprint("billing", __name__)
+bp = Blueprint("billing", __name__, description="Billing provider callbacks.")
 
 DECISIONS: list[str] = [
     f"Billing webhook signature: the provider sends `{SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex>`, where v1 is "
@@ -57,9 +56,23 @@ class BillingEventSchema(Schema):
     id = fields.String(required=True, validate=validate.Length(min=1, max=200))
     type = fields.String(required=True, validate=validate.Length(min=1, max=100),
                          metadata={"description": "plan.changed is acted on; other types are acknowledged and ignored"})
-    data = fields.Dict(load_default=dict, metadata={"description": "for plan.changed: PlanChanged"})
+    data = fields.Dict(load_default=dict, metadata={"description": "for plan.changed: PlanChanged",
+                                                    "schema": PlanChangedSchema})
     created = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=10**11),
                              metadata={"description": "unix seconds when the provider made the event"})
+
+    @validates_schema
+    def _plan_changed_data(self, event, **kwargs):
+        if event.get("type") == PLAN_CHANGED:
+            problems = PlanChangedSchema().validate(event.get("data") or {})
+            if problems:
+                raise ValidationError({"data": problems})
+
+    @post_load
+    def _load_plan(self, event, **kwargs):
+        if event["type"] == PLAN_CHANGED:
+            event["data"] = PlanChangedSchema().load(event["data"])
+        return event
 
 
 class WebhookAnswerSchema(Schema):
@@ -72,8 +85,8 @@ class WebhookAnswerSchema(Schema):
 
 
 def signed_by_the_billing_provider(view):
-    """Checks the signature before the contract reads the body (it wraps the contracted view,
-    so it runs first; `wraps` carries the contract over to the routed function)."""
+    """Checks the signature before anything reads the body (it wraps the declared view, so it
+    runs first; `wraps` carries the declaration over to the routed function)."""
 
     @wraps(view)
     def check(*args, **kwargs):
@@ -86,19 +99,15 @@ def signed_by_the_billing_provider(view):
 
 @bp.post("/api/billing/webhook")
 @signed_by_the_billing_provider
-@endpoint(body=BillingEventSchema, answers={200: WebhookAnswerSchema},
-          refuses={400: ["unsigned_callback", "unknown_tier", "invalid_email"], 403: ["bad_signature"],
-                   503: ["billing_unconfigured"]},
-          cross_site=True, session=False, tag="callback",
-          headers={"Billing-Signature": "t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.' + raw body>"})
-def billing_webhook(body):
+@bp.declare(changes_state=True, callback=True, session=False,
+            refuses={400: ["unsigned_callback", "unknown_tier", "invalid_email"], 403: ["bad_signature"],
+                     503: ["billing_unconfigured"]},
+            headers={"Billing-Signature": "t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.' + raw body>"})
+@bp.arguments(BillingEventSchema)
+@bp.response(200, WebhookAnswerSchema)
+def billing_webhook(event):
     """Applies a signed plan change from the billing provider, once per event id.
 
     Server to server; info.x-decisions gives the Billing-Signature scheme, event and answers.
     """
-    if body["type"] != PLAN_CHANGED:
-        return ignored(event_id=body["id"], reason="unknown_event_type")
-    plan = load(PlanChangedSchema(), body["data"])
-    created = datetime.fromtimestamp(body["created"], tz=timezone.utc) if body["created"] is not None else None
-    return apply_plan_change(event_id=body["id"], email=plan["email"], tier=plan["tier"],
-                             term_ends_at=plan["term_ends_at"], created=created)
+    return receive_event(event_id=event["id"], type=event["type"], data=event["data"], created=event["created"])

@@ -6,7 +6,7 @@ import click
 from flask.cli import AppGroup
 
 from config import get_settings
-from models.migrate import pending, upgrade
+from services.database import pending_migrations, upgrade_schema
 from services.catalog import CatalogError, catalog_is_empty, load_catalog_file
 
 db_cli = AppGroup("db", help="Database schema.")
@@ -16,14 +16,14 @@ catalog_cli = AppGroup("catalog", help="The product catalog.")
 @db_cli.command("upgrade")
 def db_upgrade():
     """Applies every pending migration."""
-    applied = upgrade()
+    applied = upgrade_schema()
     click.echo(f"database up to date ({len(applied)} migration(s) applied{': ' + ', '.join(applied) if applied else ''})")
 
 
 @db_cli.command("pending")
 def db_pending():
     """Lists migrations not yet applied."""
-    names = pending()
+    names = pending_migrations()
     click.echo("\n".join(names) if names else "none")
 
 

@@ -1,15 +1,14 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
-from flask import Blueprint
 from marshmallow import Schema, fields, validate
 
-from api.contract import endpoint
+from api.routing import Blueprint
 from api.session import current_session
 from config import Settings, get_settings
 from jobs.send import send_all
 from services import discovery, watches
 from services.meter import METER_REFUSALS
 
-bp = Blueprint("discovery", __name__)
+bp = Blueprint("discovery", __name__, description="Discovery, holds and claims.")
 
 # The numbers below come from the constants and settings defaults they describe, so the
 # document cannot drift from the code (tests/test_discovery_decisions.py changes them and looks).
@@ -212,8 +211,9 @@ EXHAUSTED_REFUSALS = ["all_held", "passed_out", "catalog_exhausted", "not_servab
 
 
 @bp.get("/api/find")
-@endpoint(answers={200: CardSchema}, refuses={200: EXHAUSTED_REFUSALS + ["claim_limit_reached"], 429: list(METER_REFUSALS)},
-          state_changing=True, tag="discovery")
+@bp.declare(changes_state=True,  # it mints a hold and spends credits
+            refuses={200: EXHAUSTED_REFUSALS + ["claim_limit_reached"], 429: list(METER_REFUSALS)})
+@bp.response(200, CardSchema)
 def find():
     """Serves the session's product as a card, holding the best candidate for 30 minutes when it has none.
 
@@ -225,8 +225,8 @@ def find():
 
 
 @bp.get("/api/feed")
-@endpoint(answers={200: CardSchema(many=True)}, refuses={200: EXHAUSTED_REFUSALS, 429: list(METER_REFUSALS)},
-          state_changing=True, tag="discovery")
+@bp.declare(changes_state=True, refuses={200: EXHAUSTED_REFUSALS, 429: list(METER_REFUSALS)})
+@bp.response(200, CardSchema(many=True))
 def feed():
     """Serves the session's own held product first, then up to 11 free candidates by rank; empty at the allowance.
 
@@ -238,11 +238,12 @@ def feed():
 
 
 @bp.post("/api/select")
-@endpoint(body=SelectBody, answers={200: SelectAnswer},
-          refuses={404: ["unknown_product"], 409: ["not_shown", "passed_by_you", "held_by_another_founder",
-                                                   "claimed_by_another_founder", "not_presearch_qualified"],
-                   200: ["claim_limit_reached"]},
-          tag="discovery")
+@bp.declare(changes_state=True,
+            refuses={404: ["unknown_product"], 409: ["not_shown", "passed_by_you", "held_by_another_founder",
+                                                     "claimed_by_another_founder", "not_presearch_qualified"],
+                     200: ["claim_limit_reached"]})
+@bp.arguments(SelectBody)
+@bp.response(200, SelectAnswer)
 def select(body):
     """Holds a product this session was shown, releasing its previous hold."""
     answer, jobs = discovery.select(session=current_session(), product_id=body["product_id"])
@@ -251,12 +252,13 @@ def select(body):
 
 
 @bp.post("/api/pass")
-@endpoint(body=PassBody, answers={200: PassAnswer},
-          refuses={200: ["claim_limit_reached", "no_product", "not_presearch_qualified"],
-                   400: ["unknown_product"],
-                   409: ["claimed_by_another_founder", "held_by_another_founder", "passed_by_you", "not_shown",
-                         "claimed_by_you"]},
-          tag="discovery")
+@bp.declare(changes_state=True,
+            refuses={200: ["claim_limit_reached", "no_product", "not_presearch_qualified"],
+                     400: ["unknown_product"],
+                     409: ["claimed_by_another_founder", "held_by_another_founder", "passed_by_you", "not_shown",
+                           "claimed_by_you"]})
+@bp.arguments(PassBody)
+@bp.response(200, PassAnswer)
 def pass_or_claim(body):
     """Claims the held product (action claim) or passes on it for good and shows the next (action pass)."""
     session = current_session()
@@ -268,15 +270,17 @@ def pass_or_claim(body):
 
 
 @bp.post("/api/share")
-@endpoint(answers={200: ShareAnswer}, tag="discovery")
+@bp.declare(changes_state=True, no_body=True)
+@bp.response(200, ShareAnswer)
 def share():
     """Records a use of the share control, lifts the claim allowance by one and returns the coded referral link."""
     return discovery.share(session=current_session())
 
 
 @bp.post("/api/notify_me")
-@endpoint(body=NotifyBody, answers={200: NotifyAnswer}, refuses={400: ["invalid_email"], 200: ["nothing_to_watch"]},
-          tag="discovery")
+@bp.declare(changes_state=True, refuses={400: ["invalid_email"], 200: ["nothing_to_watch"]})
+@bp.arguments(NotifyBody)
+@bp.response(200, NotifyAnswer)
 def notify_me(body):
     """Watches a product held or claimed by someone else: the address is mailed once when it is free again."""
     answer, jobs = watches.watch(session=current_session(), email=body["email"], product_id=body["product_id"])
@@ -285,7 +289,8 @@ def notify_me(body):
 
 
 @bp.get("/api/notify_me")
-@endpoint(answers={200: WatchesAnswer}, refuses={200: ["nothing_to_watch"]}, tag="discovery")
+@bp.declare(changes_state=False, refuses={200: ["nothing_to_watch"]})
+@bp.response(200, WatchesAnswer)
 def list_watches():
     """Lists the watches this session placed, closing those whose product is available now."""
     answer, jobs = watches.watches(session=current_session())
@@ -294,7 +299,9 @@ def list_watches():
 
 
 @bp.post("/api/discover")
-@endpoint(body=DiscoverBody, answers={200: DiscoverAnswer}, tag="discovery")
+@bp.declare(changes_state=True)
+@bp.arguments(DiscoverBody)
+@bp.response(200, DiscoverAnswer)
 def discover(body):
     """Runs the discovery script over the supplier feed in a worker and answers its exit code and output."""
     session = current_session()
@@ -306,7 +313,9 @@ def discover(body):
 
 
 @bp.get("/api/discover")
-@endpoint(query=DiscoverQuery, answers={200: DiscoverAnswer}, refuses={404: ["not_found"]}, tag="discovery")
+@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.arguments(DiscoverQuery, location="query")
+@bp.response(200, DiscoverAnswer)
 def discover_run(query):
     """Reads a discovery run of this session (its latest when no job_id is given): running, or its result."""
     return discovery.run_answer(discovery.run_of(session=current_session(), job_id=query.get("job_id")))

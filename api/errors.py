@@ -12,7 +12,7 @@ import logging
 from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from models.db import UNAVAILABLE, close_connection
+from services.database import UNAVAILABLE, close_connection
 from services.errors import Refused, require_registered
 from services.reasons import REASONS, default_status, sentence
 
@@ -55,8 +55,8 @@ def refusal(status: int, reason: str, explanation: str | None = None, *, word: s
 def _route_status(reason: str) -> int:
     """The status the called route declared for this reason, else the registry's default."""
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-    contract = getattr(view, "contract", None)
-    declared = contract.status_for(reason) if contract else None
+    declaration = getattr(view, "declaration", None)
+    declared = declaration.status_for(reason) if declaration else None
     return declared or default_status(reason)
 
 

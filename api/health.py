@@ -1,13 +1,12 @@
 """GET /api/health: which build answers, and whether its database, broker and worker do."""
-from flask import Blueprint
 from marshmallow import Schema, fields
 
-from api.contract import endpoint
+from api.routing import Blueprint
 from config import get_settings
 from services.health import database_status, worker_status
-from workers.broker import broker_status
+from jobs.send import broker_status
 
-bp = Blueprint("health", __name__)
+bp = Blueprint("health", __name__, description="Liveness and which build answers.")
 
 
 class BackendSchema(Schema):
@@ -30,7 +29,8 @@ class HealthSchema(Schema):
 
 
 @bp.get("/api/health")
-@endpoint(answers={200: HealthSchema}, tag="reference")
+@bp.declare(changes_state=False)
+@bp.response(200, HealthSchema)
 def health():
     """Says which build answers and whether its database, broker and worker are reachable."""
     settings = get_settings()

@@ -13,8 +13,10 @@ import time
 from flask import g, request
 
 from api.errors import ApiError
+from api.routing import UNDECLARED, declaration_of
 from api.session import ensure_cookie
-from models.db import close_connection
+from services.database import close_connection
+from services.metrics import observe_request
 
 log = logging.getLogger("api.request")
 
@@ -41,6 +43,10 @@ def install_request_conventions(app, settings) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         _log_request(response)
+        started = g.get("started")
+        if started is not None:
+            observe_request(route=request.url_rule.rule if request.url_rule else None, method=request.method,
+                            status=response.status_code, seconds=time.perf_counter() - started)
         return response
 
     @app.teardown_request
@@ -52,14 +58,17 @@ def _refuse_cross_site(app, settings) -> None:
     """Refuses a state-changing request that another site made the browser send.
 
     The browser says so in Sec-Fetch-Site; older browsers still send Origin on such
-    requests. Routes called by other servers (provider callbacks) are exempt; GET routes
-    that change state (find and feed mint holds and spend credits) declare it.
+    requests. Every body-taking method counts as state-changing, and so does any route
+    that declares it (find and feed mint holds and spend credits) or declares nothing at
+    all: a new route is protected until it says otherwise. Routes called by other servers
+    (provider callbacks) are exempt and authenticate by signature.
     """
-    view = app.view_functions.get(request.endpoint) if request.endpoint else None
-    contract = getattr(view, "contract", None)
-    if contract is None or contract.cross_site:
+    if request.endpoint is None:
+        return  # no route: nothing to protect (the answer is a 404 or 405)
+    declaration = declaration_of(app.view_functions.get(request.endpoint)) or UNDECLARED
+    if declaration.callback:
         return
-    if request.method not in UNSAFE_METHODS and not contract.state_changing:
+    if request.method not in UNSAFE_METHODS and not declaration.changes_state:
         return
     if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
         raise ApiError(403, "cross_site_request")

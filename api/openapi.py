@@ -1,17 +1,22 @@
-"""The OpenAPI document and the controls registry, both generated from the live URL map
-and the contracts declared on the routes, so neither can list a route that does not exist.
+"""The OpenAPI document and the controls registry.
 
-The document also records the decisions taken on the open points of the interface spec
-(`DECISIONS`), as DEVELOPERS.md asks: each feature adds its own there.
+flask-smorest builds the document from the routes' own declarations (bodies, query
+strings and answers); this module adds what it has no word for, from each route's
+`declare(...)`: the refusals a route answers with (each status with its reason codes,
+beside the answer where a refusal shares its status), the session cookie, required
+headers, and the decisions taken on the spec's open points (`info.x-decisions`). The
+controls registry is read off the live URL map, so neither can list a route that does
+not exist.
 """
 from __future__ import annotations
 
+import copy
 import re
 
-from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin
+import flask_smorest
 
-from api.contract import EMPTY
+from api.routing import UNDECLARED, declaration_of
+from config import Settings
 from services.reasons import REASONS
 
 # Cross-cutting decisions on points the spec leaves open; each feature area adds its own
@@ -24,12 +29,13 @@ DECISIONS = [
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written.",
     "Any request body must be one JSON object sent with Content-Type application/json. An empty body reads as {}. "
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
-    "`invalid_json`; a missing or mistyped field answers 400 with that field's reason (else `invalid_request`) "
-    "and a `fields` object naming each problem. Unknown fields are ignored.",
+    "`invalid_json`; a missing or mistyped field (at any nesting level) answers 400 with that field's reason "
+    "(else `invalid_request`) and a `fields` object naming each problem. Unknown fields are ignored.",
     "Bodies larger than MAX_BODY_BYTES (default 1 MiB) answer 413 `payload_too_large`.",
     "State-changing requests (every POST, and GET /api/find and /api/feed) sent by another site "
     "(Sec-Fetch-Site: cross-site, or an Origin that is not the service's own) answer 403 `cross_site_request`; "
-    "provider callbacks are exempt and authenticate by signature.",
+    "provider callbacks are exempt and authenticate by signature. A route that declares nothing is treated as "
+    "state-changing.",
     "The ff_session cookie is HttpOnly, SameSite=Lax, Path=/, Max-Age=31536000, without Domain, Secure when "
     "BASE_URL is https; its value is 32 lowercase hex characters (128 random bits). A value the server did not "
     "issue is replaced. The server stores only a SHA-256 hash of it.",
@@ -39,12 +45,42 @@ DECISIONS = [
     "or booted within WORKER_STALE_SECONDS.",
     "Background work is a job row {id, kind, subject, status: queued|running|done|failed, stage, attempt, error}; "
     "`error` holds a registered reason code. At most one job per kind and subject is queued or running.",
+    "A running job renews its subject lock and its row's lease at every stage and every lease/3, so it may run for "
+    "many leases; the reaper only takes a running job whose lease has actually run out.",
+    "A dead worker's job is sent again about one lease after its last heartbeat; the dead attempt's late writes "
+    "are refused (every write of a run is fenced by its attempt number).",
+    "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
+    "fenced write and records nothing.",
+    "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
+    "it is retried, then fails.",
+    f"The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS ({Settings.anon_session_days}) that hold, claimed, metered "
+    "(a claim-allowance row) or bound nothing, with no open watch, live sign-in link or pending sign-in mail, and "
+    "no activity recorded within that period. A pruned session's seen, passed, share and milestone rows go with "
+    "it; sign-in tokens and referral codes stay without the reference. A pruned cookie is simply replaced.",
 ]
 
-_COMMON_REFUSALS = {
-    500: ("internal_error",),
-    503: ("database_unavailable",),
-}
+# Every route may answer these.
+_COMMON_REFUSALS = {500: ("internal_error",), 503: ("database_unavailable",)}
+_BODY_METHODS = ("post", "put", "patch", "delete")
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api, without its error handlers and error responses: every failure is
+    answered by api/errors.py as {status, reason, explanation}, and documented here."""
+
+    DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def _register_error_handlers(self):
+        pass
+
+    def _register_responses(self):
+        pass
+
+
+def make_api(app, settings) -> Api:
+    app.config.update(API_TITLE="Sourcing and Storefront Service", API_VERSION=settings.build,
+                      OPENAPI_VERSION="3.0.3", OPENAPI_URL_PREFIX=None)
+    return Api(app)
 
 
 def _refusal_schema(reasons) -> dict:
@@ -60,122 +96,103 @@ def _refusal_schema(reasons) -> dict:
     }
 
 
-def _openapi_path(rule: str) -> tuple[str, list[dict]]:
-    params = []
-
-    def convert(match):
-        converter, name = match.group(1), match.group(2)
-        kind = {"int": "integer", "float": "number"}.get(converter or "", "string")
-        params.append({"in": "path", "name": name, "required": True, "schema": {"type": kind}})
-        return "{" + name + "}"
-
-    return re.sub(r"<(?:(\w+):)?(\w+)>", convert, rule), params
+def openapi_path(rule: str) -> str:
+    return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule)
 
 
-def iter_operations(app):
-    """Yields (rule, method, view, contract) for every routed method that has a contract."""
+def iter_routes(app):
+    """Yields (rule, method, view) for every routed method but HEAD and OPTIONS (Flask's
+    static files are not part of the interface)."""
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
-        view = app.view_functions.get(rule.endpoint)
-        contract = getattr(view, "contract", None)
-        if contract is None:
+        if rule.endpoint == "static":
             continue
+        view = app.view_functions.get(rule.endpoint)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-            yield rule, method, view, contract
+            yield rule, method, view
+
+
+def summary_of(view) -> str:
+    return (getattr(view, "__doc__", None) or "").strip().partition("\n")[0].strip()
 
 
 def controls(app) -> dict:
     """GET /api/controls: every route that exists, keyed `METHOD /path`, with its description."""
-    return {f"{method} {_openapi_path(rule.rule)[0]}": {"description": contract.summary}
-            for rule, method, _view, contract in iter_operations(app)}
+    return {f"{method} {openapi_path(rule.rule)}": {"description": summary_of(view) or rule.endpoint}
+            for rule, method, view in iter_routes(app)}
 
 
-def build_spec(app, settings) -> dict:
-    decisions = DECISIONS + app.extensions.get("decisions", [])
-    spec = APISpec(
-        title="Sourcing and Storefront Service",
-        version=settings.build,
-        openapi_version="3.0.3",
-        plugins=[MarshmallowPlugin()],
-        info={
-            "description": "The contract of the service, generated from its routes. Decisions on points the "
-                           "interface spec leaves open:\n\n" + "\n".join(f"- {d}" for d in decisions),
-            "x-decisions": decisions,
-        },
-    )
-    paths: dict[str, dict] = {}
-    for rule, method, view, contract in iter_operations(app):
-        path, path_params = _openapi_path(rule.rule)
-        paths.setdefault(path, {"params": path_params, "ops": {}})["ops"][method.lower()] = _operation(rule, method, contract)
-    for path, entry in paths.items():
-        spec.path(path=path, operations=entry["ops"], parameters=entry["params"])
-    document = spec.to_dict()
+def build_document(app, api: Api, decisions: list[str]) -> dict:
+    """The served document: flask-smorest's, with refusals, cookie, headers and decisions."""
+    document = copy.deepcopy(api.spec.to_dict())
+    document["info"]["description"] = ("The contract of the service, generated from its routes. Decisions on "
+                                       "points the interface spec leaves open:\n\n"
+                                       + "\n".join(f"- {d}" for d in decisions))
+    document["info"]["x-decisions"] = list(decisions)
     document["info"]["x-reason-count"] = len(REASONS)
+    document.pop("tags", None)
+    for rule, method, view in iter_routes(app):
+        operation = document.get("paths", {}).get(openapi_path(rule.rule), {}).get(method.lower())
+        if operation is not None:
+            _complete(operation, method.lower(), view)
+    components = document.get("components", {})
+    components.pop("responses", None)  # flask-smorest's own error responses: ours are inline
+    components.get("schemas", {}).pop("PaginationMetadata", None)  # flask-smorest's, unused here
     return document
 
 
-def _operation(rule, method: str, contract) -> dict:
-    operation = {
-        "operationId": f"{method.lower()}_{rule.endpoint.replace('.', '_')}",
-        "summary": contract.summary,
-        "tags": [contract.tag],
-        "responses": {},
-    }
-    if contract.description:
-        operation["description"] = contract.description
-    parameters = []
-    if contract.session:
+def _complete(operation: dict, method: str, view) -> None:
+    declaration = declaration_of(view) or UNDECLARED
+    parameters = operation.setdefault("parameters", [])
+    if declaration.session:
         parameters.append({"in": "cookie", "name": "ff_session", "required": False, "schema": {"type": "string"},
                            "description": "The session; a missing or unknown value is replaced by a new one."})
-    for name, description in contract.headers.items():
+    for name, description in declaration.headers.items():
         parameters.append({"in": "header", "name": name, "required": True, "schema": {"type": "string"},
                            "description": description})
-    if contract.query is not None:
-        parameters.append({"in": "query", "schema": contract.query})
-    if parameters:
-        operation["parameters"] = parameters
+    if not parameters:
+        del operation["parameters"]
+    if "requestBody" in operation:
+        operation["requestBody"]["required"] = False  # an empty body reads as {}
 
-    refusals: dict[int, list[str]] = {status: list(codes) for status, codes in contract.refuses.items()}
+    refusals: dict[int, list[str]] = {status: list(codes) for status, codes in declaration.refuses.items()}
     for status, codes in _COMMON_REFUSALS.items():
         refusals.setdefault(status, []).extend(codes)
-    takes_body = method in ("POST", "PUT", "PATCH", "DELETE")
-    if takes_body:
+    if method in _BODY_METHODS:
         refusals.setdefault(400, []).append("invalid_json")
         refusals.setdefault(413, []).append("payload_too_large")
-    if contract.body is not None:
-        operation["requestBody"] = {"required": False, "content": {"application/json": {"schema": contract.body}}}
-        refusals.setdefault(400, []).append("invalid_request")
-        refusals[400].extend(f.metadata["reason"] for f in contract.body.fields.values() if "reason" in f.metadata)
-    if contract.query is not None:
-        refusals.setdefault(400, []).append("invalid_request")
-        refusals[400].extend(f.metadata["reason"] for f in contract.query.fields.values() if "reason" in f.metadata)
-    if contract.requires_account:
+    for location, schema in _arguments(view):
+        refusals.setdefault(400, []).extend(["invalid_json", "invalid_request"] if location == "json"
+                                            else ["invalid_request"])
+        for each in schema.fields.values():
+            refusals[400].extend(([each.metadata["reason"]] if "reason" in each.metadata else [])
+                                 + each.metadata.get("also_refuses", []))
+    if declaration.requires_account:
         refusals.setdefault(401, []).append("no_account")
-    if (takes_body or contract.state_changing) and not contract.cross_site:
+    if (method in _BODY_METHODS or declaration.changes_state) and not declaration.callback:
         refusals.setdefault(403, []).append("cross_site_request")
 
-    for status, schema in contract.answers.items():
-        if schema == EMPTY:
-            operation["responses"][str(status)] = {"description": _status_text(status),
-                                                   "headers": {"Location": {"schema": {"type": "string"}}}}
-            continue
-        content_schema = schema if schema is not None else {"type": "object"}
-        operation["responses"][str(status)] = {"description": _status_text(status),
-                                               "content": {"application/json": {"schema": content_schema}}}
-    for status, codes in refusals.items():
+    responses = operation.setdefault("responses", {})
+    for key in [k for k, v in responses.items() if isinstance(v, str) or "$ref" in v]:
+        del responses[key]  # flask-smorest's reference to its own error body
+    for status, codes in sorted(refusals.items()):
         refusal = _refusal_schema(codes)
         key = str(status)
-        existing = operation["responses"].get(key)
+        existing = responses.get(key)
         if existing is None:
-            operation["responses"][key] = {
-                "description": f"{_status_text(status)}; reasons: {', '.join(sorted(set(codes)))}",
-                "content": {"application/json": {"schema": refusal}},
-            }
-        else:
+            responses[key] = {"description": f"{_status_text(status)}; reasons: {', '.join(sorted(set(codes)))}",
+                              "content": {"application/json": {"schema": refusal}}}
+        elif "content" in existing:
             # A status shared by an answer and refusals (domain refusals answered with 200).
             ok = existing["content"]["application/json"]["schema"]
             existing["content"]["application/json"]["schema"] = {"anyOf": [ok, refusal]}
             existing["description"] += f"; or a refusal with reason {', '.join(sorted(set(codes)))}"
-    return operation
+
+
+def _arguments(view):
+    """(location, schema) of each `arguments` the route declared."""
+    for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
+        if isinstance(parameter, dict) and hasattr(parameter.get("schema"), "fields"):
+            yield parameter["in"], parameter["schema"]
 
 
 def _status_text(status: int) -> str:

@@ -1,12 +1,12 @@
 """Reference routes: the reasons registry, the controls registry and the OpenAPI document."""
-from flask import Blueprint, current_app
+from flask import current_app, jsonify
 from marshmallow import Schema, fields
 
-from api.contract import endpoint
+from api.routing import Blueprint
 from api.openapi import controls
 from services.reasons import REASONS
 
-bp = Blueprint("reference", __name__)
+bp = Blueprint("reference", __name__, description="The registries and this document.")
 
 
 class ReasonsSchema(Schema):
@@ -20,14 +20,16 @@ class ControlsSchema(Schema):
 
 
 @bp.get("/api/reasons")
-@endpoint(answers={200: ReasonsSchema}, session=False, tag="reference")
+@bp.declare(changes_state=False, session=False)
+@bp.response(200, ReasonsSchema)
 def reasons():
     """Lists every reason code the service can answer with, and its sentence."""
     return {"reasons": {code: reason.sentence for code, reason in sorted(REASONS.items())}, "count": len(REASONS)}
 
 
 @bp.get("/api/controls")
-@endpoint(answers={200: ControlsSchema}, session=False, tag="reference")
+@bp.declare(changes_state=False, session=False)
+@bp.response(200, ControlsSchema)
 def list_controls():
     """Lists every route the service serves, keyed METHOD /path, with what it does."""
     found = controls(current_app)
@@ -35,7 +37,8 @@ def list_controls():
 
 
 @bp.get("/api/openapi.json")
-@endpoint(session=False, tag="reference")
+@bp.declare(changes_state=False, session=False)
+@bp.response(200, {"type": "object"})
 def openapi_document():
     """Serves this OpenAPI document, generated from the routes and their schemas."""
-    return current_app.extensions["openapi"]()
+    return jsonify(current_app.extensions["openapi"]())

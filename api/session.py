@@ -6,9 +6,8 @@ import logging
 
 from flask import current_app, g, request
 
-from models.db import UNAVAILABLE, close_connection
-from models.session import Session
-from services.sessions import find_session, open_session
+from services.database import UNAVAILABLE, close_connection
+from services.sessions import Session, find_session, open_session
 
 log = logging.getLogger("api.session")
 
@@ -44,7 +43,7 @@ def ensure_cookie(response, settings) -> None:
     """Issues the cookie if this request came without a valid one. Provider callbacks
     (server to server, never a browser) are not given sessions."""
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-    if getattr(getattr(view, "contract", None), "cross_site", False):
+    if getattr(getattr(view, "declaration", None), "callback", False):
         return
     if "session" not in g:
         try:

@@ -1,13 +1,12 @@
 """The credit meter: GET /api/usage (spec 8). The gate itself (services.meter.spend and
 metered) runs inside the metered routes and jobs, immediately before the expensive call."""
-from flask import Blueprint
 from marshmallow import Schema, fields
 
-from api.contract import endpoint
+from api.routing import Blueprint
 from api.session import current_session
 from services.meter import usage
 
-bp = Blueprint("usage", __name__)
+bp = Blueprint("usage", __name__, description="The credit meter.")
 
 DECISIONS: list[str] = [
     "The credit meter's subject is the account. A session with no account is not metered (spec 5.11: no subject "
@@ -62,7 +61,8 @@ class UsageSchema(Schema):
 
 
 @bp.get("/api/usage")
-@endpoint(answers={200: UsageSchema})
+@bp.declare(changes_state=False)
+@bp.response(200, UsageSchema)
 def read_usage():
     """Reads the credit meter of the session's account without spending: every feature's use, limits and resets."""
     return usage(current_session().account_id)

@@ -1,10 +1,16 @@
-"""Periodic housekeeping fired by the clock: the heartbeat and the stale-job reaper."""
+"""Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper and the
+prune of idle anonymous sessions."""
+import logging
+
 import dramatiq
 
 from config import get_settings
 from jobs.send import send
 from services.health import record_worker_beat, worker_name
 from services.jobs import reclaim_stale
+from services.sessions import prune_anonymous_sessions
+
+log = logging.getLogger("jobs.maintenance")
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=30_000)
@@ -18,3 +24,12 @@ def requeue_stale_jobs():
     """Sends again the jobs that no worker is moving (lost messages, dead workers)."""
     for job in reclaim_stale(stale_seconds=get_settings().job_stale_seconds):
         send(job)
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def prune_sessions():
+    """Deletes anonymous sessions older than ANON_SESSION_DAYS that hold, claimed, metered
+    and bound nothing (the next hourly run carries on if one run leaves some behind)."""
+    removed = prune_anonymous_sessions(older_than_days=get_settings().anon_session_days)
+    if removed:
+        log.info("idle anonymous sessions pruned", extra={"fields": {"removed": removed}})

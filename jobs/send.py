@@ -6,7 +6,7 @@ import logging
 from models.db import db, transaction
 from models.job import Job
 from services.jobs import create_job
-from workers.broker import broker
+from workers.broker import broker, broker_status, queue_depths  # noqa: F401  (the api reads these here)
 
 log = logging.getLogger("jobs")
 

@@ -16,3 +16,8 @@ class Session(BaseModel):
     account_id = pw.BigIntegerField(null=True, index=True)
     bound_at = pw.DateTimeField(null=True)
     arrived_with_code = pw.CharField(max_length=32, null=True)  # from a coded referral link
+
+
+# The prune of idle anonymous sessions walks them oldest first (migration m0006).
+Session.add_index(Session.index(Session.created_at, Session.id, name="session_anonymous_age")
+                  .where(Session.account_id.is_null()))

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 import peewee as pw
 from email_validator import EmailNotValidError, validate_email
 
-from models.account import Account
+from config import get_settings
+from integrations.mail import get_mailer
+from models.account import Account, SignInToken
 from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
@@ -22,6 +24,8 @@ from services.ownership import adopt
 from services.plans import effective_tier, tier_label
 
 SIGN_IN_MAIL = "sign_in_mail"  # the job kind that mints a token and mails the link
+ENGINE = SignInToken.ENGINE  # a link redeemed at GET /login
+PRODUCT = SignInToken.PRODUCT  # a link redeemed at GET /api/auth/callback
 
 
 def normalize_email(raw: str, *, reason: str) -> str:
@@ -70,6 +74,28 @@ def sign_in_mail_job(*, email: str, session_id: int, surface: str, return_to: st
     return job if created else None
 
 
+def request_sign_in_mail(*, email: str, session_id: int, surface: str, return_to: str | None = None) -> Job | None:
+    """Queues the sign-in mail for a well-formed address (the job decides whether anything
+    is sent); returns the job to send after commit."""
+    with transaction():
+        return sign_in_mail_job(email=email, session_id=session_id, surface=surface, return_to=return_to)
+
+
+def request_product_link(*, raw_email: str, session_id: int, return_to: str | None) -> Job | None:
+    """The product surface's link request: whatever was typed, the answer is the same, so a
+    string that cannot be an address is dropped here without a word."""
+    try:
+        email = normalize_email(raw_email, reason="invalid_email")
+    except Refused:
+        return None
+    return request_sign_in_mail(email=email, session_id=session_id, surface=PRODUCT, return_to=return_to)
+
+
+def mailer_accepting() -> bool:
+    """Whether the deployment's mailer accepts messages now (`email_sent`)."""
+    return get_mailer(get_settings()).accepting()
+
+
 def save_account(*, session_id: int, email: str, source: str | None) -> SaveOutcome:
     """Binds the session to the account of `email` (created if new) and adopts what the
     session did; a verified account the session is not signed in to is only sent a link."""
@@ -88,6 +114,18 @@ def save_account(*, session_id: int, email: str, source: str | None) -> SaveOutc
         adopted = adopt(session_id, account.id)
         job = sign_in_mail_job(email=email, session_id=session_id, surface="engine")
     return SaveOutcome(account=Account.get_by_id(account.id), already_verified=False, adopted=adopted, mail_job=job)
+
+
+def saved_answer(outcome: SaveOutcome, *, email_sent: bool) -> dict:
+    """The answer to POST /api/account; an address of a verified account this session is
+    not signed in to is refused (it was only sent a link)."""
+    if outcome.already_verified:
+        raise Refused("account_required", "That address belongs to a verified account, so it was not saved to "
+                      "this session; we sent it a sign-in link instead.", verified=True, email_sent=email_sent)
+    tier = effective_tier(outcome.account)
+    return {"status": "account_saved", "email": outcome.account.email, "verified": outcome.account.verified,
+            "tier": tier, "tier_label": tier_label(tier), "adopted_claims": outcome.adopted.get("claims", []),
+            "source": outcome.account.source, "email_sent": email_sent}
 
 
 def _create_account(*, email: str, source: str | None) -> Account:

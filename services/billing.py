@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from models.account import Account, BillingEvent
 from models.clock import clock, iso, utcnow
 from models.db import transaction
+from services.accounts import normalize_email
 from services.errors import Refused
 from services.reasons import sentence
 
@@ -86,6 +87,15 @@ def ignored(*, event_id: str, reason: str) -> dict:
     return {"status": "ignored", "event_id": event_id, "reason": reason, "explanation": sentence(reason)}
 
 
+def receive_event(*, event_id: str, type: str, data: dict, created: int | None) -> dict:
+    """Acts on one signed event: a plan change is applied, any other type acknowledged."""
+    if type != PLAN_CHANGED:
+        return ignored(event_id=event_id, reason="unknown_event_type")
+    when = datetime.fromtimestamp(created, tz=timezone.utc) if created is not None else None
+    return apply_plan_change(event_id=event_id, email=data["email"], tier=data["tier"],
+                             term_ends_at=data["term_ends_at"], created=when)
+
+
 def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: datetime | None,
                       created: datetime | None = None) -> dict:
     """Sets the plan of the account with this email from one provider event, once per event
@@ -96,7 +106,7 @@ def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: dat
     # Free has no end date (spec 8.2), whatever the event says.
     ends = None if tier == Account.FREE else _naive_utc(term_ends_at)
     with transaction():
-        account = Account.get_or_none(Account.email == email.strip().lower())
+        account = _account_by_email(email)
         if account is None:
             # Not recorded: once the account exists, the provider can send the event again
             # and it applies.
@@ -123,6 +133,14 @@ def apply_plan_change(*, event_id: str, email: str, tier: str, term_ends_at: dat
                     "explanation": "A newer plan change is already in force, so this older one changed nothing."}
     log.info("billing event applied", extra={"fields": {"event_id": event_id, "account_id": account.id, "tier": tier}})
     return {"status": "applied", "event_id": event_id, "tier": tier, "term_ends_at": iso(ends)}
+
+
+def _account_by_email(email: str) -> Account | None:
+    try:
+        address = normalize_email(email, reason="invalid_email")
+    except Refused:
+        return None  # no account can have an address of that shape
+    return Account.get_or_none(Account.email == address)
 
 
 def _naive_utc(moment: datetime | None) -> datetime | None:

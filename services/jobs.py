@@ -81,6 +81,19 @@ def set_stage(job_id: str, attempt: int, stage: str) -> None:
         raise Superseded(job_id)
 
 
+def renew_lease(job_id: str, attempt: int, *, lease_seconds: float, stage: str | None = None) -> None:
+    """Moves the lease of a running attempt to `lease_seconds` from now (and records its
+    stage, if given), so the reaper leaves a long but live run alone; raises Superseded
+    when the attempt no longer owns the job. The lease is renewed even if it just ran out:
+    whichever of this UPDATE and the reaper's (fenced on updated_at) lands first wins."""
+    now = utcnow()
+    changes = {Job.lease_until: now + timedelta(seconds=lease_seconds), Job.updated_at: now}
+    if stage is not None:
+        changes[Job.stage] = stage
+    if Job.update(changes).where(_owned(job_id, attempt)).execute() != 1:
+        raise Superseded(job_id)
+
+
 def finish(job_id: str, attempt: int, result=None) -> None:
     now = utcnow()
     done = (Job.update(status=Job.DONE, result=result, finished_at=now, updated_at=now, lease_until=None)

@@ -13,6 +13,8 @@ SERVICE_REASONS: dict[str, Reason] = {
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
     "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
+    "metrics_credentials_required": Reason(401, "The service's figures need the admin password, sent with HTTP Basic authentication; nothing was shown."),
+    "metrics_not_public": Reason(403, "The service's figures are served only to this host (or to everyone when METRICS_PUBLIC is set), and no admin password is configured; nothing was shown."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),

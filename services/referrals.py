@@ -62,6 +62,8 @@ def _create(*, session_id, account_id) -> str:
 
 def note_arrival(session: Session, code: str) -> bool:
     """Remembers that this visitor came through `code` (not their own); True if it was kept."""
+    if len(code) > 32:  # longer than any code we issue: not worth a lookup
+        return False
     found = ReferralCode.get_or_none(ReferralCode.code == code)
     if found is None or found.session_id == session.id:
         return False

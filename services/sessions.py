@@ -1,21 +1,24 @@
 """Browser sessions behind the ff_session cookie."""
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
+from datetime import timedelta
 
 import peewee as pw
 
+from models.account import Milestone, SignInToken
+from models.clock import utcnow
 from models.compiled import Param, Statement
+from models.db import is_sqlite, transaction
+from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
+from models.job import Job
 from models.session import Session
+from services.accounts import SIGN_IN_MAIL
+from services.tokens import hash_token
 
 # secrets.token_hex(16): 32 lowercase hexadecimal characters, 128 random bits.
 _COOKIE_SHAPE = re.compile(r"[0-9a-f]{32}")
-
-
-def hash_token(value: str) -> str:
-    return hashlib.sha256(value.encode("ascii")).hexdigest()
 
 
 def find_session(cookie_value: str | None) -> Session | None:
@@ -50,3 +53,102 @@ def rotate(session: Session) -> str:
     value = secrets.token_hex(16)
     Session.update(token_hash=hash_token(value)).where(Session.id == session.id).execute()
     return value
+
+
+# --- Pruning idle anonymous sessions ----------------------------------------------------
+#
+# Every cookieless request stores a session, so anonymous sessions that never did anything
+# are deleted once they are ANON_SESSION_DAYS old. What refers to a session, and what the
+# prune does with it (a test checks that every foreign key to the session table is listed):
+SESSION_REFERENCES = {
+    "product_hold.session_id": "keeps the session: it holds a product (deleting it would cascade the hold away)",
+    "product_claim.session_id": "keeps the session: it claimed a product",
+    "claim_allowance.owner": "keeps the session ('session:<id>', not a foreign key): its claim meter, made by a "
+                             "claim or a share, carries allowance it earned",
+    "product_watch.session_id": "keeps the session while a watch is open (the notice is still owed); closed "
+                                "watches are history and go with it (ON DELETE CASCADE)",
+    "sign_in_token.requested_by_id": "keeps the session while the token is live (a guest redeeming it elsewhere "
+                                     "adopts this session's rows); otherwise the token stays as the account's "
+                                     "history (the hourly mail bound counts it) and loses the reference "
+                                     "(ON DELETE SET NULL)",
+    "sign_in_token.spent_by_id": "keeps the session: it signed in, so it was bound once",
+    "job.subject": "keeps the session while its sign-in mail job is queued or running (the job mints a token "
+                   "naming the session)",
+    "product_seen.session_id": "history: deleted with it (ON DELETE CASCADE)",
+    "product_pass.session_id": "history: deleted with it (ON DELETE CASCADE)",
+    "share_action.session_id": "history: deleted with it (ON DELETE CASCADE)",
+    "milestone.session_id": "history: deleted with it (ON DELETE CASCADE)",
+    "referral_code.session_id": "kept without the reference (ON DELETE SET NULL): a published coded link keeps "
+                                "resolving to its code",
+}
+# History rows never keep a session by existing, only by what they say: a row an account
+# adopted (the session was bound once; adopted rows keep their session_id and would cascade
+# with it) or a row younger than the cutoff (the visitor came back: not idle).
+ANONYMOUS_KEY_PREFIX = "session:"  # services.ownership.Owner.key of an anonymous owner
+PRUNE_BATCH = 500
+
+
+def _prunable(cutoff, now):
+    """The conditions under which a session may be deleted, evaluated per row inside the
+    statement itself (correlated NOT EXISTS), so they are checked against what is committed
+    when the statement runs."""
+    def none(query):
+        return ~pw.fn.EXISTS(query)
+
+    def history(model):
+        return none(model.select(pw.SQL("1")).where(
+            (model.session == Session.id) & (model.account.is_null(False) | (model.created_at >= cutoff))))
+
+    session_id_text = pw.Cast(Session.id, "TEXT")
+    return (
+        (Session.created_at < cutoff)
+        & Session.account_id.is_null()
+        & Session.bound_at.is_null()
+        & none(Hold.select(pw.SQL("1")).where(Hold.session == Session.id))
+        & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
+        & none(ClaimAllowance.select(pw.SQL("1")).where(
+            ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(Watch.select(pw.SQL("1")).where(
+            (Watch.session == Session.id)
+            & (Watch.closed_at.is_null() | Watch.account.is_null(False) | (Watch.created_at >= cutoff))))
+        & none(SignInToken.select(pw.SQL("1")).where(
+            ((SignInToken.requested_by == Session.id) & SignInToken.spent_at.is_null() & (SignInToken.expires_at > now))
+            | (SignInToken.spent_by == Session.id)))
+        # services.accounts.sign_in_mail_job names its job "mail:<email>:<session id>:<surface>".
+        & none(Job.select(pw.SQL("1")).where(
+            (Job.kind == SIGN_IN_MAIL) & Job.status.in_(Job.ACTIVE)
+            # Plain SQL LIKE (peewee's .like() becomes a case-sensitive GLOB on SQLite).
+            & pw.NodeList((Job.subject, pw.SQL("LIKE"), pw.Value("mail:%:").concat(session_id_text).concat(":%")))))
+        & history(Seen) & history(Passed) & history(ShareAction) & history(Milestone)
+    )
+
+
+def prune_anonymous_sessions(*, older_than_days: int, batch_size: int = PRUNE_BATCH, max_batches: int = 100) -> int:
+    """Deletes anonymous sessions older than `older_than_days` that never held, claimed,
+    metered or bound anything, in batches; returns how many were deleted."""
+    now = utcnow()
+    cutoff = now - timedelta(days=older_than_days)
+    oldest_first = (Session.created_at, Session.id)
+    removed = 0
+    for _ in range(max_batches):
+        with transaction():
+            if is_sqlite():
+                # SQLite has one writer at a time (the transaction takes the write lock up
+                # front), so nothing can take a hold between the check and the delete.
+                batch = Session.select(Session.id).where(_prunable(cutoff, now)).order_by(*oldest_first).limit(batch_size)
+                found = deleted = Session.delete().where(Session.id.in_(batch)).execute()
+            else:
+                # PostgreSQL: lock the candidates first, skipping any row a writer is using
+                # right now (inserting a hold takes a key-share lock on its session). Then
+                # the DELETE checks every condition again in a fresh snapshot: a hold that
+                # committed after the first statement began is seen, and none can commit
+                # later, since inserting one waits for this transaction's row lock. (That
+                # insert then fails on its foreign key: the request errs, nothing is lost.)
+                candidates = [row.id for row in Session.select(Session.id).where(_prunable(cutoff, now))
+                              .order_by(*oldest_first).limit(batch_size).for_update(skip_locked=True)]
+                found = len(candidates)
+                deleted = Session.delete().where(Session.id.in_(candidates), _prunable(cutoff, now)).execute() if candidates else 0
+        removed += deleted
+        if found < batch_size:
+            break
+    return removed

@@ -10,7 +10,6 @@ saved a victim's address first loses it). The redeeming session's cookie is rota
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -22,13 +21,10 @@ from models.session import Session
 from services import milestones, referrals
 from services.ownership import adopt
 from services.sessions import rotate
+from services.tokens import hash_token
 
 TOKEN_MINUTES = 15
 MAILS_PER_HOUR = 5  # per address, however often a link is asked for
-
-
-def hash_token(raw: str) -> str:
-    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def mint(*, account_id: int, requested_by: int | None, surface: str, return_to: str | None) -> str:

@@ -32,9 +32,10 @@ def links_to(address: str) -> list[str]:
     return links
 
 
-def last_link(address: str) -> str:
-    links = links_to(address)
-    assert links, f"no sign-in link was mailed to {address}"
+def last_link(address: str, *, path: str | None = None) -> str:
+    """The newest link mailed to the address (only links to `path`, when given)."""
+    links = [link for link in links_to(address) if path is None or urlsplit(link).path == path]
+    assert links, f"no sign-in link{' to ' + path if path else ''} was mailed to {address}"
     return links[-1]
 
 

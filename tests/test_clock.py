@@ -29,6 +29,6 @@ def test_two_clocks_sharing_locks_fire_a_slot_once():
     assert first.tick(2010.0) + second.tick(2011.0) == ["heartbeat"]
 
 
-def test_the_schedule_fires_the_heartbeat_and_the_reaper():
+def test_the_schedule_fires_the_heartbeat_the_reaper_and_the_session_prune():
     names = {entry.actor_name for entry in schedule(SETTINGS)}
-    assert names == {"heartbeat", "requeue_stale_jobs"}
+    assert names == {"heartbeat", "requeue_stale_jobs", "prune_sessions"}

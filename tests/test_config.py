@@ -16,6 +16,8 @@ def test_defaults_need_nothing_but_python():
     assert settings.base_url == "http://127.0.0.1:8000"
     assert settings.catalog_path.endswith("scripts/data/demo_catalog.jsonl")
     assert settings.billing_webhook_secret is None and settings.admin_password is None
+    assert settings.anon_session_days == 30
+    assert settings.metrics_public is False and settings.worker_metrics_port == 9191
 
 
 def test_base_url_follows_port_by_default():
@@ -36,6 +38,10 @@ def test_base_url_follows_port_by_default():
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
     ({"DB_POOL_TIMEOUT": "0"}, "DB_POOL_TIMEOUT"),
     ({"AI_BACKEND": "hosted-somewhere"}, "AI_BACKEND"),
+    ({"ANON_SESSION_DAYS": "0"}, "ANON_SESSION_DAYS"),
+    ({"ANON_SESSION_DAYS": "a month"}, "ANON_SESSION_DAYS"),
+    ({"METRICS_PUBLIC": "sometimes"}, "METRICS_PUBLIC"),
+    ({"WORKER_METRICS_PORT": "70000"}, "WORKER_METRICS_PORT"),
 ])
 def test_malformed_setting_names_itself(env, named):
     merged = {k: v for k, v in {"SECRET_KEY": "x" * 32, **env}.items() if v is not None}

@@ -4,6 +4,8 @@ Each racer is its own founder (a client with its own cookie jar), started togeth
 barrier; against PostgreSQL they run on separate connections of the pool."""
 from collections import Counter
 
+import pytest
+
 from models.clock import clock
 from models.discovery import Claim, ClaimAllowance, Hold
 from tests.helpers import in_threads
@@ -30,6 +32,7 @@ def _outcome(response):
     return response.status_code, body.get("reason") or body["status"]
 
 
+@pytest.mark.race
 def test_1000_sessions_racing_to_select_one_product_one_wins(founder):
     load(item("prize"))
     racers = _all_shown(founder, "prize", RACERS)
@@ -42,6 +45,7 @@ def test_1000_sessions_racing_to_select_one_product_one_wins(founder):
     assert Hold.get().session_id == session_of(winner).id
 
 
+@pytest.mark.race
 def test_1000_sessions_racing_to_claim_one_product_one_wins(founder):
     load(item("prize"))
     racers = _all_shown(founder, "prize", RACERS)

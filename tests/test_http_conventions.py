@@ -2,13 +2,19 @@
 import json
 
 import pytest
-from flask import Blueprint
+import flask
 from marshmallow import Schema, fields
 
 from api import create_app
-from api.contract import endpoint
+from api.routing import Blueprint
 from tests.conftest import SETTINGS, reconnect
 from services.errors import Refused
+
+
+class Line(Schema):
+    sku = fields.String(required=True)
+    quantity = fields.Integer(required=True)
+    tags = fields.List(fields.String(), load_default=list)
 
 
 class EchoBody(Schema):
@@ -17,38 +23,46 @@ class EchoBody(Schema):
     count = fields.Integer(load_default=None)
     flag = fields.Boolean(load_default=None)
     ratio = fields.Float(load_default=None)
+    line = fields.Nested(Line, load_default=None)
+    lines = fields.List(fields.Nested(Line), load_default=None)
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), load_default=None)
 
 
 probe = Blueprint("probe", __name__)
 
 
 @probe.post("/api/_probe/echo")
-@endpoint(body=EchoBody, refuses={409: ["claimed_by_another_founder"]})
+@probe.declare(changes_state=True, refuses={409: ["claimed_by_another_founder"]})
+@probe.arguments(EchoBody)
+@probe.response(200)
 def echo(body):
     """Echoes a validated body (test route)."""
     if body["product_id"] == "taken":
         raise Refused("claimed_by_another_founder")
     if body["product_id"] == "boom":
         raise RuntimeError("secret internal detail")
-    return body
+    return {k: v for k, v in body.items() if k not in ("line", "lines", "scores") or v is not None}
 
 
 @probe.get("/api/_probe/state")
-@endpoint(state_changing=True)
+@probe.declare(changes_state=True)
+@probe.response(200)
 def state():
     """A GET that changes state, like find (test route)."""
     return {"status": "ok"}
 
 
 @probe.post("/api/_probe/mine")
-@endpoint(requires_account=True)
+@probe.declare(changes_state=True, requires_account=True, no_body=True)
+@probe.response(200)
 def mine():
     """An action that must belong to a signed-in account (test route)."""
     return {"status": "ok"}
 
 
 @probe.get("/api/_probe/busy")
-@endpoint()
+@probe.declare(changes_state=False)
+@probe.response(200)
 def busy():
     """Fails as a query does when every pooled connection stayed busy (test route)."""
     from playhouse.pool import MaxConnectionsExceeded
@@ -56,11 +70,28 @@ def busy():
     raise MaxConnectionsExceeded("Max connections exceeded, timed out attempting to connect.")
 
 
+# Routes that declare nothing: the guards must treat them as state-changing (fail closed).
+bare = flask.Blueprint("bare", __name__)
+
+
+@bare.get("/api/_probe/undeclared")
+def undeclared():
+    """A GET route with no declaration at all (test route)."""
+    return {"status": "ok"}
+
+
+@bare.post("/api/_probe/undeclared")
+def undeclared_post():
+    """A POST route with no declaration at all (test route)."""
+    return {"status": "ok"}
+
+
 @pytest.fixture(scope="module")
 def probe_app(app):
     # A second instance of the real app, with two routes added that exercise the contract machinery.
     probed = create_app(SETTINGS)
     probed.register_blueprint(probe)
+    probed.register_blueprint(bare)
     return probed
 
 
@@ -205,7 +236,8 @@ def test_every_response_is_nosniff(c):
 
 
 @probe.get("/api/_probe/count")
-@endpoint()
+@probe.declare(changes_state=False)
+@probe.response(200)
 def count():
     """Counts catalog products (test route that needs the database)."""
     from models.catalog import Product
@@ -233,3 +265,38 @@ def test_an_action_that_must_belong_to_an_account_is_401_no_account(c):
 def test_an_exhausted_connection_pool_is_json_503_not_a_500(c):
     body = _refusal(c.get("/api/_probe/busy"), 503, "database_unavailable")
     assert body["status"] == "error"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("line", {"sku": "a", "quantity": "2"}), ("line", {"sku": 5, "quantity": 2}), ("line", "not an object"),
+    ("lines", [{"sku": "a", "quantity": 1}, {"sku": "b", "quantity": True}]), ("lines", {"sku": "a"}),
+    ("line", {"sku": "a", "quantity": 1, "tags": ["ok", 3]}), ("scores", {"x": "1"}), ("scores", {"x": 1.5}),
+])
+def test_values_of_the_wrong_json_type_are_refused_at_every_nesting_level(c, field, value):
+    body = _refusal(c.post("/api/_probe/echo", json={"product_id": "p1", field: value}), 400, "invalid_request")
+    assert field in body["fields"]
+
+
+def test_nested_values_of_the_right_json_type_are_accepted(c):
+    sent = {"product_id": "p1", "line": {"sku": "a", "quantity": 2, "tags": ["x"]},
+            "lines": [{"sku": "b", "quantity": 3, "tags": []}], "scores": {"x": 1}}
+    body = c.post("/api/_probe/echo", json=sent).get_json()
+    assert (body["line"], body["lines"], body["scores"]) == (sent["line"], sent["lines"], sent["scores"])
+
+
+def test_validation_never_answers_the_librarys_422(c):
+    for sent in ({}, {"product_id": 5}, {"product_id": "p", "line": {"quantity": 1}}):
+        response = c.post("/api/_probe/echo", json=sent)
+        assert response.status_code == 400, response.get_data(as_text=True)
+
+
+def test_a_route_that_declares_nothing_is_guarded_as_state_changing(c):
+    _refusal(c.get("/api/_probe/undeclared", headers={"Sec-Fetch-Site": "cross-site"}), 403, "cross_site_request")
+    _refusal(c.post("/api/_probe/undeclared", headers={"Origin": "https://evil.example"}), 403, "cross_site_request")
+    assert c.get("/api/_probe/undeclared", headers={"Sec-Fetch-Site": "same-origin"}).get_json() == {"status": "ok"}
+
+
+def test_a_nul_in_a_query_parameter_is_400_not_a_database_error(c):
+    _refusal(c.get("/api/discover?job_id=a%00b"), 400, "invalid_request")
+    login = c.get("/login?token=%00")  # a sign-in link always redirects (spec 4.2)
+    assert login.status_code == 303 and login.headers["Location"] == "/#login?e=invalid_link"

@@ -1,4 +1,7 @@
-"""The direction of imports (architecture guide): api -> services, jobs -> services -> models."""
+"""The direction of imports (architecture guide): api -> services, jobs -> services -> models,
+integrations. Routes and actors call services: no model, mail or other integration import
+in api/, and none in the actors of jobs/ (only the runner and the send helper, which are
+the job machinery itself, touch the job rows and locks)."""
 import ast
 from pathlib import Path
 
@@ -7,12 +10,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 FORBIDDEN = {
+    "api": {"models", "integrations", "workers"},
     "services": {"flask", "api", "jobs", "workers"},
     "models": {"flask", "api", "jobs", "workers", "services", "integrations"},
     "integrations": {"flask", "api", "jobs", "workers", "services"},
     "workers": {"flask", "api", "jobs"},
     "jobs": {"flask", "api"},
 }
+# Actors call a service and nothing else of the domain.
+ACTOR_FORBIDDEN = {"models", "integrations"}
+JOB_MACHINERY = {"runner.py", "send.py", "__init__.py"}
 
 
 def _imports(path):
@@ -32,6 +39,23 @@ def test_package_imports_point_one_way(package):
         if bad:
             wrong[str(path.relative_to(ROOT))] = sorted(bad)
     assert wrong == {}
+
+
+def test_actors_call_services_only():
+    wrong = {}
+    for path in (ROOT / "jobs").glob("*.py"):
+        if path.name in JOB_MACHINERY:
+            continue
+        bad = set(_imports(path)) & ACTOR_FORBIDDEN
+        if bad:
+            wrong[path.name] = sorted(bad)
+    assert wrong == {}
+
+
+def test_the_direction_check_reads_imports(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import models.db\nfrom integrations.mail import get_mailer\nfrom .x import y\n")
+    assert set(_imports(sample)) == {"models", "integrations"}
 
 
 def test_jobs_package_sets_the_broker_before_declaring_actors():

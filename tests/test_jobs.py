@@ -8,7 +8,7 @@ import pytest
 
 from jobs import SendInsideTransaction, send, start
 from jobs.maintenance import requeue_stale_jobs
-from jobs.runner import JobFailed, TransientError, job_actor
+from jobs.runner import JobFailed, Lease, TransientError, job_actor
 from models.clock import clock, utcnow
 from models.db import transaction
 from models.job import Job
@@ -233,9 +233,12 @@ def test_a_stalled_attempt_cannot_overwrite_the_newer_one():
     assert (job.status, job.attempt, job.result, job.stage) == (Job.DONE, 2, {"by": 2}, None)
 
 
-def test_a_stalled_worker_waking_after_its_lease_is_fenced_out(run_jobs):
+def test_a_stalled_worker_waking_after_its_lease_is_fenced_out(run_jobs, monkeypatch):
     """End to end: attempt 1 stalls past its lease, the reaper hands the job to attempt 2,
     which finishes; when attempt 1 wakes its fenced write is refused."""
+    real_beat = Lease.beat
+    # A stalled worker process stalls its heartbeat thread too: attempt 1's renews nothing.
+    monkeypatch.setattr(Lease, "beat", lambda lease: True if lease.attempt == 1 else real_beat(lease))
     STALL["release"].clear()
     STALL["started"].clear()
     job = start(kind="test_stalls", subject="store:stall")

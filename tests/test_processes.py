@@ -2,6 +2,7 @@
 worker; the Procfile's web, worker and clock share work through Redis."""
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -43,6 +44,34 @@ def _wait_for(predicate, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
 
 
+def _metrics(url: str) -> "_Figures":
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(url, timeout=5) as response:
+        assert response.status == 200 and response.headers["Content-Type"].startswith("text/plain")
+        text = response.read().decode()
+    return _Figures((sample.name, sample.labels, sample.value)
+                    for family in text_string_to_metric_families(text) for sample in family.samples)
+
+
+class _Figures(dict):
+    """Samples by (name, labels); `(name, labels) in figures` matches a subset of labels."""
+
+    def __init__(self, samples):
+        super().__init__(((name, tuple(sorted(labels.items()))), value) for name, labels, value in samples)
+
+    def _find(self, key):
+        name, labels = key
+        return [v for (n, found), v in self.items() if n == name and set(labels.items()) <= set(found)]
+
+    def __contains__(self, key):
+        return bool(self._find(key))
+
+    def __getitem__(self, key):
+        (found,) = self._find(key)
+        return found
+
+
 def _stop(process, timeout=30):
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -76,6 +105,11 @@ def test_make_run_serves_health_with_an_in_process_worker_and_stops_on_sigterm(t
         _wait_for(lambda: _get_json(url)[1]["worker"]["heard_from"], 30, "the in-process worker")
         with sqlite3.connect(tmp_path / "run.db") as conn:
             assert conn.execute("SELECT COUNT(*) FROM product").fetchone()[0] >= 60
+        # GET /metrics from loopback: gunicorn's workers share their figures through the
+        # multiprocess folder gunicorn.conf.py made.
+        figures = _metrics(f"http://127.0.0.1:{port}/metrics")
+        assert ("ff_http_requests_total", {"route": "/api/health", "method": "GET", "status": "200"}) in figures
+        assert figures[("ff_broker_up", {})] == 1
     finally:
         code = _stop(process)
         log.close()
@@ -93,8 +127,10 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
     port = _free_port()
     env = _base_env(tmp_path, port)
     env["REDIS_URL"] = TEST_REDIS_URL.rsplit("/", 1)[0] + "/14"  # its own database, not the suite's
+    env["WORKER_METRICS_PORT"] = str(_free_port())
     if TEST_DATABASE_URL:
-        env["DATABASE_URL"] = TEST_DATABASE_URL.rsplit("/", 1)[0] + "/ff_test_procs"
+        # Named after the suite's own database, so suites of several checkouts never drop each other's.
+        env["DATABASE_URL"] = TEST_DATABASE_URL + "_procs"
         _recreate_database(env["DATABASE_URL"])
     env["PATH"] = f"{VENV_BIN}:{env.get('PATH', '')}"
     subprocess.run([str(VENV_BIN / "flask"), "--app", "api", "db", "upgrade"], cwd=ROOT, env=env, check=True,
@@ -102,6 +138,9 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
     commands = {
         "web": [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "api:create_app()"],
         "worker": [str(VENV_BIN / "dramatiq"), "workers.broker", "jobs", "--processes", "1", "--threads", "2"],
+        # A second worker command on the same host and WORKER_METRICS_PORT: no clash, one
+        # exposition server serves both.
+        "worker2": [str(VENV_BIN / "dramatiq"), "workers.broker", "jobs", "--processes", "1", "--threads", "1"],
         "clock": [sys.executable, "-m", "workers.clock"],
     }
     processes = {}
@@ -125,9 +164,23 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
         assert "procs@x.com" in mailed[0].read_text()
         # Beats keep coming from the clock through Redis to the worker.
         _wait_for(lambda: _get_json(url)[1]["worker"]["last_seen"] != first_seen, 30, "a later heartbeat")
+        # The web process reads jobs from the job table; the workers' own figures come from
+        # dramatiq's middleware on WORKER_METRICS_PORT.
+        web = _wait_for(lambda: (f := _metrics(f"http://127.0.0.1:{port}/metrics"))
+                        and ("ff_jobs", {"kind": "sign_in_mail", "status": "done"}) in f and f, 30, "the job figures")
+        assert web[("ff_workers_alive", {})] >= 1
+        worker_url = f"http://127.0.0.1:{env['WORKER_METRICS_PORT']}/metrics"
+        figures = _wait_for(lambda: _metrics(worker_url), 30, "the workers' exposition server")
+        assert ("dramatiq_messages_total", {"actor_name": "sign_in_mail", "queue_name": "default"}) in figures
     finally:
         for process in processes.values():
             _stop(process)
+        # The workers' figures folder outlives them by design (one per host and port); not this test's.
+        from workers.metrics import worker_metrics_dir
+        from tests.conftest import SETTINGS
+
+        shutil.rmtree(worker_metrics_dir(SETTINGS.but(worker_metrics_port=int(env["WORKER_METRICS_PORT"]))),
+                      ignore_errors=True)
     for name in commands:
         assert "Traceback" not in (tmp_path / f"{name}.log").read_text(), name
 

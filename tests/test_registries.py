@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from api.openapi import iter_operations
+from api.openapi import iter_routes
+from api.routing import BODY_METHODS, declaration_of, declares_answers, takes_json_body
 from services.errors import Refused
 from services.reasons import REASONS
 
@@ -157,13 +158,39 @@ def test_controls_list_exactly_the_routes_that_exist(app, client):
     assert "GET /api/health" in served["controls"]
 
 
-def test_every_route_declares_its_contract(app):
-    declared = {rule.endpoint for rule, *_ in iter_operations(app)}
-    routed = {rule.endpoint for rule in app.url_map.iter_rules() if rule.endpoint != "static"}
-    assert routed == declared
+def test_every_route_declares_its_body_its_answers_and_whether_it_changes_state(app):
+    lacking = []
+    for rule, method, view in iter_routes(app):
+        if rule.endpoint == "static":
+            continue
+        declaration = declaration_of(view)
+        if declaration is None:
+            lacking.append(f"{method} {rule.rule}: no bp.declare(changes_state=...)")
+            continue
+        if not declares_answers(view):
+            lacking.append(f"{method} {rule.rule}: no bp.response(...)")
+        if method in BODY_METHODS and not (takes_json_body(view) or declaration.no_body):
+            lacking.append(f"{method} {rule.rule}: no bp.arguments(Body) and no no_body=True")
+        if method in BODY_METHODS and not declaration.changes_state:
+            lacking.append(f"{method} {rule.rule}: a body-taking method declared as not changing state")
+    assert lacking == []
+
+
+def test_the_declaration_check_would_catch_an_undeclared_route():
+    import flask
+
+    from api import create_app
+    from tests.conftest import SETTINGS
+
+    probed = create_app(SETTINGS)
+    bare = flask.Blueprint("bare_registry_probe", __name__)
+    bare.add_url_rule("/api/_probe/naked", "naked", lambda: {}, methods=["POST"])
+    probed.register_blueprint(bare)
+    naked = probed.view_functions["bare_registry_probe.naked"]
+    assert declaration_of(naked) is None and not declares_answers(naked) and not takes_json_body(naked)
 
 
 def test_every_declared_refusal_is_registered(app):
-    for _rule, _method, _view, contract in iter_operations(app):
-        for codes in contract.refuses.values():
+    for _rule, _method, view in iter_routes(app):
+        for codes in (declaration_of(view).refuses if declaration_of(view) else {}).values():
             assert set(codes) <= set(REASONS)

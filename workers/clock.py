@@ -28,6 +28,7 @@ def schedule(settings) -> list[Every]:
     return [
         Every("heartbeat", settings.heartbeat_seconds),
         Every("requeue_stale_jobs", max(5, settings.job_stale_seconds // 4)),
+        Every("prune_sessions", 3600),
     ]
 
 

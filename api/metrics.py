@@ -1,0 +1,77 @@
+"""GET /metrics: the service's figures in Prometheus text format, for the operators' scraper."""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+from flask import Response, request
+
+from api.errors import ApiError
+from api.routing import Blueprint
+from config import get_settings
+from jobs.send import queue_depths
+from services.metrics import scrape
+
+bp = Blueprint("metrics", __name__, description="Figures for the operators' scraper.")
+
+DECISIONS = [
+    "GET /metrics serves Prometheus text (prometheus-client): ff_http_requests_total{route,method,status} and "
+    "ff_http_request_duration_seconds{route,method} from every web process, and, read from the database and the "
+    "broker at scrape time, ff_jobs{kind,status}, ff_job_duration_seconds{kind} (jobs finished in the last 15 "
+    "minutes), ff_job_oldest_queued_age_seconds, ff_workers_alive, ff_queue_depth{queue,state}, ff_database_up, "
+    "ff_broker_up. `route` is the URL rule, never the raw path.",
+    "GET /metrics is public only with METRICS_PUBLIC=1; otherwise it answers a direct loopback peer (a request "
+    "carrying Forwarded or X-Forwarded-For came through a proxy and is not loopback), or HTTP Basic with "
+    "ADMIN_PASSWORD as the password (any user name). Refusals are JSON: 401 `metrics_credentials_required` with "
+    "WWW-Authenticate: Basic when ADMIN_PASSWORD is set, else 403 `metrics_not_public`. It issues no session cookie.",
+    "`dramatiq` worker processes serve their own figures (dramatiq's Prometheus middleware: dramatiq_messages_total, "
+    "dramatiq_message_duration_milliseconds, ...) on WORKER_METRICS_PORT (default 9191, 0 = off), bound to "
+    "127.0.0.1 unless METRICS_PUBLIC=1; one server per host serves every worker process there.",
+]
+
+_PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+
+
+@bp.get("/metrics")
+# A scraper is a server, not a browser: like the provider callbacks it is given no session.
+@bp.declare(changes_state=False, callback=True, session=False,
+            refuses={401: ["metrics_credentials_required"], 403: ["metrics_not_public"]})
+@bp.response(200, {"type": "string"}, content_type="text/plain")
+def metrics():
+    """Serves the service's figures in Prometheus text format (requests, jobs, queues, workers).
+
+    Public with METRICS_PUBLIC=1; otherwise from loopback, or with HTTP Basic and ADMIN_PASSWORD."""
+    settings = get_settings()
+    _allow(settings)
+    body, content_type = scrape(worker_stale_seconds=settings.worker_stale_seconds, queue_depths=queue_depths)
+    response = Response(body, content_type=content_type)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _allow(settings) -> None:
+    """Refuses the scrape unless the figures are public, the peer is this host, or the
+    admin password came with it."""
+    if settings.metrics_public or _from_loopback():
+        return
+    if not settings.admin_password:
+        raise ApiError(403, "metrics_not_public")
+    credentials = request.authorization
+    given = credentials.password if credentials is not None and credentials.type == "basic" else None
+    # Compared in constant time, so the answer's timing says nothing about the password.
+    if given is None or not hmac.compare_digest(given.encode(), settings.admin_password.encode()):
+        raise ApiError(401, "metrics_credentials_required",
+                       headers={"WWW-Authenticate": 'Basic realm="metrics", charset="UTF-8"'})
+
+
+def _from_loopback() -> bool:
+    """True for a peer on this host that no proxy relayed: behind a reverse proxy on the
+    same host every visitor would otherwise look local."""
+    if any(name in request.headers for name in _PROXY_HEADERS):
+        return False
+    try:
+        address = ipaddress.ip_address(request.remote_addr or "")
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or bool(mapped and mapped.is_loopback)

@@ -1,0 +1,268 @@
+"""How a route is declared: flask-smorest for the body, the answers and the document, and
+one `declare(...)` of ours for what the library has no word for.
+
+A route reads, top to bottom:
+
+    @bp.post("/api/select")
+    @bp.declare(changes_state=True, refuses={404: ["unknown_product"], 409: [...]})
+    @bp.arguments(SelectBody)            # the JSON body (flask-smorest + webargs)
+    @bp.response(200, SelectAnswer)      # the answer, dumped through its schema
+    def select(body): ...
+
+`declare` is the outermost decorator (right under the route) so its checks run first:
+a signed-in account when `requires_account`, then the raw body (empty, or one JSON
+object with a JSON content type). `changes_state` is required: the cross-site guard
+(api/http.py) refuses state-changing requests from other sites, and a view that declares
+nothing at all is treated as state-changing (fail closed). `refuses` maps HTTP statuses
+to reason codes: a `Refused` raised by a service gets the status the route declared for
+its reason, and the OpenAPI document lists them (api/openapi.py).
+
+Validation answers with our own refusals, never the library's 422: a failing field
+answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
+`invalid_request`), and JSON types are checked as published at every nesting level
+(marshmallow would otherwise turn "5" into 5 and 0 into False).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import wraps
+
+import flask_smorest
+from flask import g, request
+from marshmallow import EXCLUDE, Schema, ValidationError, fields
+from webargs.flaskparser import FlaskParser
+
+from api.errors import ApiError
+from api.session import current_session
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a route declares beyond its schemas (see the module docstring)."""
+
+    changes_state: bool
+    refuses: dict = field(default_factory=dict)  # status -> tuple of reason codes
+    callback: bool = False  # called server to server by a provider: no cookie, no cross-site check
+    session: bool = True  # reads the ff_session cookie
+    requires_account: bool = False  # 401 no_account unless the session is signed in
+    headers: dict = field(default_factory=dict)  # required request headers (name -> description)
+    no_body: bool = False  # a body-taking method that takes none (any body sent must still be a JSON object)
+
+    def status_for(self, reason: str) -> int | None:
+        for status, reasons in self.refuses.items():
+            if reason in reasons:
+                return status
+        return None
+
+
+# What the guards assume of a view that declared nothing: it changes state.
+UNDECLARED = Declaration(changes_state=True)
+
+
+def declaration_of(view) -> Declaration | None:
+    return getattr(view, "declaration", None)
+
+
+# --- Reading the body --------------------------------------------------------------------
+
+def read_json_object() -> dict:
+    """The request body as one JSON object; an empty body reads as {}. Anything else sent
+    (another content type, malformed JSON, an array or scalar, NaN, a NUL) is refused."""
+    if "json_body" in g:
+        return g.json_body
+    raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
+    if not raw.strip():
+        data = {}
+    else:
+        if not request.is_json:
+            raise ApiError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.")
+        try:
+            data = json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "invalid_json", "The body must be a JSON object.")
+        if _has_nul(data):
+            # PostgreSQL cannot store NUL in text, and no field needs one.
+            raise ApiError(400, "invalid_json", "The body contains a NUL character, which no field accepts.")
+    g.json_body = data
+    return data
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _has_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+# --- JSON types as published, at every level -----------------------------------------------
+
+# The JSON types each marshmallow field accepts (a bool is not a number here).
+_JSON_TYPES = (
+    (fields.Boolean, (bool,), "boolean"),
+    (fields.Integer, (int,), "integer"),
+    (fields.Number, (int, float), "number"),
+    (fields.String, (str,), "string"),
+    (fields.List, (list,), "array"),
+    (fields.Dict, (dict,), "object"),
+    (fields.Nested, (dict,), "object"),
+)
+
+
+def type_problems(schema: Schema, data) -> dict:
+    """Messages for values whose JSON type is not the declared one, nested as marshmallow
+    nests its own (field -> messages, list index -> messages)."""
+    problems = {}
+    if not isinstance(data, dict):
+        return problems
+    for name, declared in schema.fields.items():
+        if declared.dump_only:
+            continue
+        key = declared.data_key or name
+        if key in data:
+            found = _field_problems(declared, data[key])
+            if found:
+                problems[key] = found
+    return problems
+
+
+def _field_problems(declared, value):
+    if value is None:
+        return None  # allow_none is marshmallow's to judge
+    for field_type, json_types, word in _JSON_TYPES:
+        if isinstance(declared, field_type):
+            if not isinstance(value, json_types) or (isinstance(value, bool) and bool not in json_types):
+                return [f"Not a valid {word}."]
+            break
+    if isinstance(declared, fields.Nested):
+        nested = declared.schema
+        if declared.many or nested.many:
+            if not isinstance(value, list):
+                return ["Not a valid array."]
+            found = {i: p for i, item in enumerate(value) if (p := type_problems(nested, item))}
+            return found or None
+        return type_problems(nested, value) or None
+    if isinstance(declared, fields.List):
+        found = {i: p for i, item in enumerate(value) if (p := _field_problems(declared.inner, item))}
+        return found or None
+    if isinstance(declared, fields.Dict) and declared.value_field is not None:
+        found = {k: p for k, item in value.items() if (p := _field_problems(declared.value_field, item))}
+        return found or None
+    return None
+
+
+def reason_for(schema: Schema, messages: dict) -> str:
+    """The reason code of the first failing field, in declaration order: its own
+    `metadata["reason"]`, else that of the first failing field of a nested schema, else
+    `invalid_request`."""
+    for name, declared in schema.fields.items():
+        key = declared.data_key or name
+        if key not in messages:
+            continue
+        if "reason" in declared.metadata:
+            return declared.metadata["reason"]
+        nested = declared.metadata.get("schema") or (declared.schema if isinstance(declared, fields.Nested) else None)
+        if nested is not None and isinstance(messages[key], dict):
+            nested = nested() if isinstance(nested, type) else nested
+            return reason_for(nested, messages[key])
+        return "invalid_request"
+    return "invalid_request"
+
+
+class StrictJsonParser(FlaskParser):
+    """webargs' Flask parser, answering bad input with our 400 refusals."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "json": EXCLUDE, "query": EXCLUDE}
+
+    def load_json(self, req, schema):
+        return read_json_object()
+
+    def load_querystring(self, req, schema):
+        # Query strings are text: no JSON type check; the first value of a repeated name.
+        values = req.args.to_dict()
+        if not getattr(schema, "ACCEPTS_NUL", False) and any("\x00" in value for value in values.values()):
+            # PostgreSQL cannot compare text with a NUL in it, and no parameter needs one.
+            raise ApiError(400, "invalid_request", "A query parameter contains a NUL character.")
+        return values
+
+    def pre_load(self, location_data, *, schema, req, location):
+        if location == "json":
+            problems = type_problems(schema, location_data)
+            if problems:
+                raise ValidationError(problems)
+        return location_data
+
+    def handle_error(self, error, req, schema, *, error_status_code, error_headers):
+        messages = error.normalized_messages()
+        # webargs namespaces the messages under their location ({"json": {...}}).
+        if len(messages) == 1 and next(iter(messages)) in ("json", "query", "querystring"):
+            messages = next(iter(messages.values()))
+        detail = "; ".join(f"{name}: {' '.join(_flatten(msg))}" for name, msg in messages.items())
+        raise ApiError(400, reason_for(schema, messages), fields={"fields": messages}, detail=detail)
+
+
+def _flatten(message):
+    if isinstance(message, dict):
+        return [f"{k}: {' '.join(_flatten(v))}" for k, v in message.items()]
+    if isinstance(message, list):
+        return [str(m) for m in message]
+    return [str(message)]
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's blueprint with our parser and `declare`."""
+
+    ARGUMENTS_PARSER = StrictJsonParser()
+
+    def arguments(self, schema, *, location="json", **kwargs):
+        """The body (location json, the default) or the query string (location "query").
+        Unknown fields are ignored, and the document says so (no additionalProperties: false)."""
+        if isinstance(schema, type):
+            schema = schema(unknown=EXCLUDE)
+        return super().arguments(schema, location=location, **kwargs)
+
+    @staticmethod
+    def declare(*, changes_state: bool, refuses: dict | None = None, callback: bool = False, session: bool = True,
+                requires_account: bool = False, headers: dict | None = None, no_body: bool = False):
+        """Declares what the route does beyond its schemas; see the module docstring."""
+        declaration = Declaration(
+            changes_state=changes_state,
+            refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
+            callback=callback, session=session, requires_account=requires_account, headers=headers or {},
+            no_body=no_body,
+        )
+
+        def decorate(view):
+            @wraps(view)
+            def run(*args, **kwargs):
+                if declaration.requires_account and current_session().account_id is None:
+                    raise ApiError(401, "no_account")
+                read_json_object()  # every body sent must be one JSON object, declared or not
+                return view(*args, **kwargs)
+
+            run.declaration = declaration
+            return run
+
+        return decorate
+
+
+def takes_json_body(view) -> bool:
+    """Whether the view declared a JSON body with `arguments`."""
+    parameters = getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    return any(p.get("in") == "json" for p in parameters if isinstance(p, dict))
+
+
+def declares_answers(view) -> bool:
+    return bool(getattr(view, "_apidoc", {}).get("response", {}).get("responses"))
