@@ -215,7 +215,7 @@ EXHAUSTED_REFUSALS = ["all_held", "passed_out", "catalog_exhausted", "not_servab
             refuses={200: EXHAUSTED_REFUSALS + ["claim_limit_reached"], 429: list(METER_REFUSALS)})
 @bp.response(200, CardSchema)
 def find():
-    """Serves the session's product as a card, holding the best candidate for 30 minutes when it has none.
+    """Serves the session's product as a card, holding the best candidate when it has none.
 
     Metered under the find bucket. At the claim allowance it serves the founder's claimed product.
     """
@@ -228,7 +228,7 @@ def find():
 @bp.declare(changes_state=True, refuses={200: EXHAUSTED_REFUSALS, 429: list(METER_REFUSALS)})
 @bp.response(200, CardSchema(many=True))
 def feed():
-    """Serves the session's own held product first, then up to 11 free candidates by rank; empty at the allowance.
+    """Serves the session's own held product first, then free candidates by rank; empty at the allowance.
 
     Metered under the find bucket.
     """
