@@ -46,6 +46,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "all_held", "passed_out", "catalog_exhausted", "not_servable", "claim_limit_reached",
     "claimed_by_another_founder", "held_by_another_founder", "not_shown", "passed_by_you", "no_product",
     "no_product_id", "unknown_product", "not_presearch_qualified", "invalid_action", "nothing_to_watch",
+    # research and verdict
+    "nothing_to_record", "invalid_outcome", "no_claim", "no_claim_record",
 }
 
 _CALLS_FIRST = {"Refused", "JobFailed"}
