@@ -13,7 +13,7 @@ import time
 from flask import g, request
 
 from api.errors import ApiError
-from api.routing import UNDECLARED, declaration_of
+from api.routing import BODY_METHODS, UNDECLARED, declaration_of
 from api.session import ensure_cookie
 from services.database import close_connection
 from services.metrics import observe_request
@@ -21,7 +21,6 @@ from services.metrics import observe_request
 log = logging.getLogger("api.request")
 
 NO_STORE = "private, no-store, must-revalidate"
-UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 def install_request_conventions(app, settings) -> None:
@@ -68,7 +67,7 @@ def _refuse_cross_site(app, settings) -> None:
     declaration = declaration_of(app.view_functions.get(request.endpoint)) or UNDECLARED
     if declaration.callback:
         return
-    if request.method not in UNSAFE_METHODS and not declaration.changes_state:
+    if request.method not in BODY_METHODS and not declaration.changes_state:
         return
     if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
         raise ApiError(403, "cross_site_request")

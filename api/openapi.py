@@ -15,7 +15,7 @@ import re
 
 import flask_smorest
 
-from api.routing import UNDECLARED, declaration_of
+from api.routing import BODY_METHODS, UNDECLARED, declaration_of, declared_arguments
 from config import Settings
 from services.reasons import REASONS
 
@@ -61,7 +61,6 @@ DECISIONS = [
 
 # Every route may answer these.
 _COMMON_REFUSALS = {500: ("internal_error",), 503: ("database_unavailable",)}
-_BODY_METHODS = ("post", "put", "patch", "delete")
 
 
 class Api(flask_smorest.Api):
@@ -157,10 +156,10 @@ def _complete(operation: dict, method: str, view) -> None:
     refusals: dict[int, list[str]] = {status: list(codes) for status, codes in declaration.refuses.items()}
     for status, codes in _COMMON_REFUSALS.items():
         refusals.setdefault(status, []).extend(codes)
-    if method in _BODY_METHODS:
+    if method.upper() in BODY_METHODS:
         refusals.setdefault(400, []).append("invalid_json")
         refusals.setdefault(413, []).append("payload_too_large")
-    for location, schema in _arguments(view):
+    for location, schema in declared_arguments(view):
         refusals.setdefault(400, []).extend(["invalid_json", "invalid_request"] if location == "json"
                                             else ["invalid_request"])
         for each in schema.fields.values():
@@ -168,7 +167,7 @@ def _complete(operation: dict, method: str, view) -> None:
                                  + each.metadata.get("also_refuses", []))
     if declaration.requires_account:
         refusals.setdefault(401, []).append("no_account")
-    if (method in _BODY_METHODS or declaration.changes_state) and not declaration.callback:
+    if (method.upper() in BODY_METHODS or declaration.changes_state) and not declaration.callback:
         refusals.setdefault(403, []).append("cross_site_request")
 
     responses = operation.setdefault("responses", {})
@@ -186,13 +185,6 @@ def _complete(operation: dict, method: str, view) -> None:
             ok = existing["content"]["application/json"]["schema"]
             existing["content"]["application/json"]["schema"] = {"anyOf": [ok, refusal]}
             existing["description"] += f"; or a refusal with reason {', '.join(sorted(set(codes)))}"
-
-
-def _arguments(view):
-    """(location, schema) of each `arguments` the route declared."""
-    for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
-        if isinstance(parameter, dict) and hasattr(parameter.get("schema"), "fields"):
-            yield parameter["in"], parameter["schema"]
 
 
 def _status_text(status: int) -> str:

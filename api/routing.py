@@ -258,10 +258,16 @@ class Blueprint(flask_smorest.Blueprint):
         return decorate
 
 
+def declared_arguments(view):
+    """(location, schema) of each `arguments` the route declared ("json" for the body)."""
+    for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
+        if isinstance(parameter, dict) and hasattr(parameter.get("schema"), "fields"):
+            yield parameter["in"], parameter["schema"]
+
+
 def takes_json_body(view) -> bool:
     """Whether the view declared a JSON body with `arguments`."""
-    parameters = getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", [])
-    return any(p.get("in") == "json" for p in parameters if isinstance(p, dict))
+    return any(location == "json" for location, _schema in declared_arguments(view))
 
 
 def declares_answers(view) -> bool:
