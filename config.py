@@ -13,6 +13,7 @@ import secrets
 import subprocess
 import sys
 from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -67,6 +68,13 @@ class Settings:
     discover_timeout_seconds: int = 45
     discover_wait_seconds: int = 60
     discover_max_add: int = 25
+    # Research: the documented settings of the offer (services/research/offer.py). Money is
+    # in the product's own currency.
+    offer_fee_pct: Decimal = Decimal("2.9")
+    offer_fee_fixed: Decimal = Decimal("0.30")
+    offer_shipping_flat: Decimal = Decimal("4.50")
+    offer_shipping_per_kg: Decimal = Decimal("1.50")
+    target_margin_pct: int = 30
 
     @property
     def embedded(self) -> bool:
@@ -101,6 +109,20 @@ def _int(env, name, default, low, high):
         raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}") from None
     if not low <= value <= high:
         raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+    return value
+
+
+def _decimal(env, name, default, low, high):
+    """A decimal number with at most two decimals (money and percentages)."""
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = Decimal(raw.strip())
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite() or not low <= value <= high or value != value.quantize(Decimal("0.01")):
+        raise SettingsError(f"{name} must be a number from {low} to {high} with at most two decimals, got {raw!r}")
     return value
 
 
@@ -214,6 +236,11 @@ def load_settings(environ=None) -> Settings:
         discover_timeout_seconds=_int(env, "DISCOVER_TIMEOUT_SECONDS", 45, 1, 3600),
         discover_wait_seconds=_int(env, "DISCOVER_WAIT_SECONDS", 60, 1, 600),
         discover_max_add=_int(env, "DISCOVER_MAX_ADD", 25, 1, 100000),
+        offer_fee_pct=_decimal(env, "OFFER_FEE_PCT", Settings.offer_fee_pct, 0, 50),
+        offer_fee_fixed=_decimal(env, "OFFER_FEE_FIXED", Settings.offer_fee_fixed, 0, 100),
+        offer_shipping_flat=_decimal(env, "OFFER_SHIPPING_FLAT", Settings.offer_shipping_flat, 0, 10000),
+        offer_shipping_per_kg=_decimal(env, "OFFER_SHIPPING_PER_KG", Settings.offer_shipping_per_kg, 0, 10000),
+        target_margin_pct=_int(env, "TARGET_MARGIN_PCT", 30, 1, 90),
     )
 
 

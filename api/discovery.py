@@ -7,6 +7,7 @@ from config import Settings, get_settings
 from jobs.send import send_all
 from services import discovery, watches
 from services.meter import METER_REFUSALS
+from services.research import records as research
 
 bp = Blueprint("discovery", __name__, description="Discovery, holds and claims.")
 
@@ -263,7 +264,9 @@ def pass_or_claim(body):
     """Claims the held product (action claim) or passes on it for good and shows the next (action pass)."""
     session = current_session()
     if body["action"] == "claim":
-        return discovery.claim(session=session, product_id=body.get("product_id"))
+        answer = discovery.claim(session=session, product_id=body.get("product_id"))
+        send_all(research.request_if_missing(answer["product_id"]))  # the claim starts its product's research
+        return answer
     answer, jobs = discovery.pass_on(session=session, product_id=body.get("product_id"))
     send_all(jobs)
     return answer

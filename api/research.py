@@ -1,17 +1,78 @@
-"""Research and verdict (spec 2.13, 4.7): so far the outcome of a claimed product and the
-published track record."""
+"""Research and verdict (spec 2.13, 4.7): the offer, the analysis, the dashboard verdict,
+the launch facts, the outcome of a claimed product and the published track record."""
 from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
-from services import outcomes
+from config import Settings
+from jobs.send import send_all
+from services.research import analysis as analyser
+from services.research import answers, launch, offer, outcomes, verdict
 
 bp = Blueprint("research", __name__, description="What the service knows about a founder's product.")
 
 MAX_AMOUNT = 1_000_000_000  # an amount past a billion is a typo, not an outcome
 MAX_NOTE = 2000
 
+MAX_ANALYZE_NAME = 200
+MAX_ANALYZE_DESCRIPTION = 5000
+
+
+def _offer_settings() -> str:
+    d = Settings()
+    return (f"OFFER_FEE_PCT (default {d.offer_fee_pct}), OFFER_FEE_FIXED ({d.offer_fee_fixed}), OFFER_SHIPPING_FLAT "
+            f"({d.offer_shipping_flat}), OFFER_SHIPPING_PER_KG ({d.offer_shipping_per_kg}) and TARGET_MARGIN_PCT "
+            f"({d.target_margin_pct}); money in the product's currency")
+
+
+def _verdict_rules() -> list[str]:
+    """The rules with the default settings (TARGET_MARGIN_PCT, EVIDENCE_MIN_ROWS, EVIDENCE_MAX_AGE_DAYS)."""
+    d = Settings()
+    return verdict.rules_text(d.target_margin_pct, d.evidence_min_rows, d.evidence_max_age_days)
+
+
 DECISIONS: list[str] = [
+    "Research: a `research` job per product (one at a time; the job row and subject lock) computes the offer and the "
+    "analysis and stores them with researched_at and a fingerprint of every input (the catalog record, its evidence "
+    "rows, the offer and evidence-gate settings, and the day, since freshness windows move with it). It is sent when "
+    "a product is claimed and whenever GET /api/offer, /api/analysis or /api/dashboard finds the session's product "
+    "(held or claimed) without research or with a stale fingerprint; a stale research is still served, with "
+    "`refreshing: true`, while the new one runs. Until the first research finishes these answer 200 "
+    "{status: not_yet_researched, reason: not_yet_researched, explanation, product_id, stage, job_id}.",
+    "GET /api/offer: {status: ok, product_id, currency, price, cost, shipping, fees, unit_margin, margin_pct, "
+    "break_even_cpa, break_even_roas, price_for_target_margin, target_margin_pct, figures: [{name, value, formula, "
+    "inputs: [input names]}], inputs: [{name, value, source}], researched_at, refreshing}. A source is "
+    "{type: catalog, field}, {type: evidence, date, source, metric} or {type: setting, name}. price (recommended "
+    "retail) is the catalog record's market price; cost is the catalog cost, or a supplier quote "
+    f"({offer.QUOTE_METRIC}) dated within {offer.QUOTE_FRESH_DAYS} days when it is higher (a bulk quote below the "
+    "catalog cost is not what a first order pays); shipping = OFFER_SHIPPING_FLAT + OFFER_SHIPPING_PER_KG x the "
+    "catalog weight in kg (flat alone when the record has no weight); fees = price x OFFER_FEE_PCT / 100 + "
+    "OFFER_FEE_FIXED; unit_margin = price - cost - shipping - fees; margin_pct = unit_margin / price x 100; "
+    "break_even_cpa = unit_margin (0 when negative); break_even_roas = price / unit_margin (null when unit_margin "
+    "<= 0); price_for_target_margin = (cost + shipping + OFFER_FEE_FIXED) / (1 - OFFER_FEE_PCT/100 - "
+    "TARGET_MARGIN_PCT/100). Every figure is rounded to cents before the next uses it. Settings: "
+    + _offer_settings() + ". 200 `no_product` when the session has neither a hold nor a claim. When an offer is "
+    "answered, open watches on the product close (closed_because offer_ready) and the watchers are mailed.",
+    "Analysis (GET /api/analysis for the session's product; POST /api/analyze {name?, description?} for any text): "
+    "figures [{id: demand|competition|margin|risk, level: high|medium|low|unknown, value, no_evidence, because, "
+    f"evidence}}]. Demand and competition read the strongest reading dated within {analyser.FRESH_DAYS} days of "
+    "today among: " + "; ".join(analyser.rules()) + ". Risk is high with no fresh row or a demand reading "
+    f"{analyser.FALLING_PCT}% worse than the one before it, medium under three fresh rows, low otherwise. Nothing "
+    "fresh behind a figure: level unknown, no_evidence true, a because that says so. POST /api/analyze reads the "
+    "text through the catalog search and answers the figures of the closest product the session may see "
+    "({matched, matches, basis}); with no match every figure is unknown/no evidence. 400 `nothing_to_analyze` when "
+    f"both fields are empty; name up to {MAX_ANALYZE_NAME} and description up to {MAX_ANALYZE_DESCRIPTION} "
+    "characters (400 `invalid_name`, `invalid_description`). Not metered: no AI runs.",
+    "GET /api/dashboard: {status: ok, product_id, verdict: go|test_small|pass, rule, because, facts: [{id, text, "
+    "value, source}], sources: [every catalog field, evidence row and setting behind the figures], offer: {currency, "
+    "price, unit_margin, margin_pct, break_even_cpa, break_even_roas}, researched_at, refreshing}; 200 "
+    "{status: not_claimed, reason: not_claimed} when the session has no product. Verdict rules, tried in order: "
+    + " ".join(_verdict_rules()) + " A dashboard with a verdict records the reached_dashboard milestone (session and "
+    "account) and qualifies the account's pending referral; a friend who reached it before signing in qualifies on "
+    "first sign-in.",
+    "GET /api/launch: {status: ok, product_id (null without a product), facts: [{id, label, true_today, detail}]} "
+    "with the facts " + ", ".join(launch.FACT_IDS) + ", in that order; each is computed from the records of its "
+    "area, and a fact whose area is not built yet reads false with a detail saying so.",
     "POST /api/outcome {spend?, revenue?, note?} attaches an outcome to the session's claimed product (the resolver's "
     f"claim): spend and revenue are non-negative amounts up to {MAX_AMOUNT:,} in the product's currency (rounded to "
     f"cents), note at most {MAX_NOTE} characters. 200 {{status: recorded, outcome: {{product_id, spend, revenue, note, "
@@ -80,3 +141,196 @@ def record_outcome(body):
 def track_record():
     """Publishes the hit rate over declared outcomes, wins, misses and pending claims, with its basis."""
     return outcomes.track_record()
+
+
+# --- Offer, analysis, dashboard, launch ------------------------------------------------------
+
+class SourceSchema(Schema):
+    """Where a figure comes from: a catalog field, a dated evidence row, a setting, or an offer figure."""
+    type = fields.String(required=True, metadata={"enum": ["catalog", "evidence", "setting", "offer", "none"]})
+    field = fields.String()
+    date = fields.String()
+    source = fields.String()
+    metric = fields.String()
+    value = fields.Raw()
+    level = fields.String()
+    name = fields.String()
+    figure = fields.String()
+    formula = fields.String()
+    inputs = fields.List(fields.String())
+    detail = fields.String()
+
+
+class InputSchema(Schema):
+    name = fields.String(required=True)
+    value = fields.Float(required=True)
+    source = fields.Nested(SourceSchema, required=True)
+
+
+class FigureSchema(Schema):
+    name = fields.String(required=True)
+    value = fields.Float(required=True, allow_none=True)
+    formula = fields.String(required=True)
+    inputs = fields.List(fields.String(), required=True)
+
+
+def _state_fields():
+    """The fields of a 200 state answer (not_yet_researched, no_product, not_claimed)."""
+    return {"reason": fields.String(), "explanation": fields.String(), "stage": fields.String(),
+            "job_id": fields.String(allow_none=True)}
+
+
+class OfferAnswer(Schema.from_dict(_state_fields())):
+    status = fields.String(required=True, metadata={"enum": ["ok", "not_yet_researched", "refused"]})
+    product_id = fields.String()
+    currency = fields.String()
+    price = fields.Float()
+    cost = fields.Float()
+    shipping = fields.Float()
+    fees = fields.Float()
+    unit_margin = fields.Float()
+    margin_pct = fields.Float()
+    break_even_cpa = fields.Float()
+    break_even_roas = fields.Float(allow_none=True)
+    price_for_target_margin = fields.Float(allow_none=True)
+    target_margin_pct = fields.Float()
+    figures = fields.List(fields.Nested(FigureSchema))
+    inputs = fields.List(fields.Nested(InputSchema))
+    researched_at = fields.String()
+    refreshing = fields.Boolean()
+
+
+class AnalysisFigureSchema(Schema):
+    id = fields.String(required=True, metadata={"enum": ["demand", "competition", "margin", "risk"]})
+    level = fields.String(required=True, metadata={"enum": ["high", "medium", "low", "unknown"]})
+    value = fields.Float(required=True, allow_none=True)
+    no_evidence = fields.Boolean(required=True)
+    because = fields.String(required=True)
+    evidence = fields.List(fields.Nested(SourceSchema), required=True)
+    falling = fields.List(fields.Dict())
+
+
+class AnalysisAnswer(Schema.from_dict(_state_fields())):
+    status = fields.String(required=True, metadata={"enum": ["ok", "not_yet_researched", "refused"]})
+    product_id = fields.String()
+    figures = fields.List(fields.Nested(AnalysisFigureSchema))
+    fresh_days = fields.Integer()
+    researched_at = fields.String()
+    refreshing = fields.Boolean()
+
+
+class AnalyzeBody(Schema):
+    name = fields.String(allow_none=True, load_default=None, validate=validate.Length(max=MAX_ANALYZE_NAME),
+                         metadata={"reason": "invalid_name"})
+    description = fields.String(allow_none=True, load_default=None,
+                                validate=validate.Length(max=MAX_ANALYZE_DESCRIPTION),
+                                metadata={"reason": "invalid_description"})
+
+
+class MatchSchema(Schema):
+    product_id = fields.String(required=True)
+    name = fields.String(required=True)
+    category = fields.String(required=True)
+    score = fields.Float(required=True)
+
+
+class AnalyzeAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    name = fields.String(required=True, allow_none=True)
+    description = fields.String(required=True, allow_none=True)
+    matched = fields.Nested(MatchSchema, required=True, allow_none=True)
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+    basis = fields.String(required=True)
+    figures = fields.List(fields.Nested(AnalysisFigureSchema), required=True)
+    fresh_days = fields.Integer(required=True)
+
+
+class FactSchema(Schema):
+    id = fields.String(required=True)
+    text = fields.String(required=True)
+    value = fields.Raw(required=True)
+    source = fields.Nested(SourceSchema, required=True)
+
+
+class DashboardOfferSchema(Schema):
+    currency = fields.String(required=True)
+    price = fields.Float(required=True)
+    unit_margin = fields.Float(required=True)
+    margin_pct = fields.Float(required=True)
+    break_even_cpa = fields.Float(required=True)
+    break_even_roas = fields.Float(required=True, allow_none=True)
+
+
+class DashboardAnswer(Schema.from_dict(_state_fields())):
+    status = fields.String(required=True, metadata={"enum": ["ok", "not_claimed", "not_yet_researched"]})
+    product_id = fields.String()
+    verdict = fields.String(metadata={"enum": [verdict.GO, verdict.TEST_SMALL, verdict.PASS]})
+    rule = fields.String()
+    because = fields.String()
+    facts = fields.List(fields.Nested(FactSchema))
+    sources = fields.List(fields.Nested(SourceSchema))
+    offer = fields.Nested(DashboardOfferSchema)
+    researched_at = fields.String()
+    refreshing = fields.Boolean()
+
+
+class LaunchFactSchema(Schema):
+    id = fields.String(required=True, metadata={"enum": launch.FACT_IDS})
+    label = fields.String(required=True)
+    true_today = fields.Boolean(required=True)
+    detail = fields.String(required=True)
+
+
+class LaunchAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    product_id = fields.String(required=True, allow_none=True)
+    facts = fields.List(fields.Nested(LaunchFactSchema), required=True)
+
+
+@bp.get("/api/offer")
+@bp.declare(changes_state=True,  # it closes the product's watches and mails the watchers
+            refuses={200: ["no_product", "not_yet_researched"]})
+@bp.response(200, OfferAnswer)
+def get_offer():
+    """The researched offer of the session's product, every figure with its inputs and their sources."""
+    answer, jobs = answers.offer(session=current_session())
+    send_all(jobs)
+    return answer
+
+
+@bp.get("/api/analysis")
+@bp.declare(changes_state=False, refuses={200: ["no_product", "not_yet_researched"]})
+@bp.response(200, AnalysisAnswer)
+def get_analysis():
+    """Demand, competition, margin and risk of the session's product, each with the evidence behind it."""
+    answer, jobs = answers.analysis(session=current_session())
+    send_all(jobs)
+    return answer
+
+
+@bp.post("/api/analyze")
+@bp.declare(changes_state=True, refuses={400: ["nothing_to_analyze", "invalid_name", "invalid_description"]})
+@bp.arguments(AnalyzeBody)
+@bp.response(200, AnalyzeAnswer)
+def analyze(body):
+    """Runs the analyser over any product name or description, through the closest catalog product."""
+    return answers.analyze(session=current_session(), name=body["name"], description=body["description"])
+
+
+@bp.get("/api/dashboard")
+@bp.declare(changes_state=True,  # it records the reached_dashboard milestone and qualifies a referral
+            refuses={200: ["not_claimed", "not_yet_researched"]})
+@bp.response(200, DashboardAnswer)
+def get_dashboard():
+    """The verdict (go, test_small, pass) on the session's product, the facts behind it and the figure sources."""
+    answer, jobs = answers.dashboard(session=current_session())
+    send_all(jobs)
+    return answer
+
+
+@bp.get("/api/launch")
+@bp.declare(changes_state=False)
+@bp.response(200, LaunchAnswer)
+def get_launch():
+    """The launch facts of the session's product, each with whether it is true today."""
+    return answers.launch_facts(session=current_session())

@@ -95,6 +95,8 @@ def _first_verification(account_id: int, session_id: int, requested_by: int | No
     arrived = [s.arrived_with_code for s in Session.select(Session.arrived_with_code)
                .where(Session.id.in_([sid for sid in (session_id, requested_by) if sid]))
                if s.arrived_with_code]
-    if arrived:
-        referrals.credit_friend(friend_account_id=account_id, arrived_with_code=arrived[0])
+    if arrived and referrals.credit_friend(friend_account_id=account_id, arrived_with_code=arrived[0]):
+        # A friend who reached the dashboard before signing in has already used the product.
+        if any(milestones.reached(milestones.REACHED_DASHBOARD, session_id=sid) for sid in (session_id, requested_by) if sid):
+            referrals.qualify(account_id)
     milestones.record(milestones.ACCOUNT_SAVED, account_id=account_id)

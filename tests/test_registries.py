@@ -47,7 +47,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "claimed_by_another_founder", "held_by_another_founder", "not_shown", "passed_by_you", "no_product",
     "no_product_id", "unknown_product", "not_presearch_qualified", "invalid_action", "nothing_to_watch",
     # research and verdict
-    "nothing_to_record", "invalid_outcome", "no_claim", "no_claim_record",
+    "nothing_to_record", "invalid_outcome", "no_claim", "no_claim_record", "not_claimed", "not_yet_researched",
+    "nothing_to_analyze", "invalid_name", "invalid_description",
 }
 
 _CALLS_FIRST = {"Refused", "JobFailed"}

@@ -1,0 +1,203 @@
+"""What GET /api/offer, /api/analysis, /api/dashboard, /api/launch and POST /api/analyze
+answer: the session's product resolved once, its research read (and sent when missing or
+stale), and the figures with their sources.
+
+Each returns (answer, jobs): the jobs are sent by the route after the commit.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from models.clock import iso, utcnow
+from models.db import transaction
+from models.job import Job
+from models.research import Research
+from models.session import Session
+from services import milestones, referrals, watches
+from services.discovery import Resolved, resolve
+from services.ownership import owner_of
+from services.reasons import sentence
+from services.research import analysis as analyser
+from services.research import launch, records, verdict
+from services.errors import Refused
+
+OFFER_READY = "offer_ready"  # why a watch closes when its product's offer becomes real
+NOT_YET = ("We are still researching this product's offer and evidence; this answer fills in when the research "
+           "job finishes.")
+
+
+def _state(*, reason: str, explanation: str | None = None, **fields) -> dict:
+    """A 200 answer whose status is a state of the product, not a failure (spec 7.1)."""
+    return {"status": reason, "reason": reason, "explanation": explanation or sentence(reason), **fields}
+
+
+def _not_yet(product_id: str, current: records.Current) -> dict:
+    job = current.job
+    return _state(reason="not_yet_researched", explanation=NOT_YET, product_id=product_id,
+                  stage=(job.stage or "queued") if job is not None and job.status in Job.ACTIVE else "queued",
+                  job_id=job.id if job is not None else None)
+
+
+def _jobs(current: records.Current) -> list[Job]:
+    return [current.job] if current.created else []
+
+
+def _researched_product(session: Session) -> tuple[Resolved | None, records.Current | None]:
+    resolved = resolve(session)
+    if resolved is None:
+        return None, None
+    return resolved, records.current(resolved.product_id)
+
+
+def _dated(row: Research, current: records.Current) -> dict:
+    return {"researched_at": iso(row.researched_at), "refreshing": current.stale}
+
+
+# --- Offer -----------------------------------------------------------------------------------
+
+def offer(*, session: Session) -> tuple[dict, list[Job]]:
+    """The researched offer of the session's product, or the state saying why there is none."""
+    resolved, current = _researched_product(session)
+    if resolved is None:
+        raise Refused("no_product", "You have no product yet, so there is no offer. Hold or claim one from your feed.")
+    jobs = _jobs(current)
+    if current.row is None:
+        return _not_yet(resolved.product_id, current), jobs
+    # The offer is real now: watches on the product close (spec 3), wherever it is held.
+    jobs += watches.observe_available([resolved.product_id], because=OFFER_READY, require_free=False)
+    return {"status": "ok", **current.row.offer, **_dated(current.row, current)}, jobs
+
+
+# --- Analysis --------------------------------------------------------------------------------
+
+def analysis(*, session: Session) -> tuple[dict, list[Job]]:
+    """The analysis of the session's product."""
+    resolved, current = _researched_product(session)
+    if resolved is None:
+        raise Refused("no_product", "You have no product yet to analyse. Hold or claim one from your feed, or send a "
+                                    "description to POST /api/analyze.")
+    if current.row is None:
+        return _not_yet(resolved.product_id, current), _jobs(current)
+    body = {"status": "ok", "product_id": resolved.product_id, "figures": current.row.analysis["figures"],
+            "fresh_days": current.row.analysis["fresh_days"], **_dated(current.row, current)}
+    return body, _jobs(current)
+
+
+def analyze(*, session: Session, name: str | None, description: str | None) -> dict:
+    """Analyses any product name or description through the closest catalog products it can
+    see; with none, every figure says there is no evidence."""
+    from services import search  # the catalog's full-text search (services/search.py)
+
+    name, description = (name or "").strip(), (description or "").strip()
+    if not name and not description:
+        raise Refused("nothing_to_analyze")
+    text = " ".join(part for part in (name, description) if part)
+    hits = search.search(text, limit=3, owner=owner_of(session)) if search.query_terms(text) else []
+    matches = [{"product_id": h.product_id, "name": h.name, "category": h.category, "score": h.score} for h in hits]
+    if not hits:
+        return {"status": "ok", "name": name or None, "description": description or None, "matched": None,
+                "matches": [], "basis": "No catalog product matches this description, so no figure is estimated.",
+                **analyser.no_evidence()}
+    best = hits[0]
+    facts = records.load(best.product_id)
+    _offer, analysed = records.compute(facts, utcnow().date())
+    analysed.pop("gate", None)  # the evidence gate belongs to the verdict, not to a description
+    return {"status": "ok", "name": name or None, "description": description or None, "matched": matches[0],
+            "matches": matches,
+            "basis": f"Figures are those of the closest catalog product, {best.name} ({best.product_id}), and its "
+                     "dated evidence; they describe that product, not a guess about yours.",
+            **analysed}
+
+
+# --- Dashboard -------------------------------------------------------------------------------
+
+def verdict_inputs(offer_: dict, analysis_: dict) -> verdict.Inputs:
+    levels = {f["id"]: f["level"] for f in analysis_["figures"]}
+    gate = analysis_["gate"]
+    return verdict.Inputs(unit_margin=Decimal(str(offer_["unit_margin"])), margin_pct=Decimal(str(offer_["margin_pct"])),
+                          target_margin_pct=Decimal(str(offer_["target_margin_pct"])), demand=levels["demand"],
+                          risk=levels["risk"], gate_rows=gate["rows_in_window"], gate_min_rows=gate["min_rows"],
+                          gate_days=gate["days"])
+
+
+def _facts(offer_: dict, analysis_: dict) -> list[dict]:
+    currency = offer_["currency"]
+    figure = {f["name"]: f for f in offer_["figures"]}
+
+    def from_offer(name: str, text: str) -> dict:
+        return {"id": name, "text": text, "value": offer_[name],
+                "source": {"type": "offer", "figure": name, "formula": figure[name]["formula"],
+                           "inputs": figure[name]["inputs"]}}
+
+    roas = offer_["break_even_roas"]
+    facts = [
+        from_offer("price", f"Recommended retail price {offer_['price']:.2f} {currency}."),
+        from_offer("unit_margin", f"Each sale leaves {offer_['unit_margin']:.2f} {currency} after cost, shipping and "
+                                  "fees."),
+        from_offer("margin_pct", f"The margin is {offer_['margin_pct']:g}% of the price."),
+        from_offer("break_even_roas", f"Ads break even at a ROAS of {roas:g}." if roas is not None
+                   else "No ROAS breaks even: each sale loses money."),
+    ]
+    for f in analysis_["figures"]:
+        facts.append({"id": f["id"], "text": f["because"], "value": f["level"],
+                      "source": f["evidence"][0] if f["evidence"] else {"type": "none", "detail": "no evidence"}})
+    gate = analysis_["gate"]
+    facts.append({"id": "evidence_in_window",
+                  "text": f"{gate['rows_in_window']} evidence row(s) from the last {gate['days']} days (the gate "
+                          f"needs {gate['min_rows']}).",
+                  "value": gate["rows_in_window"], "source": {"type": "setting", "name": "EVIDENCE_MAX_AGE_DAYS"}})
+    return facts
+
+
+def _sources(offer_: dict, analysis_: dict) -> list[dict]:
+    """Every source behind the figures, once each (catalog fields, evidence rows, settings)."""
+    seen, sources = set(), []
+    cited = [i["source"] for i in offer_["inputs"]]
+    for f in analysis_["figures"]:
+        cited += [{k: v for k, v in e.items() if k in ("type", "date", "source", "metric", "field", "name")}
+                  for e in f["evidence"]]
+    for source in cited:
+        key = tuple(sorted(source.items()))
+        if source.get("type") in ("catalog", "evidence", "setting") and key not in seen:
+            seen.add(key)
+            sources.append(source)
+    return sources
+
+
+def dashboard(*, session: Session) -> tuple[dict, list[Job]]:
+    """The verdict on the session's product with the facts and sources behind it; reaching
+    it records the reached_dashboard milestone and qualifies the founder's referral."""
+    resolved, current = _researched_product(session)
+    if resolved is None:
+        return _state(reason="not_claimed"), []
+    if current.row is None:
+        return _not_yet(resolved.product_id, current), _jobs(current)
+    offer_, analysis_ = current.row.offer, current.row.analysis
+    decided, rule, because = verdict.decide(verdict_inputs(offer_, analysis_))
+    reached_dashboard(session)
+    return {"status": "ok", "product_id": resolved.product_id, "verdict": decided, "rule": rule, "because": because,
+            "facts": _facts(offer_, analysis_), "sources": _sources(offer_, analysis_),
+            "offer": {k: offer_[k] for k in ("currency", "price", "unit_margin", "margin_pct", "break_even_cpa",
+                                             "break_even_roas")},
+            **_dated(current.row, current)}, _jobs(current)
+
+
+def reached_dashboard(session: Session) -> None:
+    """Records the milestone (session and account) and qualifies a pending referral: the
+    friend has now used the product, so their referral counts (spec 8.3)."""
+    with transaction():
+        milestones.record_missing([(milestones.REACHED_DASHBOARD, session.id, None)] +
+                                  ([(milestones.REACHED_DASHBOARD, None, session.account_id)]
+                                   if session.account_id is not None else []))
+        if session.account_id is not None:
+            referrals.qualify(session.account_id)
+
+
+# --- Launch facts ----------------------------------------------------------------------------
+
+def launch_facts(*, session: Session) -> dict:
+    """Every launch fact of the session's product, each with whether it is true today."""
+    owner = owner_of(session)
+    resolved = resolve(session)
+    return {"status": "ok", "product_id": resolved.product_id if resolved else None,
+            "facts": launch.facts_for(owner, resolved)}

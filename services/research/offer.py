@@ -1,0 +1,168 @@
+"""The offer: what a product should sell for and what each sale leaves (decisions.md,
+"GET /api/offer").
+
+Plain arithmetic over plain values, so the hand-checked cases in tests pin it exactly.
+Every figure is rounded to cents as soon as it is computed and the next figure is
+computed from the rounded one, so a founder can redo the sums on paper. Each input names
+its source: a catalog field, a dated evidence row or a documented setting.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+HUNDRED = Decimal(100)
+GRAMS_PER_KG = Decimal(1000)
+# A supplier quote older than this no longer says what a unit costs today.
+QUOTE_FRESH_DAYS = 180
+QUOTE_METRIC = "unit_price_quote"
+
+
+@dataclass(frozen=True)
+class OfferSettings:
+    """The documented settings the offer uses (config.py; README, "Research and verdict")."""
+
+    fee_pct: Decimal  # OFFER_FEE_PCT: the payment provider's percentage of the price
+    fee_fixed: Decimal  # OFFER_FEE_FIXED: its fixed part per payment, in the product's currency
+    shipping_flat: Decimal  # OFFER_SHIPPING_FLAT: shipping one unit, in the product's currency
+    shipping_per_kg: Decimal  # OFFER_SHIPPING_PER_KG: added per kilogram when the weight is known
+    target_margin_pct: Decimal  # TARGET_MARGIN_PCT: the margin a product should leave
+
+    @classmethod
+    def from_settings(cls, settings) -> "OfferSettings":
+        return cls(Decimal(str(settings.offer_fee_pct)), Decimal(str(settings.offer_fee_fixed)),
+                   Decimal(str(settings.offer_shipping_flat)), Decimal(str(settings.offer_shipping_per_kg)),
+                   Decimal(str(settings.target_margin_pct)))
+
+    def fingerprint(self) -> str:
+        return "|".join(str(v) for v in (self.fee_pct, self.fee_fixed, self.shipping_flat, self.shipping_per_kg,
+                                         self.target_margin_pct))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One dated evidence row."""
+
+    date: date
+    source: str
+    metric: str
+    value: float
+
+    def cite(self) -> dict:
+        return {"type": "evidence", "date": self.date.isoformat(), "source": self.source, "metric": self.metric}
+
+
+@dataclass(frozen=True)
+class CatalogRecord:
+    """The catalog fields the offer and the analysis read."""
+
+    product_id: str
+    price: Decimal
+    cost: Decimal
+    currency: str
+    weight_grams: Decimal | None = None
+
+
+def money(value) -> Decimal:
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def catalog(field: str) -> dict:
+    return {"type": "catalog", "field": field}
+
+
+def setting(name: str) -> dict:
+    return {"type": "setting", "name": name}
+
+
+def latest_quote(rows: list[Row], today: date) -> Row | None:
+    """The newest supplier quote dated within QUOTE_FRESH_DAYS of today, if any."""
+    cutoff = today - timedelta(days=QUOTE_FRESH_DAYS)
+    quotes = [r for r in rows if r.metric == QUOTE_METRIC and cutoff <= r.date <= today]
+    return max(quotes, key=lambda r: (r.date, r.value), default=None)
+
+
+def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSettings, today: date) -> dict:
+    """The offer for a catalog record, its evidence rows and the settings, on a day."""
+    inputs: list[dict] = []
+
+    def given(name: str, value, source: dict) -> Decimal:
+        inputs.append({"name": name, "value": float(value), "source": source})
+        return Decimal(str(value))
+
+    market_price = given("market_price", money(record.price), catalog("price"))
+    catalog_cost = given("catalog_cost", money(record.cost), catalog("cost"))
+    quote = latest_quote(rows, today)
+    quoted = given("supplier_quote", money(quote.value), quote.cite()) if quote else None
+    weight = given("weight_grams", record.weight_grams, catalog("weight_grams")) if record.weight_grams else None
+    fee_pct = given("payment_fee_pct", settings.fee_pct, setting("OFFER_FEE_PCT"))
+    fee_fixed = given("payment_fee_fixed", settings.fee_fixed, setting("OFFER_FEE_FIXED"))
+    ship_flat = given("shipping_flat", settings.shipping_flat, setting("OFFER_SHIPPING_FLAT"))
+    ship_kg = given("shipping_per_kg", settings.shipping_per_kg, setting("OFFER_SHIPPING_PER_KG")) if weight else None
+    target = given("target_margin_pct", settings.target_margin_pct, setting("TARGET_MARGIN_PCT"))
+
+    figures: list[dict] = []
+
+    def figure(name: str, value: Decimal | None, formula: str, uses: list[str]) -> Decimal | None:
+        figures.append({"name": name, "value": None if value is None else float(value), "formula": formula,
+                        "inputs": uses})
+        return value
+
+    price = figure("price", market_price, "the market price of the catalog record", ["market_price"])
+    # The catalog cost is what one unit costs a founder who starts small; a fresh quote
+    # counts only when it is higher (prices went up), so the offer never shows a margin
+    # that only a bulk order would earn.
+    if quoted is not None and quoted > catalog_cost:
+        cost = figure("cost", quoted, "the fresh supplier quote, which is above the catalog cost",
+                      ["supplier_quote", "catalog_cost"])
+    elif quoted is not None:
+        cost = figure("cost", catalog_cost, "the catalog cost (the fresh supplier quote is not above it: a bulk "
+                                            "price is not what a first order pays)", ["catalog_cost", "supplier_quote"])
+    else:
+        cost = figure("cost", catalog_cost, "the catalog cost (no supplier quote in the last "
+                                            f"{QUOTE_FRESH_DAYS} days)", ["catalog_cost"])
+    if weight is not None:
+        shipping = figure("shipping", money(ship_flat + ship_kg * weight / GRAMS_PER_KG),
+                          "shipping_flat + shipping_per_kg x weight in kg", ["shipping_flat", "shipping_per_kg",
+                                                                            "weight_grams"])
+    else:
+        shipping = figure("shipping", money(ship_flat), "shipping_flat (the catalog record has no weight)",
+                          ["shipping_flat"])
+    fees = figure("fees", money(price * fee_pct / HUNDRED) + money(fee_fixed),
+                  "price x payment_fee_pct / 100 (rounded to cents) + payment_fee_fixed",
+                  ["market_price", "payment_fee_pct", "payment_fee_fixed"])
+    unit_margin = figure("unit_margin", price - cost - shipping - fees, "price - cost - shipping - fees",
+                         ["price", "cost", "shipping", "fees"])
+    margin_pct = figure("margin_pct", money(unit_margin * HUNDRED / price), "unit_margin / price x 100",
+                        ["unit_margin", "price"])
+    break_even_cpa = figure("break_even_cpa", max(unit_margin, Decimal("0.00")),
+                            "unit_margin: the most an acquired customer may cost before a sale loses money "
+                            "(0 when a sale already loses money)", ["unit_margin"])
+    roas = money(price / unit_margin) if unit_margin > 0 else None
+    break_even_roas = figure("break_even_roas", roas, "price / unit_margin: ad revenue per unit of ad spend at "
+                             "which a sale breaks even (none when a sale loses money)", ["price", "unit_margin"])
+    # The price at which the target margin would be met, with the same cost, shipping and
+    # fee rates: price = (cost + shipping + fee_fixed) / (1 - fee_pct/100 - target/100).
+    share_left = 1 - fee_pct / HUNDRED - target / HUNDRED
+    target_price = money((cost + shipping + money(fee_fixed)) / share_left) if share_left > 0 else None
+    figure("price_for_target_margin", target_price,
+           "(cost + shipping + payment_fee_fixed) / (1 - payment_fee_pct/100 - target_margin_pct/100)",
+           ["cost", "shipping", "payment_fee_fixed", "payment_fee_pct", "target_margin_pct"])
+    return {
+        "product_id": record.product_id,
+        "currency": record.currency,
+        "price": float(price),
+        "cost": float(cost),
+        "shipping": float(shipping),
+        "fees": float(fees),
+        "unit_margin": float(unit_margin),
+        "margin_pct": float(margin_pct),
+        "break_even_cpa": float(break_even_cpa),
+        "break_even_roas": None if break_even_roas is None else float(break_even_roas),
+        "price_for_target_margin": None if target_price is None else float(target_price),
+        "target_margin_pct": float(target),
+        "figures": figures,
+        "inputs": inputs,
+    }

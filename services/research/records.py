@@ -1,0 +1,156 @@
+"""Research records: computing a product's offer and analysis (the `research` job), storing
+them with the fingerprint of their inputs, and knowing when they must be computed again.
+
+A research row is about a catalog product, not a founder: the same figures hold for
+whoever holds the product. The fingerprint covers everything the figures were computed
+from (the catalog record, its evidence rows, the offer and gate settings, and the day,
+since freshness windows move with it); a read that finds a different fingerprint serves
+the stored figures and sends a re-run.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+import peewee as pw
+
+from config import get_settings
+from models.catalog import Evidence, Product
+from models.clock import utcnow
+from models.db import transaction
+from models.job import Job
+from models.research import Research
+from services import evidence_gate
+from services.jobs import active_job, create_job
+from services.research import analysis as analyser
+from services.research.offer import CatalogRecord, OfferSettings, Row, catalog, compute_offer
+
+RESEARCH = "research"  # the job kind
+
+
+def subject(product_id: str) -> str:
+    return f"research:{product_id}"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A catalog product as the research reads it."""
+
+    record: CatalogRecord
+    rows: list[Row]
+
+
+def load(product_id: str) -> Facts | None:
+    product = Product.get_or_none(Product.product_id == product_id)
+    if product is None:
+        return None
+    weight = (product.extra or {}).get("weight_grams")
+    weight = Decimal(str(weight)) if isinstance(weight, (int, float)) and not isinstance(weight, bool) and weight > 0 \
+        else None
+    record = CatalogRecord(product.product_id, Decimal(str(product.price)), Decimal(str(product.cost)),
+                           product.currency, weight)
+    rows = [Row(e.date, e.source, e.metric, e.value)
+            for e in Evidence.select(Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
+            .where(Evidence.product == product_id).order_by(Evidence.date, Evidence.id)]
+    return Facts(record, rows)
+
+
+def fingerprint(product_id: str, today: date, settings=None) -> str | None:
+    """The digest of the inputs a research of the product reads today (one statement);
+    None when the product is not in the catalog."""
+    settings = settings or get_settings()
+    evidence = (Evidence.select(pw.fn.COUNT(Evidence.id), pw.fn.MAX(Evidence.id))
+                .where(Evidence.product == Product.product_id))
+    found = (Product.select(Product.updated_at, evidence.select(pw.fn.COUNT(Evidence.id)),
+                            evidence.select(pw.fn.MAX(Evidence.id)))
+             .where(Product.product_id == product_id).tuples().first())
+    if found is None:
+        return None
+    gate = evidence_gate.current_gate(settings)
+    parts = [product_id, str(found[0]), str(found[1]), str(found[2]), OfferSettings.from_settings(settings).fingerprint(),
+             f"{gate.min_rows}|{gate.max_age_days}", today.isoformat()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def compute(facts: Facts, today: date, settings=None) -> tuple[dict, dict]:
+    """(offer, analysis) for a product's facts on a day."""
+    settings = settings or get_settings()
+    offer = compute_offer(facts.record, facts.rows, OfferSettings.from_settings(settings), today)
+    margin_source = [{"type": "offer", "figure": "margin_pct", "inputs": ["price", "cost", "shipping", "fees"]},
+                     catalog("price"), catalog("cost")]
+    analysis = analyser.analyse(facts.rows, today, margin_pct=offer["margin_pct"], margin_source=margin_source)
+    gate = evidence_gate.current_gate(settings)
+    cutoff = gate.cutoff(today)
+    in_window = [r for r in facts.rows if cutoff <= r.date <= today]
+    newest = max((r.date for r in facts.rows), default=None)
+    analysis["gate"] = {"rows_in_window": len(in_window), "min_rows": gate.min_rows, "days": gate.max_age_days,
+                        "newest_evidence": newest.isoformat() if newest else None}
+    return offer, analysis
+
+
+def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
+    """The research job's work: computes the product's offer and analysis and stores them
+    (through `fenced`, the job's attempt-checked transaction). Running it twice on the same
+    inputs stores the same figures."""
+    today = utcnow().date()
+    stage("reading_evidence")
+    digest = fingerprint(product_id, today)
+    facts = load(product_id)
+    if facts is None or digest is None:
+        return {"product_id": product_id, "researched": False, "why": "not_in_catalog"}
+    stage("computing")
+    offer, analysis = compute(facts, today)
+    stage("writing")
+    now = utcnow()
+    values = {"product": product_id, "offer": offer, "analysis": analysis, "fingerprint": digest, "researched_at": now}
+    with (fenced() if fenced else transaction()):
+        (Research.insert(**values)
+         .on_conflict(conflict_target=[Research.product],
+                      update={Research.offer: offer, Research.analysis: analysis, Research.fingerprint: digest,
+                              Research.researched_at: now})
+         .execute())
+    return {"product_id": product_id, "researched": True, "fingerprint": digest}
+
+
+@dataclass(frozen=True)
+class Current:
+    """A product's research as a read finds it: the stored row (None until the first run
+    finished), whether it is stale, and the job computing it (None when none runs)."""
+
+    row: Research | None
+    stale: bool
+    job: Job | None
+    created: bool  # the job was created by this read: send it after commit
+
+
+def current(product_id: str) -> Current:
+    """The product's research, creating its job when there is none or it is stale."""
+    row = Research.get_or_none(Research.product == product_id)
+    wanted = fingerprint(product_id, utcnow().date())
+    if row is not None and row.fingerprint == wanted:
+        return Current(row, False, None, False)
+    if wanted is None:  # the product left the catalog: nothing to compute
+        return Current(row, False, None, False)
+    job, created = request(product_id)
+    return Current(row, row is not None, job, created)
+
+
+def request(product_id: str) -> tuple[Job, bool]:
+    """Creates the product's research job, or finds the one queued or running (one per
+    product at a time). Returns (job, created)."""
+    with transaction():
+        return create_job(kind=RESEARCH, subject=subject(product_id), payload={"product_id": product_id})
+
+
+def request_if_missing(product_id: str) -> list[Job]:
+    """Sends research for a product that has none (a claim): the jobs to send after commit."""
+    if Research.select().where(Research.product == product_id).exists():
+        return []
+    job, created = request(product_id)
+    return [job] if created else []
+
+
+def running_job(product_id: str) -> Job | None:
+    return active_job(kind=RESEARCH, subject=subject(product_id))
