@@ -263,25 +263,21 @@ def test_the_dashboard_gives_the_verdict_with_facts_and_sources(client, run_jobs
     assert body["offer"]["break_even_roas"] == 1.95
 
 
-@pytest.mark.parametrize("price,cost,days,expected", [
-    (10.0, 8.0, (10, 40, 90), "pass"),  # loses money
-    (34.99, 11.20, (600, 700), "pass"),  # no evidence inside the gate's window
-    (20.0, 10.0, (10, 40, 90), "test_small"),  # 20 - 10 - 4.50 - 0.88 = 4.62: 23.1 %, under the target
+@pytest.mark.parametrize("price,cost,expected,rule", [
+    # 10 - 7.50 - 4.50 - 0.59 = -2.59: each sale loses money (the gate's catalog margin, 25 %, still serves it).
+    (10.0, 7.50, "pass", "loses_money"),
+    # 20 - 10 - 4.50 - 0.88 = 4.62: 23.1 %, above 15 % and under the 30 % target.
+    (20.0, 10.0, "test_small", "mixed"),
+    # 26 - 10 - 4.50 - 1.05 = 10.45: 40.19 %, interest readings of 50 (demand medium), three fresh rows.
+    (26.0, 10.0, "go", "strong"),
 ])
-def test_dashboard_verdicts_through_http(founder, run_jobs, price, cost, days, expected):
-    line = item("p1", price=price, cost=cost, days=days)
-    load(line)
-    client = founder()
-    # Not every product is servable (the gate); hold it directly through research of a claim
-    # when it is, else read the verdict through the research rows of a served product.
-    from services.research import answers, records
-    records.run("p1")
-    stored = Research.get()
-    decided, _rule, _because = verdict.decide(answers.verdict_inputs(stored.offer, stored.analysis))
-    assert decided == expected
-    if find(client).get_json().get("product_id") == "p1":
-        run_jobs()
-        assert client.get("/api/dashboard").get_json()["verdict"] == expected
+def test_dashboard_verdicts_through_http(client, run_jobs, price, cost, expected, rule):
+    load(item("p1", price=price, cost=cost))
+    assert find(client).get_json()["product_id"] == "p1"
+    claim(client)
+    run_jobs()
+    body = client.get("/api/dashboard").get_json()
+    assert (body["verdict"], body["rule"]) == (expected, rule), body["because"]
 
 
 def test_reaching_the_dashboard_records_the_milestone_and_qualifies_the_referral(founder, run_jobs):
