@@ -24,6 +24,11 @@ DECISIONS: list[str] = [
     "(`terms`); a product matches any of them (OR), stemmed (English), and a word also matches its irregular "
     "other number (knives/knife, teeth/tooth). A match in the name weighs most, then the category, then the "
     "description. Search syntax typed into a question (quotes, OR, *, NEAR, parentheses) is never interpreted.",
+    "Ranking: on SQLite (FTS5) bm25 over every match, which also weighs how rare a word is in the catalog; on "
+    f"PostgreSQL ts_rank_cd over at most {search.CANDIDATES} of the matches: those matching every word first, "
+    "then those whose name matches a word, then the best in catalog rank (ts_rank_cd recomputes each product's text vector, so ranking every match of a "
+    "common word in a large catalog would take seconds). A question matching fewer products is ranked in full on "
+    "both, and the two backends agree on which products match.",
     "Refusals, all HTTP 200: {status: refused, reason: no_question} when question is missing or null, "
     "{status: refused, reason: empty_question} when it is blank, {status: abstained, reason: no_query_terms} when "
     f"no searchable word is left. A question longer than {asking.MAX_QUESTION} characters (after trimming) is "

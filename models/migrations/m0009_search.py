@@ -8,9 +8,10 @@ It keys rows by the product table's rowid (its primary key is text): a VACUUM ma
 those, after which `services.search.rebuild()` re-indexes the catalog.
 
 PostgreSQL: a GIN index on the weighted tsvector of the same three columns (name A,
-category B, description C). The index is on an expression, so it is always current and
-needs nothing from the loader; a query uses it only when it writes the very same
-expression, which services/search.py does (tests/test_ask.py checks the plan).
+category B, description C), and one on the name's alone. The indexes are on expressions,
+so they are always current and need nothing from the loader; a query uses one only when it
+writes the very same expression, which services/search.py does (tests/test_ask.py checks
+the plan).
 """
 import peewee as pw
 
@@ -18,6 +19,10 @@ import peewee as pw
 PG_VECTOR = ("setweight(to_tsvector('english'::regconfig, name), 'A') || "
              "setweight(to_tsvector('english'::regconfig, category), 'B') || "
              "setweight(to_tsvector('english'::regconfig, description), 'C')")
+
+# The name alone: which matches name a word (they are ranked first when a question matches
+# more products than the search ranks, services/search.py).
+PG_NAME_VECTOR = "to_tsvector('english'::regconfig, name)"
 
 SQLITE_STATEMENTS = (
     "CREATE VIRTUAL TABLE product_fts USING fts5(name, category, description, content='product', "
@@ -44,3 +49,4 @@ def upgrade(db):
             db.execute_sql(statement)
     else:
         db.execute_sql(f"CREATE INDEX product_search ON product USING GIN (({PG_VECTOR}))")
+        db.execute_sql(f"CREATE INDEX product_search_name ON product USING GIN (({PG_NAME_VECTOR}))")
