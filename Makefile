@@ -44,3 +44,10 @@ bench: install-dev migrate
 
 clean:
 	rm -rf $(VENV) var
+
+# POST /api/ask on a 100,000-product catalog in PostgreSQL (bench/README.md); not part of the tests.
+# ASK_BENCH_DB must name a database with "bench" in it: its schema is dropped and rebuilt.
+.PHONY: bench-ask
+ASK_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_ask_bench
+bench-ask: install-dev
+	$(BIN)/python bench/ask_bench.py $(ASK_BENCH_DB) $(ASK_BENCH_ARGS)

@@ -17,6 +17,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "metrics_not_public": Reason(403, "The service's figures are served only to this host (or to everyone when METRICS_PUBLIC is set), and no admin password is configured; nothing was shown."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
+    "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
     "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
 }

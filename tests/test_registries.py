@@ -49,6 +49,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     # research and verdict
     "nothing_to_record", "invalid_outcome", "no_claim", "no_claim_record", "not_claimed", "not_yet_researched",
     "nothing_to_analyze", "invalid_name", "invalid_description",
+    # ask
+    "no_question", "empty_question", "no_query_terms",
 }
 
 _CALLS_FIRST = {"Refused", "JobFailed"}
