@@ -140,6 +140,9 @@ def current(product_id: str) -> Current:
 def request(product_id: str) -> tuple[Job, bool]:
     """Creates the product's research job, or finds the one queued or running (one per
     product at a time). Returns (job, created)."""
+    running = running_job(product_id)
+    if running is not None:  # a poll while it runs: read it rather than fail an insert
+        return running, False
     with transaction():
         return create_job(kind=RESEARCH, subject=subject(product_id), payload={"product_id": product_id})
 
