@@ -67,6 +67,10 @@ class Settings:
     discover_timeout_seconds: int = 45
     discover_wait_seconds: int = 60
     discover_max_add: int = 25
+    # The nightly research brief (services/brief.py): the UTC hour the clock fires it, and
+    # how far back the first brief looks (later briefs start where the previous one ended).
+    brief_hour_utc: int = 3
+    brief_lookback_days: int = 7
 
     @property
     def embedded(self) -> bool:
@@ -214,6 +218,8 @@ def load_settings(environ=None) -> Settings:
         discover_timeout_seconds=_int(env, "DISCOVER_TIMEOUT_SECONDS", 45, 1, 3600),
         discover_wait_seconds=_int(env, "DISCOVER_WAIT_SECONDS", 60, 1, 600),
         discover_max_add=_int(env, "DISCOVER_MAX_ADD", 25, 1, 100000),
+        brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
+        brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
     )
 
 
