@@ -75,6 +75,10 @@ class Settings:
     offer_shipping_flat: Decimal = Decimal("4.50")
     offer_shipping_per_kg: Decimal = Decimal("1.50")
     target_margin_pct: int = 30
+    # The nightly research brief (services/brief.py): the UTC hour the clock fires it, and
+    # how far back the first brief looks (later briefs start where the previous one ended).
+    brief_hour_utc: int = 3
+    brief_lookback_days: int = 7
 
     @property
     def embedded(self) -> bool:
@@ -241,6 +245,8 @@ def load_settings(environ=None) -> Settings:
         offer_shipping_flat=_decimal(env, "OFFER_SHIPPING_FLAT", Settings.offer_shipping_flat, 0, 10000),
         offer_shipping_per_kg=_decimal(env, "OFFER_SHIPPING_PER_KG", Settings.offer_shipping_per_kg, 0, 10000),
         target_margin_pct=_int(env, "TARGET_MARGIN_PCT", 30, 1, 90),
+        brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
+        brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
     )
 
 

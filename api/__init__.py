@@ -10,7 +10,8 @@ from config import Settings, configure_logging, settings_or_exit, use_settings
 ROOT = Path(__file__).resolve().parent.parent
 
 # One blueprint module per feature area (each has `bp`, and may have `DECISIONS`).
-BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research", "ask"]
+BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research", "ask",
+              "brief"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -59,8 +60,9 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     app.extensions["openapi"] = openapi_document
 
-    from api.cli import catalog_cli, db_cli
+    from api.cli import brief_cli, catalog_cli, db_cli
 
     app.cli.add_command(db_cli)
     app.cli.add_command(catalog_cli)
+    app.cli.add_command(brief_cli)
     return app

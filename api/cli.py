@@ -1,16 +1,19 @@
 """Operator commands: `flask --app api db upgrade`, `flask --app api catalog load PATH`,
-`flask --app api catalog seed` (loads CATALOG_PATH when the catalog is empty)."""
+`flask --app api catalog seed` (loads CATALOG_PATH when the catalog is empty),
+`flask --app api brief run [--force]` (makes today's research brief, for cron)."""
 import sys
 
 import click
 from flask.cli import AppGroup
 
 from config import get_settings
+from services import brief
 from services.database import pending_migrations, upgrade_schema
 from services.catalog import CatalogError, catalog_is_empty, load_catalog_file
 
 db_cli = AppGroup("db", help="Database schema.")
 catalog_cli = AppGroup("catalog", help="The product catalog.")
+brief_cli = AppGroup("brief", help="The nightly research brief.")
 
 
 @db_cli.command("upgrade")
@@ -54,3 +57,11 @@ def catalog_seed():
         click.echo("catalog already has products; nothing loaded")
         return
     _load(get_settings().catalog_path)
+
+
+@brief_cli.command("run")
+@click.option("--force", is_flag=True, help="Make today's brief again even if it was already made.")
+def brief_run(force):
+    """Makes today's research brief now (what the clock does nightly) and prints a summary."""
+    result = brief.run(force=force)
+    click.echo(result["summary"] + ("" if result["made"] else " (--force makes it again)"))

@@ -89,8 +89,11 @@ DECISIONS: list[str] = [
     f"are added when the script hit DISCOVER_TIMEOUT_SECONDS ({Settings.discover_timeout_seconds}) or its output "
     "cap. When the wait ends first the "
     "answer is status running with the job_id: GET /api/discover?job_id=... answers the same body until done.",
-    "use_research_brief: until a nightly research brief has been published the script says so on stderr and "
-    "runs with an empty filter (exit 0).",
+    "use_research_brief: true seeds the run from the latest nightly research brief (GET /api/brief): besides "
+    "matching q, a feed product must be one the brief names (a candidate, or a product that crossed into the "
+    "evidence gate; already in the catalog, so mode refresh updates it) or be in one of their categories (new "
+    "products like them). The summary line names the brief's day and how many products and categories seeded "
+    "it. Until a brief has been made the script says so on stderr and runs with no brief filter (exit 0).",
 ]
 
 

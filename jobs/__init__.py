@@ -6,4 +6,5 @@ import workers.broker  # noqa: F401  (must come first: sets the broker)
 from jobs import accounts, maintenance  # noqa: F401  (declares the actors)
 from jobs import discovery  # noqa: F401  (discovery runs and watch notices)
 from jobs import research  # noqa: F401  (offers and analyses)
+from jobs import brief  # noqa: F401  (the nightly research brief)
 from jobs.send import SendInsideTransaction, send, start  # noqa: F401

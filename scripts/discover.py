@@ -9,8 +9,11 @@ it by hand too. It
    or an http(s) URL fetched with a time and size cap. Lines are catalog lines
    (decisions.md); a line that does not parse is skipped with a note on stderr;
 2. keeps the products matching every word of --query (in the name, description or
-   category), or the nightly research brief's terms with --use-research-brief, or all of
-   them when neither is given (the scheduled run);
+   category) and, with --use-research-brief, those the latest nightly research brief
+   seeds: its candidates and the products that crossed into the evidence gate (by
+   product_id), and any product in one of their categories; all of them when neither is
+   given (the scheduled run). Without a brief yet, --use-research-brief says so on stderr
+   and filters nothing;
 3. scores each against the evidence gate (services/evidence_gate.py, the same thresholds
    the service serves by);
 4. upserts the best qualified products (rank descending) into the catalog, at most
@@ -129,18 +132,20 @@ def read_feed(source: str) -> list[tuple[str, int, str]]:
 
 # --- Filtering and scoring -------------------------------------------------------------------
 
-def research_brief_terms() -> list[str] | None:
-    """The terms of the latest nightly research brief, or None while none has been published.
+def research_brief_seed() -> dict | None:
+    """The latest nightly research brief's seed ({day, product_ids, categories}), or None
+    while no brief has been made (services/brief.py)."""
+    from services import brief
 
-    The brief is not built yet; when it is, its terms are read here."""
-    return None
+    return brief.seed()
 
 
-def matches(item: dict, terms: list[str], any_of: list[str]) -> bool:
+def matches(item: dict, terms: list[str], seed: dict | None) -> bool:
     text = " ".join(str(item.get(k, "")) for k in ("name", "description", "category")).casefold()
     if terms and not all(term in text for term in terms):
         return False
-    if any_of and not any(term in text for term in any_of):
+    if seed is not None and not (item["product_id"] in seed["product_ids"]
+                                 or str(item.get("category", "")).casefold() in seed["categories"]):
         return False
     return True
 
@@ -190,14 +195,20 @@ def main(argv=None) -> int:
         print("discover: --max-add must be zero or more", file=sys.stderr)
         return 2
     terms = [t.casefold() for t in (args.query or "").split() if t.strip()]
-    brief: list[str] = []
+    seed = None
     if args.use_research_brief:
-        found = research_brief_terms()
+        try:
+            found = research_brief_seed()
+        except Exception as exc:  # the database: say what failed in one line, exit 1
+            print(f"discover: the research brief could not be read ({type(exc).__name__}: {exc})".splitlines()[0],
+                  file=sys.stderr)
+            return 1
         if found is None:
             print("discover: no nightly research brief has been published yet; running with an empty brief filter",
                   file=sys.stderr)
         else:
-            brief = [t.casefold() for t in found]
+            seed = {"day": found["day"], "product_ids": set(found["product_ids"]),
+                    "categories": {c.casefold() for c in found["categories"]}}
 
     source = args.feed or settings.supplier_feed
     try:
@@ -221,7 +232,7 @@ def main(argv=None) -> int:
             print(f"discover: {origin} line {number}: skipped, not a product line", file=sys.stderr)
             continue
         read += 1
-        if not matches(item, terms, brief):
+        if not matches(item, terms, seed):
             continue
         matched += 1
         assessment = score(item, on=day, gate=gate)
@@ -273,7 +284,11 @@ def main(argv=None) -> int:
             added += 1
             print(f"added {_describe(item, assessment)}")
     already = sum(1 for item, _ in qualified if item["product_id"] in existing) - updated
-    scope = f'the query "{args.query}"' if terms else "the research brief" if brief else "no filter"
+    scopes = [f'the query "{args.query}"'] if terms else []
+    if seed is not None:
+        scopes.append(f"the research brief of {seed['day']}: {len(seed['product_ids'])} products in "
+                      f"{len(seed['categories'])} categories")
+    scope = " and ".join(scopes) or "no filter"
     print(f"discover: {read} feed products read, {matched} matched ({scope}), {len(qualified)} cleared the evidence gate "
           f"on {day.isoformat()}, {added} added, {updated} updated, {already} already in the catalog"
           + (f", {unreadable} lines skipped" if unreadable else ""))

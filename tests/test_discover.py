@@ -74,11 +74,12 @@ def test_a_second_run_adds_only_new_products_and_refresh_mode_updates(client, ru
     assert len([line for line in refreshed["log"] if line.startswith("updated ")]) == count
 
 
-def test_the_research_brief_option_says_there_is_none_yet_and_runs(client, run_jobs):
+def test_the_research_brief_option_without_a_brief_says_so_and_runs_unfiltered(client, run_jobs):
     body = discover(client, q="yoga mat", use_research_brief=True)
     assert body["status"] == "ok" and body["exit_code"] == 0
     assert body["stderr"] == ["discover: no nightly research brief has been published yet; "
                               "running with an empty brief filter"]
+    assert 'matched (the query "yoga mat")' in body["log"][-1]
 
 
 def test_a_failing_run_is_refused_with_the_scripts_own_lines(client, run_jobs):

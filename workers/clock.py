@@ -1,8 +1,10 @@
 """The clock: fires periodic jobs. Run it as `python -m workers.clock` (Procfile: clock).
 
-Each entry fires once per time slot. With several clocks running (say one per host), a
-lock named after the slot lets only one of them fire it; the lock is never released and
-simply expires, so it doubles as a "fired" mark.
+Each entry fires once per time slot: `Every(seconds)` once per period, `DailyAt(hour)` once
+per UTC day, at the first tick at or after that hour (a clock started later in the day
+fires the day's slot at once; its job is idempotent per day). With several clocks running
+(say one per host), a lock named after the slot lets only one of them fire it; the lock is
+never released and simply expires, so it doubles as a "fired" mark.
 """
 from __future__ import annotations
 
@@ -17,18 +19,57 @@ import dramatiq
 log = logging.getLogger("clock")
 
 
+DAY = 86400
+
+
 @dataclass(frozen=True)
 class Every:
     actor_name: str
     seconds: int
     queue: str = "default"
 
+    def slot(self, now: float) -> int:
+        return int(now // self.seconds)
 
-def schedule(settings) -> list[Every]:
+    def lock_name(self, slot: int) -> str:
+        return f"clock:{self.actor_name}:{slot}"
+
+    @property
+    def lock_seconds(self) -> int:
+        return self.seconds * 2
+
+
+@dataclass(frozen=True)
+class DailyAt:
+    """Once per UTC day, from `hour` (0-23) on: the slot is the day whose firing time was
+    the latest to pass, so the slot changes at hour:00 UTC, not at midnight."""
+
+    actor_name: str
+    hour: int
+    queue: str = "default"
+
+    def __post_init__(self):
+        if not 0 <= self.hour <= 23:
+            raise ValueError(f"DailyAt hour must be 0-23, got {self.hour}")
+
+    def slot(self, now: float) -> int:
+        return int((now - self.hour * 3600) // DAY)
+
+    def lock_name(self, slot: int) -> str:
+        return f"clock:{self.actor_name}:day:{slot}"
+
+    @property
+    def lock_seconds(self) -> int:
+        # Held past the whole day, so a clock started later that day sees the slot fired.
+        return DAY * 2
+
+
+def schedule(settings) -> list[Every | DailyAt]:
     return [
         Every("heartbeat", settings.heartbeat_seconds),
         Every("requeue_stale_jobs", max(5, settings.job_stale_seconds // 4)),
         Every("prune_sessions", 3600),
+        DailyAt("nightly_brief", settings.brief_hour_utc),
     ]
 
 
@@ -43,11 +84,11 @@ class Scheduler:
         """Fires every entry whose slot has come; returns the names fired here."""
         fired = []
         for entry in self.entries:
-            slot = int(now // entry.seconds)
+            slot = entry.slot(now)
             if self._last_slot.get(entry.actor_name) == slot:
                 continue
             self._last_slot[entry.actor_name] = slot
-            if self.locks.acquire(f"clock:{entry.actor_name}:{slot}", entry.seconds * 2) is None:
+            if self.locks.acquire(entry.lock_name(slot), entry.lock_seconds) is None:
                 continue  # another clock fired this slot
             try:
                 self.broker.enqueue(dramatiq.Message(queue_name=entry.queue, actor_name=entry.actor_name,
