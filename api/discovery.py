@@ -189,7 +189,7 @@ class WatchesAnswer(Schema):
 
 
 class DiscoverBody(Schema):
-    q = fields.String(allow_none=True, validate=validate.Length(max=200))
+    q = fields.String(allow_none=True, validate=validate.Length(max=discovery.MAX_QUERY_CHARS))
     mode = fields.String(allow_none=True, validate=validate.Length(max=40))
     use_research_brief = fields.Boolean(allow_none=True, load_default=False)
 
@@ -311,7 +311,8 @@ def list_watches():
 def discover(body):
     """Runs the discovery script over the supplier feed in a worker and answers its exit code and output."""
     session = current_session()
-    job, created = discovery.start_discovery(session=session, query=body.get("q"), mode=body.get("mode"),
+    job, created = discovery.start_discovery(subject=discovery.session_runs(session), query=body.get("q"),
+                                             mode=body.get("mode"),
                                              use_research_brief=bool(body.get("use_research_brief")))
     send_all([job] if created else [])
     job = discovery.wait_for_run(job.id, seconds=get_settings().discover_wait_seconds)
@@ -324,4 +325,5 @@ def discover(body):
 @bp.response(200, DiscoverAnswer)
 def discover_run(query):
     """Reads a discovery run of this session (its latest when no job_id is given): running, or its result."""
-    return discovery.run_answer(discovery.run_of(session=current_session(), job_id=query.get("job_id")))
+    return discovery.run_answer(discovery.run_of(subject=discovery.session_runs(current_session()),
+                                                 job_id=query.get("job_id")))

@@ -4,6 +4,11 @@ Every answer that says no is JSON `{status, reason, explanation}` with a reason 
 registry: domain refusals (`Refused`), bad input (`ApiError`), HTTP-level failures (unknown
 path, wrong method, body too large), an unreachable database, and any uncaught exception
 (500 `internal_error` with a request id; the traceback goes only to the log).
+
+One refusal has no reason, because the spec gives it none (5.13: "401 | none (explanation
+only) | Research routes answer with a sign-in-to-research sentence"): a research route
+(declared `sign_in_to_research=True`) reached by a session without an account answers 401
+`{status: refused, explanation: SIGN_IN_TO_RESEARCH}`, built here by `explanation_only`.
 """
 from __future__ import annotations
 
@@ -17,6 +22,15 @@ from services.errors import Refused, require_registered
 from services.reasons import REASONS, default_status, sentence
 
 log = logging.getLogger("api")
+
+
+SIGN_IN_TO_RESEARCH = ("Sign in to research: discovery research runs and the research workspace belong to a "
+                       "signed-in account. Save your email address or open the sign-in link mailed to you, then try "
+                       "again.")
+
+
+class SignInToResearch(Exception):
+    """A research route reached by a session without an account (spec 5.13)."""
 
 
 class ApiError(Exception):
@@ -52,6 +66,13 @@ def refusal(status: int, reason: str, explanation: str | None = None, *, word: s
     return response
 
 
+def explanation_only(status: int, explanation: str):
+    """The spec's one refusal without a reason code (see the module docstring)."""
+    response = jsonify({"status": "refused", "explanation": explanation})
+    response.status_code = status
+    return response
+
+
 def _route_status(reason: str) -> int:
     """The status the called route declared for this reason, else the registry's default."""
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
@@ -68,6 +89,10 @@ def install_error_handlers(app) -> None:
     @app.errorhandler(Refused)
     def on_refused(exc: Refused):
         return refusal(_route_status(exc.reason), exc.reason, exc.explanation, **exc.fields)
+
+    @app.errorhandler(SignInToResearch)
+    def on_sign_in_to_research(exc: SignInToResearch):
+        return explanation_only(401, SIGN_IN_TO_RESEARCH)
 
     @app.errorhandler(ApiError)
     def on_api_error(exc: ApiError):

@@ -15,6 +15,7 @@ import re
 
 import flask_smorest
 
+from api.errors import SIGN_IN_TO_RESEARCH
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of, declared_arguments
 from config import Settings
 from services.reasons import REASONS
@@ -23,7 +24,8 @@ from services.reasons import REASONS
 # (the DECISIONS list of its blueprint module).
 DECISIONS = [
     "Refusal bodies are {status, reason, explanation}; `status` is `refused` for refusals of the request and "
-    "`error` for HTTP-level failures (unknown path, wrong method, body too large) and server faults.",
+    "`error` for HTTP-level failures (unknown path, wrong method, body too large) and server faults. The one "
+    "exception is spec 5.13's: the research routes' 401 carries an explanation and no reason.",
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written.",
@@ -93,6 +95,18 @@ def _refusal_schema(reasons) -> dict:
         },
         "additionalProperties": True,
     }
+
+
+# The research routes' 401 (spec 5.13): an explanation and no reason (api/errors.py).
+SIGN_IN_TO_RESEARCH_SCHEMA = {
+    "type": "object",
+    "required": ["status", "explanation"],
+    "properties": {
+        "status": {"type": "string", "enum": ["refused"]},
+        "explanation": {"type": "string", "enum": [SIGN_IN_TO_RESEARCH]},
+    },
+    "additionalProperties": False,
+}
 
 
 def openapi_path(rule: str) -> str:
@@ -165,7 +179,7 @@ def _complete(operation: dict, method: str, view) -> None:
         for each in schema.fields.values():
             refusals[400].extend(([each.metadata["reason"]] if "reason" in each.metadata else [])
                                  + each.metadata.get("also_refuses", []))
-    if declaration.requires_account:
+    if declaration.requires_account and not declaration.sign_in_to_research:
         refusals.setdefault(401, []).append("no_account")
     if (method.upper() in BODY_METHODS or declaration.changes_state) and not declaration.callback:
         refusals.setdefault(403, []).append("cross_site_request")
@@ -185,6 +199,11 @@ def _complete(operation: dict, method: str, view) -> None:
             ok = existing["content"]["application/json"]["schema"]
             existing["content"]["application/json"]["schema"] = {"anyOf": [ok, refusal]}
             existing["description"] += f"; or a refusal with reason {', '.join(sorted(set(codes)))}"
+    if declaration.sign_in_to_research:
+        responses["401"] = {"description": "No account: the sign-in-to-research sentence, with no reason code "
+                                           "(spec 5.13)",
+                            "content": {"application/json": {"schema": SIGN_IN_TO_RESEARCH_SCHEMA}}}
+        operation["responses"] = dict(sorted(responses.items()))
 
 
 def _status_text(status: int) -> str:

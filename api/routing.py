@@ -10,12 +10,12 @@ A route reads, top to bottom:
     def select(body): ...
 
 `declare` is the outermost decorator (right under the route) so its checks run first:
-a signed-in account when `requires_account`, then the raw body (empty, or one JSON
-object with a JSON content type). `changes_state` is required: the cross-site guard
-(api/http.py) refuses state-changing requests from other sites, and a view that declares
-nothing at all is treated as state-changing (fail closed). `refuses` maps HTTP statuses
-to reason codes: a `Refused` raised by a service gets the status the route declared for
-its reason, and the OpenAPI document lists them (api/openapi.py).
+a signed-in account when `requires_account` (or `sign_in_to_research`), then the raw body
+(empty, or one JSON object with a JSON content type). `changes_state` is required: the
+cross-site guard (api/http.py) refuses state-changing requests from other sites, and a view
+that declares nothing at all is treated as state-changing (fail closed). `refuses` maps
+HTTP statuses to reason codes: a `Refused` raised by a service gets the status the route
+declared for its reason, and the OpenAPI document lists them (api/openapi.py).
 
 Validation answers with our own refusals, never the library's 422: a failing field
 answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
@@ -33,7 +33,7 @@ from flask import g, request
 from marshmallow import EXCLUDE, Schema, ValidationError, fields
 from webargs.flaskparser import FlaskParser
 
-from api.errors import ApiError
+from api.errors import ApiError, SignInToResearch
 from api.session import current_session
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -48,6 +48,9 @@ class Declaration:
     callback: bool = False  # called server to server by a provider: no cookie, no cross-site check
     session: bool = True  # reads the ff_session cookie
     requires_account: bool = False  # 401 no_account unless the session is signed in
+    # The research routes (spec 5.13): an account is required, and a session without one is
+    # answered 401 with the sign-in-to-research sentence and no reason code (api/errors.py).
+    sign_in_to_research: bool = False
     headers: dict = field(default_factory=dict)  # required request headers (name -> description)
     no_body: bool = False  # a body-taking method that takes none (any body sent must still be a JSON object)
 
@@ -235,19 +238,22 @@ class Blueprint(flask_smorest.Blueprint):
 
     @staticmethod
     def declare(*, changes_state: bool, refuses: dict | None = None, callback: bool = False, session: bool = True,
-                requires_account: bool = False, headers: dict | None = None, no_body: bool = False):
+                requires_account: bool = False, headers: dict | None = None, no_body: bool = False,
+                sign_in_to_research: bool = False):
         """Declares what the route does beyond its schemas; see the module docstring."""
         declaration = Declaration(
             changes_state=changes_state,
             refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
-            callback=callback, session=session, requires_account=requires_account, headers=headers or {},
-            no_body=no_body,
+            callback=callback, session=session, requires_account=requires_account or sign_in_to_research,
+            headers=headers or {}, no_body=no_body, sign_in_to_research=sign_in_to_research,
         )
 
         def decorate(view):
             @wraps(view)
             def run(*args, **kwargs):
                 if declaration.requires_account and current_session().account_id is None:
+                    if declaration.sign_in_to_research:
+                        raise SignInToResearch()
                     raise ApiError(401, "no_account")
                 read_json_object()  # every body sent must be one JSON object, declared or not
                 return view(*args, **kwargs)

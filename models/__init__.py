@@ -6,8 +6,9 @@ from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, S
 from models.job import Job, WorkerBeat
 from models.research import Outcome, Research
 from models.session import Session
+from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
-              Research, Brief, BriefGateState]
+              Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery]

@@ -36,6 +36,8 @@ class Job(BaseModel):
 
 # At most one queued-or-running job per (kind, subject): the database settles send races.
 Job.add_index(Job.index(Job.kind, Job.subject, unique=True, name="job_one_active").where(Job.status.in_(Job.ACTIVE)))
+# A subject's latest job of a kind (a founder's discovery runs, polled) without walking the table.
+Job.add_index(Job.index(Job.kind, Job.subject, Job.created_at, name="job_subject_latest"))
 
 
 class WorkerBeat(BaseModel):

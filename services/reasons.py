@@ -12,15 +12,19 @@ SERVICE_REASONS: dict[str, Reason] = {
     "claimed_by_you": Reason(409, "You have claimed this product, and a claim cannot be passed on; it stays yours."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
+    "invalid_query": Reason(400, "A saved query must be the words of a discovery query: not blank, and no longer than a discovery query may be. Nothing was saved."),
     "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
     "metrics_credentials_required": Reason(401, "The service's figures need the admin password, sent with HTTP Basic authentication; nothing was shown."),
     "metrics_not_public": Reason(403, "The service's figures are served only to this host (or to everyone when METRICS_PUBLIC is set), and no admin password is configured; nothing was shown."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "never_run": Reason(200, "No nightly research brief has been made yet: the clock makes one every night at BRIEF_HOUR_UTC, or an operator runs `flask --app api brief run`."),
+    "note_too_long": Reason(400, "That note is longer than the research workspace keeps. Shorten it and try again; nothing was saved."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
     "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
     "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
+    "unknown_workspace_op": Reason(400, "The research workspace does not know that operation. It can add or delete a note, shortlist or unshortlist a product, and save or delete a query; nothing was changed."),
+    "workspace_full": Reason(409, "Your research workspace already holds as many entries of that kind as it keeps. Delete one first; nothing was added."),
 }
 
 REASONS: dict[str, Reason] = {**SPEC_REASONS, **SERVICE_REASONS}

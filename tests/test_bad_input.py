@@ -9,6 +9,7 @@ import pytest
 from models import ALL_MODELS
 from services.reasons import REASONS
 from tests.conftest import SETTINGS
+from tests.test_registries import EXPLANATION_ONLY_401, EXPLANATION_ONLY_BODY
 
 BAD_BODIES = {
     "malformed": ("{\"email\": ", "application/json"),
@@ -51,6 +52,11 @@ def test_every_post_route_refuses_a_bad_body_with_a_registered_reason(app, found
         assert 400 <= response.status_code < 500, (path, kind, response.status_code, response.get_data()[:200])
         assert response.mimetype == "application/json", (path, kind)
         body = response.get_json()
+        if f"POST {path}" in EXPLANATION_ONLY_401 and response.status_code == 401:
+            # The research routes answer a session without an account before reading the
+            # body, with the one refusal that has no reason (tests/test_registries.py).
+            assert body == EXPLANATION_ONLY_BODY, (path, kind, body)
+            continue
         assert body["reason"] in REASONS and body["explanation"], (path, kind, body)
     assert _row_counts() == before, kind
 

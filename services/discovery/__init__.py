@@ -8,7 +8,8 @@ allowance, and discovery runs. One module per concern:
 - `cards`      a product as a card, the candidates an owner may be shown, why none are left;
 - `allowance`  the claim allowance, and the share control that lifts it;
 - `adoption`   a session's discovery rows becoming its account's when it is bound;
-- `runs`       discovery runs (POST /api/discover): the job, its answer, the script it runs.
+- `runs`       discovery runs (POST /api/discover per session, /api/discovery-research per
+               account): the job, its answer, the script it runs.
 
 Who a row belongs to is `services.ownership.Owner`. Every race is decided by the database
 (a conditional upsert per product hold, a unique claim per product, a conditional allowance
@@ -20,14 +21,17 @@ from services.discovery.cards import card
 from services.discovery.holds import (FEED_SIZE, HOLD_MINUTES, METER_BUCKET, PASSED, SELECTED, claim, feed, find,
                                       pass_on, select)
 from services.discovery.resolver import CLAIMED, HELD, Resolved, resolve
-from services.discovery.runs import (DISCOVER, DISCOVER_SCRIPT, OUTPUT_CAP, RUNNING, ScriptRun, run_answer, run_capped,
-                                     run_of, run_script, script_argv, script_env, start_discovery, wait_for_run)
+from services.discovery.runs import (DISCOVER, DISCOVER_SCRIPT, MAX_QUERY_CHARS, NEVER_RUN, OUTPUT_CAP, RUN_STATES,
+                                     RUNNING, STARTED, ScriptRun, account_runs, latest_run, run_answer, run_capped,
+                                     run_of, run_report, run_script, script_argv, script_env, session_runs,
+                                     start_discovery, start_report, wait_for_run)
 
 __all__ = [
     "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "share",
     "card",
     "FEED_SIZE", "HOLD_MINUTES", "METER_BUCKET", "PASSED", "SELECTED", "claim", "feed", "find", "pass_on", "select",
     "CLAIMED", "HELD", "Resolved", "resolve",
-    "DISCOVER", "DISCOVER_SCRIPT", "OUTPUT_CAP", "RUNNING", "ScriptRun", "run_answer", "run_capped", "run_of",
-    "run_script", "script_argv", "script_env", "start_discovery", "wait_for_run",
+    "DISCOVER", "DISCOVER_SCRIPT", "MAX_QUERY_CHARS", "NEVER_RUN", "OUTPUT_CAP", "RUN_STATES", "RUNNING", "STARTED",
+    "ScriptRun", "account_runs", "latest_run", "run_answer", "run_capped", "run_of", "run_report", "run_script",
+    "script_argv", "script_env", "session_runs", "start_discovery", "start_report", "wait_for_run",
 ]

@@ -1,5 +1,7 @@
-"""Discovery runs (POST /api/discover): the run's job, waiting for it, its answer, and
-running the discovery script for it (the `discover` actor calls `run_script`).
+"""Discovery runs: a session's (POST /api/discover, which waits for it) and an account's
+(/api/discovery-research, which does not): the run's job, waiting for it, its answers, and
+running the discovery script for it (the `discover` actor calls `run_script`). Whose run
+it is is the job's subject (`session_runs`, `account_runs`): one at a time per subject.
 
 The script runs as a child process (never through a shell: an argument list, the query
 passed as `--query=<q>` so it can never read as an option), under a wall-clock limit
@@ -18,8 +20,10 @@ import threading
 import time
 from dataclasses import dataclass
 
+import peewee as pw
+
 from config import ROOT, get_settings
-from models.clock import utcnow
+from models.clock import iso, utcnow
 from models.db import close_connection, transaction
 from models.job import Job
 from models.session import Session
@@ -29,19 +33,36 @@ from services.jobs import create_job, get_job
 DISCOVER = "discover"  # the job kind of a discovery run
 DISCOVER_SCRIPT = "scripts/discover.py"
 RUNNING = "running"
+STARTED = "started"  # a research run this request created (RUNNING: one it joined)
+NEVER_RUN = "never_run"  # an account that has not started a research run yet
+RUN_STATES = Job.ACTIVE + Job.FINISHED  # what GET /api/discovery-research reports as status
 OUTPUT_CAP = 256 * 1024  # bytes kept of each of stdout and stderr
+MAX_QUERY_CHARS = 200  # a discovery query (q), and a query saved in the research workspace
 
 
 # --- The run's job and its answer -----------------------------------------------------------
 
-def start_discovery(*, session: Session, query: str | None, mode: str | None, use_research_brief: bool) -> tuple[Job, bool]:
-    """Creates the discovery run job for the session (one at a time per session); returns
-    (job, created). A session with a run in progress gets that run."""
+def session_runs(session: Session) -> str:
+    """The job subject of a session's discovery runs (POST /api/discover): one at a time
+    per session, bound or not."""
+    return f"{DISCOVER}:{session.id}"
+
+
+def account_runs(account_id: int) -> str:
+    """The job subject of an account's discovery research runs (/api/discovery-research):
+    one at a time per account, so every session signed in to it sees and joins the same run."""
+    return f"{DISCOVER}:account:{account_id}"
+
+
+def start_discovery(*, subject: str, query: str | None, mode: str | None, use_research_brief: bool) -> tuple[Job, bool]:
+    """Creates the discovery run job for a subject (`session_runs` or `account_runs`; one
+    at a time per subject); returns (job, created). A subject with a run in progress gets
+    that run, whatever this request asked."""
     query = (query or "").strip() or None
     payload = {"query": query, "mode": mode, "use_research_brief": bool(use_research_brief),
                "today": utcnow().date().isoformat()}
     with transaction():
-        return create_job(kind=DISCOVER, subject=f"discover:{session.id}", payload=payload, max_attempts=2)
+        return create_job(kind=DISCOVER, subject=subject, payload=payload, max_attempts=2)
 
 
 def wait_for_run(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -> Job:
@@ -90,14 +111,46 @@ def run_answer(job: Job | None) -> dict:
     return body
 
 
-def run_of(*, session: Session, job_id: str | None) -> Job:
-    """The session's discovery run with that id (its latest when None)."""
-    query = Job.select().where(Job.kind == DISCOVER, Job.subject == f"discover:{session.id}")
-    if job_id is not None:
-        query = query.where(Job.id == job_id)
-    job = query.order_by(Job.created_at.desc()).first()
+def run_report(job: Job | None) -> dict:
+    """The GET /api/discovery-research answer for a subject's latest run: status is the
+    run's state (queued, running, done, failed), with its stage and times, and, once it
+    has finished, its result (ok on exit code 0, else refused) with the exit code and output."""
     if job is None:
-        raise Refused("not_found", "This session has no discovery run with that id.")
+        return {"status": NEVER_RUN, "explanation": "You have not started a discovery research run yet. "
+                                                   "POST /api/discovery-research starts one."}
+    answer = run_answer(job)
+    result = answer.pop("status")
+    payload = job.payload or {}
+    return {"status": job.status, "state": job.status, "stage": job.stage,
+            "result": None if result == RUNNING else result,
+            "mode": payload.get("mode"), "use_research_brief": bool(payload.get("use_research_brief")),
+            **answer,
+            "created_at": iso(job.created_at), "started_at": iso(job.started_at), "finished_at": iso(job.finished_at)}
+
+
+def start_report(job: Job, *, created: bool) -> dict:
+    """The POST /api/discovery-research answer, at once: started (this request created
+    the run) or running (the subject's run in progress, which this request joined), with
+    the run's report under that status."""
+    return {**run_report(job), "status": STARTED if created else RUNNING}
+
+
+def latest_run(*, subject: str) -> Job | None:
+    """The subject's most recent discovery run, or None when it never started one. A run in
+    progress is the latest whatever the clocks say: a subject starts one only when none is."""
+    in_progress_first = pw.Case(None, [(Job.status.in_(Job.ACTIVE), 0)], 1)
+    return (Job.select().where(Job.kind == DISCOVER, Job.subject == subject)
+            .order_by(in_progress_first, Job.created_at.desc(), Job.id.desc()).first())
+
+
+def run_of(*, subject: str, job_id: str | None) -> Job:
+    """The subject's discovery run with that id (its latest when None)."""
+    if job_id is None:
+        job = latest_run(subject=subject)
+    else:
+        job = Job.get_or_none(Job.kind == DISCOVER, Job.subject == subject, Job.id == job_id)
+    if job is None:
+        raise Refused("not_found", "You have no discovery run with that id.")
     return job
 
 
