@@ -10,7 +10,8 @@ from config import Settings, configure_logging, settings_or_exit, use_settings
 ROOT = Path(__file__).resolve().parent.parent
 
 # One blueprint module per feature area (each has `bp`, and may have `DECISIONS`).
-BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research"]
+BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research",
+              "learning", "model3d"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:

@@ -5,4 +5,5 @@ workers.broker is imported first so the broker is set before any actor is declar
 import workers.broker  # noqa: F401  (must come first: sets the broker)
 from jobs import accounts, maintenance  # noqa: F401  (declares the actors)
 from jobs import discovery  # noqa: F401  (discovery runs and watch notices)
+from jobs import model3d  # noqa: F401  (3D previews)
 from jobs.send import SendInsideTransaction, send, start  # noqa: F401

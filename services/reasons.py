@@ -19,6 +19,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
     "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
+    "unknown_subject": Reason(404, "There is no curriculum subject with that id; GET /api/curriculum lists the subjects."),
 }
 
 REASONS: dict[str, Reason] = {**SPEC_REASONS, **SERVICE_REASONS}

@@ -48,6 +48,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_product_id", "unknown_product", "not_presearch_qualified", "invalid_action", "nothing_to_watch",
     # research and verdict
     "nothing_to_record", "invalid_outcome", "no_claim", "no_claim_record",
+    # the 3D preview
+    "no_worker",
 }
 
 _CALLS_FIRST = {"Refused", "JobFailed"}
