@@ -77,8 +77,8 @@ def read_json_object() -> dict:
     if "json_body" in g:
         return g.json_body
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
-    if not raw.strip():
-        data = {}
+    if not raw:
+        data = {}  # no body at all; a body of only whitespace is not JSON and is refused below
     else:
         if not request.is_json:
             raise ApiError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.")

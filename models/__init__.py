@@ -4,6 +4,7 @@ from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.job import Job, WorkerBeat
+from models.model3d import Model3D
 from models.research import Outcome, Research
 from models.session import Session
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
@@ -11,4 +12,4 @@ from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
-              Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery]
+              Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D]

@@ -23,6 +23,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
     "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
+    "unknown_subject": Reason(404, "There is no curriculum subject with that id; GET /api/curriculum lists the subjects."),
     "unknown_workspace_op": Reason(400, "The research workspace does not know that operation. It can add or delete a note, shortlist or unshortlist a product, and save or delete a query; nothing was changed."),
     "workspace_full": Reason(409, "Your research workspace already holds as many entries of that kind as it keeps. Delete one first; nothing was added."),
 }

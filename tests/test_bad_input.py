@@ -18,6 +18,7 @@ BAD_BODIES = {
     "string": ('"hello"', "application/json"),
     "wrong content type": ("email=a%40b.c&action=claim", "application/x-www-form-urlencoded"),
     "text": ('{"email": "a@b.c"}', "text/plain"),
+    "whitespace": ("\t\n ", "application/json"),
     "nul": ('{"email": "a\\u0000@b.c", "product_id": "x\\u0000", "action": "claim", "q": "\\u0000"}', "application/json"),
     "two megabytes": (json.dumps({"email": "x" * (2 * 1024 * 1024)}), "application/json"),
 }

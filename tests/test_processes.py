@@ -126,7 +126,9 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
     run by the worker process; the clock's heartbeat goes through Redis to the worker."""
     port = _free_port()
     env = _base_env(tmp_path, port)
-    env["REDIS_URL"] = TEST_REDIS_URL.rsplit("/", 1)[0] + "/14"  # its own database, not the suite's
+    # Its own database, never the suite's (whose worker would otherwise take the processes' jobs).
+    base, _, suite_db = TEST_REDIS_URL.rpartition("/")
+    env["REDIS_URL"] = f"{base}/{13 if suite_db == '14' else 14}"
     env["WORKER_METRICS_PORT"] = str(_free_port())
     if TEST_DATABASE_URL:
         # Named after the suite's own database, so suites of several checkouts never drop each other's.

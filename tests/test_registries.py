@@ -54,6 +54,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_question", "empty_question", "no_query_terms",
     # research workspace
     "empty_note",
+    # the 3D preview
+    "no_worker",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the
