@@ -1,3 +1,142 @@
-// Placeholder until the app lands: marks the document ready so tooling can wait for it.
-document.querySelector("main").textContent = "The app is loading.";
-document.documentElement.dataset.ready = "true";
+// The browser app: a hash router over the screens, the signed-in state shown in the top bar,
+// and what every screen shares (polling that stops when the founder moves on, a toast, the
+// last credit-meter refusal). Plain modules, served as they are: no build step.
+import { h, fill } from "./dom.js";
+import { get } from "./api.js";
+import * as home from "./screens/home.js";
+import * as find from "./screens/find.js";
+import * as offer from "./screens/offer.js";
+import * as dashboard from "./screens/dashboard.js";
+import * as launch from "./screens/launch.js";
+import * as research from "./screens/research.js";
+import * as insights from "./screens/insights.js";
+import * as workspace from "./screens/workspace.js";
+import * as learn from "./screens/learn.js";
+import * as meter from "./screens/meter.js";
+import * as account from "./screens/account.js";
+import * as login from "./screens/login.js";
+import * as missing from "./screens/missing.js";
+
+// Route -> screen. `nav` names the entries of the main navigation, in order.
+const ROUTES = {
+  "/app/home": { screen: home, nav: "Home" },
+  "/app/find": { screen: find, nav: "Find" },
+  "/app/offer": { screen: offer, nav: "Offer" },
+  "/app/dashboard": { screen: dashboard, nav: "Dashboard" },
+  "/app/launch": { screen: launch, nav: "Launch" },
+  "/app/research": { screen: research, nav: "Research" },
+  "/app/insights": { screen: insights, nav: "Insights" },
+  "/app/workspace": { screen: workspace, nav: "Workspace" },
+  "/app/learn": { screen: learn, nav: "Learn" },
+  "/app/meter": { screen: meter, nav: "Meter" },
+  "/app/account": { screen: account },
+  login: { screen: login },
+};
+
+const state = { account: null, lastLimit: null };
+let renderToken = 0;
+
+/** Splits "#/app/learn/ads?x=1" into the route key, extra path parts and the query. */
+function parseHash() {
+  const raw = decodeURIComponent(location.hash.replace(/^#/, "")) || "/app/home";
+  const [path, query = ""] = raw.split("?");
+  const params = new URLSearchParams(query);
+  if (path === "login") return { key: "login", rest: [], params };
+  const parts = path.split("/").filter(Boolean);
+  const key = `/${parts.slice(0, 2).join("/")}`;
+  return { key, rest: parts.slice(2), params };
+}
+
+function buildNav(activeKey) {
+  const nav = document.getElementById("nav");
+  const list = h("ul", {});
+  for (const [key, route] of Object.entries(ROUTES)) {
+    if (!route.nav) continue;
+    const current = key === activeKey ? "page" : undefined;
+    list.append(h("li", {}, h("a", { href: `#${key}`, "aria-current": current }, route.nav)));
+  }
+  fill(nav, list);
+}
+
+async function refreshWho() {
+  const { data } = await get("/api/account");
+  state.account = data && data.status === "ok" ? data : null;
+  const who = document.getElementById("who");
+  if (state.account && state.account.account) {
+    fill(who, h("a", { href: "#/app/account", class: "who-link" },
+      h("span", { class: "visually-hidden" }, "Signed in as "), state.account.account));
+  } else {
+    fill(who, h("a", { href: "#login", class: "btn btn-secondary btn-small" }, "Sign in"));
+  }
+}
+
+let toastTimer = null;
+function toast(message) {
+  const node = document.getElementById("toast");
+  node.textContent = message;
+  node.classList.add("shown");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => node.classList.remove("shown"), 5000);
+}
+
+async function render() {
+  const token = ++renderToken;
+  const { key, rest, params } = parseHash();
+  const route = ROUTES[key] || { screen: missing };
+  const main = document.getElementById("main");
+  buildNav(key);
+  main.dataset.screen = route.screen.name;
+  main.dataset.state = "loading";
+  main.setAttribute("aria-busy", "true");
+  fill(main, h("p", { class: "loading" }, "Loading…"));
+  const ctx = {
+    main,
+    rest,
+    params,
+    state,
+    toast,
+    refreshWho,
+    rerender: render,
+    alive: () => token === renderToken,
+    /** Waits, and says whether the founder is still on this screen afterwards. */
+    wait: (ms) => new Promise((resolve) => setTimeout(() => resolve(token === renderToken), ms)),
+  };
+  try {
+    await route.screen.render(ctx);
+  } catch (error) {
+    if (token !== renderToken) return;
+    fill(main, h("div", { class: "notice notice-error", role: "alert" },
+      h("p", { class: "notice-title" }, "This screen could not be shown"),
+      h("p", {}, String(error && error.message ? error.message : error))));
+  }
+  if (token !== renderToken) return;
+  document.title = `${route.screen.label} · Sourcing and Storefront`;
+  main.dataset.state = "ready";
+  main.removeAttribute("aria-busy");
+  const heading = main.querySelector("h1");
+  if (heading && document.documentElement.dataset.ready === "true") heading.focus({ preventScroll: false });
+  if (document.documentElement.dataset.ready !== "true") {
+    performance.mark("app-ready");
+    document.documentElement.dataset.ready = "true";
+  }
+}
+
+window.addEventListener("app:limit", (event) => {
+  state.lastLimit = { ...event.detail, seen_at: Date.now() };
+  toast(`${event.detail.feature || "A feature"} has reached its limit. Your meter says what still works.`);
+});
+
+window.addEventListener("hashchange", () => {
+  if (location.hash === "#main") return; // the skip link, not a route
+  render();
+});
+
+document.addEventListener("click", (event) => {
+  const skip = event.target.closest("[data-skip]");
+  if (!skip) return;
+  event.preventDefault();
+  document.getElementById("main").focus();
+});
+
+await refreshWho();
+await render();

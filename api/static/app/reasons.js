@@ -1,0 +1,60 @@
+// What the app does with each reason code it knows. The server's explanation is always
+// shown; a known code adds a short heading and the next step. A code the app does not know
+// (spec 9.4: enumerations are open) gets the explanation alone.
+import { h, linkButton, button } from "./dom.js";
+
+// heading, tone (info: a state, not a failure; warn: try something else; error) and the
+// next step: a route, or an action the screen supplies (share, refresh, discover, watch).
+const KNOWN = {
+  all_held: ["Everything is held right now", "info", { action: "refresh", label: "Try again" }],
+  passed_out: ["You have passed on everything", "info", { action: "discover", label: "Look for new products" }],
+  catalog_exhausted: ["Nothing left in the catalog", "info", { action: "discover", label: "Look for new products" }],
+  not_servable: ["No product clears the evidence gate now", "info", { action: "discover", label: "Look for new products" }],
+  claim_limit_reached: ["You are at your claim allowance", "info", { action: "share", label: "Share to unlock one more" }],
+  claimed_by_another_founder: ["Another founder claimed it", "warn", { action: "watch", label: "Email me if it comes back" }],
+  held_by_another_founder: ["Another founder holds it", "warn", { action: "watch", label: "Email me when it is free" }],
+  not_shown: ["That product was not shown to you", "warn", { action: "refresh", label: "Get a fresh feed" }],
+  passed_by_you: ["You passed on it", "warn", { action: "refresh", label: "Back to the feed" }],
+  claimed_by_you: ["It is yours", "info", { href: "#/app/offer", label: "See the offer" }],
+  not_presearch_qualified: ["It no longer clears the evidence gate", "warn", { action: "refresh", label: "Get a fresh feed" }],
+  no_product: ["You have no product yet", "info", { href: "#/app/find", label: "Find a product" }],
+  not_claimed: ["Claim a product first", "info", { href: "#/app/find", label: "Find a product" }],
+  no_claim: ["Claim the product first", "info", { href: "#/app/find", label: "Go to your feed" }],
+  no_claim_record: ["Nothing claimed yet", "info", { href: "#/app/find", label: "Find a product" }],
+  not_yet_researched: ["Researching your product", "info", null],
+  nothing_to_watch: ["Nothing to watch", "info", null],
+  no_account: ["Sign in first", "info", { href: "#login", label: "Sign in" }],
+  account_required: ["That address already has an account", "info", null],
+  usage_limit_reached: ["Limit reached for this five-hour window", "warn", { href: "#/app/meter", label: "See your meter" }],
+  weekly_limit_reached: ["Weekly limit reached", "warn", { href: "#/app/meter", label: "See your meter" }],
+  no_query_terms: ["Nothing to search for", "info", null],
+  no_worker: ["No 3D worker is running", "info", null],
+  workspace_full: ["Your workspace is full", "warn", null],
+  database_unavailable: ["The service is having trouble", "error", { action: "retry", label: "Try again" }],
+  internal_error: ["Something went wrong on our side", "error", { action: "retry", label: "Try again" }],
+  cross_site_request: ["Refused: the request did not come from this site", "error", null],
+};
+
+export function knows(reason) {
+  return Object.prototype.hasOwnProperty.call(KNOWN, reason);
+}
+
+/**
+ * A panel saying why the server said no (or what state it is in) and what to do next.
+ * `actions` maps action names (share, refresh, discover, watch, retry) to handlers; a step
+ * whose handler the screen did not give is left out.
+ */
+export function refusal(body, actions = {}, http = 200) {
+  const reason = body && body.reason;
+  const [heading, tone, step] = KNOWN[reason] || [http === 401 ? "Sign in first" : "Not possible right now",
+    http >= 500 || http === 0 ? "error" : "warn",
+    http === 401 ? { href: "#login", label: "Sign in" } : null];
+  const role = tone === "info" ? "status" : "alert";
+  let next = null;
+  if (step && step.href) next = linkButton(step.label, step.href);
+  else if (step && actions[step.action]) next = button(step.label, actions[step.action], { kind: "secondary" });
+  return h("div", { class: `notice notice-${tone}`, role, dataset: { reason: reason || "" } },
+    h("p", { class: "notice-title" }, heading),
+    h("p", {}, (body && body.explanation) || "The service refused the request."),
+    next ? h("p", { class: "actions" }, next) : null);
+}

@@ -1,0 +1,64 @@
+// Home: where the founder stands and the one next step.
+import { h, fill, title, linkButton } from "../dom.js";
+import { get, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+
+export const name = "home";
+export const label = "Home";
+
+const STEPS = [
+  ["Find", "Candidates from the catalog, each with its price, cost, margin and dated evidence."],
+  ["Claim", "Hold one while you look, then claim it: a claim is yours alone."],
+  ["Read the offer and the verdict", "What it should sell for, what each sale leaves you, and whether to go."],
+  ["Launch", "Check the launch facts one by one, then record how it went."],
+];
+
+export async function render(ctx) {
+  const result = await get("/api/launch");
+  if (!ctx.alive()) return;
+  const said = refusalOf(result);
+  if (said) {
+    fill(ctx.main, title("Home"), refusal(said, { retry: () => ctx.rerender() }, result.http));
+    return;
+  }
+  const facts = Object.fromEntries((result.data.facts || []).map((fact) => [fact.id, fact]));
+  const productId = result.data.product_id;
+  const signedIn = ctx.state.account && ctx.state.account.account;
+  if (!productId) {
+    fill(ctx.main,
+      title("Pick a product to sell", "Then price it, judge it and launch it, with every figure's source in view."),
+      h("ol", { class: "steps" }, STEPS.map(([step, text]) => h("li", {}, h("strong", {}, step), h("span", {}, text)))),
+      h("p", { class: "actions" }, linkButton("Show me products", "#/app/find", "primary"),
+        signedIn ? null : linkButton("I have an account: sign in", "#login")),
+      h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."));
+    return;
+  }
+  const claimed = facts.product_claimed && facts.product_claimed.true_today;
+  const researched = facts.offer_researched && facts.offer_researched.true_today;
+  const trueCount = (result.data.facts || []).filter((fact) => fact.true_today).length;
+  let next;
+  if (!claimed) {
+    next = [h("p", {}, `You hold ${productId}. Claim it before your hold lapses, or pass and see the next one.`),
+      linkButton("Go to your feed", "#/app/find", "primary")];
+  } else if (!researched) {
+    next = [h("p", {}, `You claimed ${productId}. Its offer is being researched.`),
+      linkButton("Watch the offer arrive", "#/app/offer", "primary")];
+  } else {
+    next = [h("p", {}, `You claimed ${productId} and its offer is researched.`),
+      linkButton("Read the verdict", "#/app/dashboard", "primary"), linkButton("See the offer", "#/app/offer")];
+  }
+  fill(ctx.main,
+    title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),
+    h("section", { class: "panel", "aria-labelledby": "next-title", dataset: { product: productId } },
+      h("h2", { id: "next-title" }, "Your next step"), next),
+    h("section", { class: "panel", "aria-labelledby": "facts-title" },
+      h("h2", { id: "facts-title" }, "Launch facts"),
+      h("p", {}, `${trueCount} of ${(result.data.facts || []).length} true today.`),
+      linkButton("See them all", "#/app/launch")),
+    h("section", { class: "panel", "aria-labelledby": "more-title" },
+      h("h2", { id: "more-title" }, "Also here"),
+      h("ul", { class: "list" },
+        h("li", {}, h("a", { href: "#/app/research" }, "Research"), ": the analysis of your product, any product idea, and questions to the catalog."),
+        h("li", {}, h("a", { href: "#/app/insights" }, "Insights"), ": the nightly research brief and the public track record."),
+        h("li", {}, h("a", { href: "#/app/learn" }, "Learn"), ": short lessons from finding a product to support."))));
+}

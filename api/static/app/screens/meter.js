@@ -1,0 +1,81 @@
+// The credit meter: per feature, what was used in the five-hour window and the week, the
+// limits, when each resets, and after a refusal what still works and how to raise limits.
+import { h, fill, title, when, linkButton, button } from "../dom.js";
+import { get, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { share } from "./find.js";
+
+export const name = "meter";
+export const label = "Credit meter";
+
+export async function render(ctx) {
+  const shareSlot = h("div", { "aria-live": "polite" });
+  const result = await get("/api/usage");
+  if (!ctx.alive()) return;
+  const said = refusalOf(result);
+  if (said) {
+    fill(ctx.main, title("Credit meter"), refusal(said, { retry: () => ctx.rerender() }, result.http));
+    return;
+  }
+  const usage = result.data;
+  if (!usage.account) {
+    fill(ctx.main, title("Credit meter", "AI-backed features spend credits from an allowance per feature."),
+      h("div", { class: "notice notice-info", role: "status" },
+        h("p", { class: "notice-title" }, "Nothing to meter yet"),
+        h("p", {}, "The meter counts per account. Without an account there is no subject to meter, so this browser "
+          + "has no meter of its own. Save your progress to get one."),
+        h("p", { class: "actions" }, linkButton("Save your progress", "#/app/account", "primary"),
+          linkButton("Sign in", "#login"))));
+    return;
+  }
+  const limit = ctx.state.lastLimit;
+  fill(ctx.main,
+    title("Credit meter", `${usage.tier_label} plan. Limits are scaled by ${usage.multiplier}× `
+      + `(your referrals count for ${usage.referral_multiplier}×).`),
+    limit ? limitNotice(limit, () => share(ctx, shareSlot)) : null,
+    shareSlot,
+    h("div", { class: "table-wrap" }, h("table", { class: "meter" },
+      h("caption", { class: "visually-hidden" }, "Credits per feature"),
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, "Feature"), h("th", { scope: "col" }, "Cost"),
+        h("th", { scope: "col" }, "Five-hour window"), h("th", { scope: "col" }, "This week"),
+        h("th", { scope: "col" }, "Status"))),
+      h("tbody", {}, usage.features.map(featureRow)))),
+    h("p", { class: "hint" }, "Checking never spends. Reads of the dashboard, offer and research draw nothing."));
+}
+
+function featureRow(feature) {
+  const status = feature.allowed
+    ? h("span", { class: "tag tag-ok" }, "Available")
+    : h("span", { class: "tag tag-stop" }, feature.exhausted_window === "week" ? "Weekly limit reached" : "Limit reached");
+  return h("tr", { dataset: { feature: feature.feature } },
+    h("th", { scope: "row" }, feature.name),
+    h("td", { class: "num" }, `${feature.cost} credits`),
+    h("td", {}, gauge(feature.used_5h, feature.limit_5h, `${feature.name}, five-hour window`),
+      h("span", { class: "muted" }, `resets ${when(feature.resets_at_5h)}`)),
+    h("td", {}, gauge(feature.used_week, feature.limit_week, `${feature.name}, this week`),
+      h("span", { class: "muted" }, `resets ${when(feature.resets_at_week)}`)),
+    h("td", {}, status));
+}
+
+function gauge(used, limit, label) {
+  return h("span", { class: "gauge" },
+    h("meter", { min: "0", max: String(limit || 1), value: String(Math.min(used, limit)), "aria-label": label }),
+    h("span", {}, `${used} of ${limit}`));
+}
+
+/** What the last 429 said: the feature, until when, what still works, the ways up. */
+function limitNotice(limit, onShare) {
+  const ways = limit.ways_up || [];
+  return h("section", { class: "notice notice-warn", role: "alert", "aria-labelledby": "limit-title", dataset: { reason: limit.reason } },
+    h("h2", { id: "limit-title", class: "notice-title" },
+      `${limit.feature || "A feature"}: ${limit.reason === "weekly_limit_reached" ? "weekly limit reached" : "limit reached"}`),
+    h("p", {}, limit.explanation),
+    h("p", {}, `Used ${limit.used} of ${limit.limit}. Back at ${when(limit.resets_at)}.`),
+    (limit.unaffected || []).length
+      ? [h("p", {}, "Still usable now:"), h("ul", { class: "list", dataset: { unaffected: "" } }, limit.unaffected.map((name) => h("li", {}, name)))]
+      : h("p", {}, "No other feature has credits left right now."),
+    ways.length ? [h("p", {}, "Ways up:"), h("ul", { class: "list" }, ways.map((way) => h("li", { dataset: { way: way.how } },
+      way.detail,
+      way.how === "referral" ? [" ", button("Share your link", onShare, { kind: "secondary", class: "btn btn-secondary btn-small" })] : null)))] : null);
+}

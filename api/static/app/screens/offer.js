@@ -1,0 +1,74 @@
+// Offer: the researched price and margins of your product; each figure shows its formula
+// and the inputs behind it, and each input its source.
+import { h, fill, title, money, percent, when, linkButton } from "../dom.js";
+import { get, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { whileResearching } from "../poll.js";
+import { sourceChip } from "../sources.js";
+
+export const name = "offer";
+export const label = "Offer";
+
+const LABELS = {
+  price: "Recommended retail price",
+  cost: "Unit cost",
+  shipping: "Shipping per unit",
+  fees: "Payment fees per sale",
+  unit_margin: "Unit margin",
+  margin_pct: "Margin",
+  break_even_cpa: "Break-even cost per acquisition",
+  break_even_roas: "Break-even ROAS",
+  price_for_target_margin: "Price for the target margin",
+};
+
+export function formatFigure(key, value, currency) {
+  if (key === "margin_pct" || key.endsWith("_pct")) return percent(value);
+  if (key === "break_even_roas") return value === null || value === undefined ? "none (a sale loses money)" : `${value}×`;
+  if (typeof value === "number") return money(value, currency);
+  return value === null || value === undefined ? "—" : String(value);
+}
+
+export async function render(ctx) {
+  const body = h("div", { class: "stack" });
+  fill(ctx.main, title("Offer", "What your product should sell for and what each sale leaves you, from the catalog record, "
+    + "its dated evidence and the service's published settings."), body);
+  const result = await whileResearching(ctx, () => get("/api/offer"), body);
+  if (!result) return;
+  const said = refusalOf(result);
+  if (said) {
+    fill(body, refusal(said, { retry: () => ctx.rerender() }, result.http));
+    return;
+  }
+  fill(body, offerView(result.data));
+}
+
+function offerView(offer) {
+  const inputs = Object.fromEntries((offer.inputs || []).map((input) => [input.name, input]));
+  const headline = ["price", "unit_margin", "margin_pct", "break_even_roas"];
+  return [
+    h("p", { class: "muted" }, `Product ${offer.product_id} · researched ${when(offer.researched_at)}`,
+      offer.refreshing ? " · new evidence arrived: refreshing the figures" : ""),
+    h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
+      h("p", { class: "stat-label" }, LABELS[key]),
+      h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
+    h("section", { class: "panel", "aria-labelledby": "figures-title" },
+      h("h2", { id: "figures-title" }, "Every figure and where it comes from"),
+      h("div", { class: "table-wrap" }, h("table", {},
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Figure"), h("th", { scope: "col" }, "Value"),
+          h("th", { scope: "col" }, "How it is computed"), h("th", { scope: "col" }, "Inputs and sources"))),
+        h("tbody", {}, (offer.figures || []).map((figure) => figureRow(figure, inputs, offer.currency)))))),
+    h("p", { class: "actions" }, linkButton("See the verdict", "#/app/dashboard", "primary"),
+      linkButton("Launch facts", "#/app/launch")),
+  ];
+}
+
+function figureRow(figure, inputs, currency) {
+  const sources = (figure.inputs || []).map((name) => h("li", {}, inputs[name]
+    ? [h("span", { class: "input-name" }, `${name} = ${inputs[name].value}`), " ", sourceChip(inputs[name].source)]
+    : sourceChip({ type: "offer", figure: name })));
+  return h("tr", { dataset: { figure: figure.name } },
+    h("th", { scope: "row" }, LABELS[figure.name] || figure.name),
+    h("td", { class: "num" }, formatFigure(figure.name, figure.value, currency)),
+    h("td", {}, figure.formula),
+    h("td", {}, h("ul", { class: "chips" }, sources)));
+}
