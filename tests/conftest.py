@@ -90,13 +90,24 @@ from models.clock import clock  # noqa: E402
 from models.db import db, is_sqlite  # noqa: E402
 
 
+# Markers whose tests run in one pass of .ci/run only; the other pass deselects them.
+ONE_PASS_MARKERS = {"race": "postgresql", "browser": "embedded"}
+
+
 def pytest_collection_modifyitems(config, items):
-    """The slowest race tests (marked `race`: a thousand founders racing) run in the
-    PostgreSQL pass only: that is where the database really settles concurrent writers
-    (SQLite queues every writer on one lock, so the race cannot be lost there anyway)."""
-    if TEST_DATABASE_URL:
-        return
-    kept = [item for item in items if item.get_closest_marker("race") is None]
+    """Some tests run in one pass only, and the other pass deselects them:
+
+    - The slowest race tests (marked `race`: a thousand founders racing) run in the
+      PostgreSQL pass only: that is where the database really settles concurrent writers
+      (SQLite queues every writer on one lock, so the race cannot be lost there anyway).
+    - The browser tests (marked `browser`: every test under tests/browser/) run in the
+      embedded pass only: they check what Chromium makes of the app (its modules, styles,
+      content security policy, accessibility); the API behind it is tested in both passes
+      by the rest of the suite, so a second browser run would only cost time.
+    """
+    this_pass = "postgresql" if TEST_DATABASE_URL else "embedded"
+    elsewhere = [marker for marker, run_in in ONE_PASS_MARKERS.items() if run_in != this_pass]
+    kept = [item for item in items if not any(item.get_closest_marker(marker) for marker in elsewhere)]
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept

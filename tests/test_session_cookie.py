@@ -57,7 +57,7 @@ def test_a_value_the_server_never_issued_is_replaced(client, made_up):
 
 
 def test_every_kind_of_response_carries_the_cookie_when_missing(client):
-    for path, status in (("/api/nope", 404), ("/api/reasons", 200), ("/", 404)):
+    for path, status in (("/api/nope", 404), ("/api/reasons", 200), ("/nope", 404), ("/", 200)):
         response = client.get(path)
         assert response.status_code == status
         assert len(_set_cookie_headers(response)) == 1
