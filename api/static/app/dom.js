@@ -108,3 +108,8 @@ export async function busy(control, action) {
     control.removeAttribute("aria-busy");
   }
 }
+
+/** A table in a region that scrolls sideways on narrow screens, reachable by keyboard. */
+export function scrollingTable(label, table) {
+  return h("div", { class: "table-wrap", role: "region", "aria-label": label, tabindex: "0" }, table);
+}

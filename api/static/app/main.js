@@ -85,6 +85,7 @@ async function render() {
   const route = ROUTES[key] || { screen: missing };
   const main = document.getElementById("main");
   buildNav(key);
+  document.getElementById("toast").classList.remove("shown"); // a toast speaks of the screen it was raised on
   main.dataset.screen = route.screen.name;
   main.dataset.state = "loading";
   main.setAttribute("aria-busy", "true");

@@ -51,7 +51,7 @@ export async function render(ctx) {
     h("section", { class: "panel", "aria-labelledby": "model-title" },
       h("h2", { id: "model-title" }, "3D preview"), modelSlot),
     h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch", "primary"), linkButton("The offer", "#/app/offer")));
-  await loadModel(ctx, modelSlot);
+  loadModel(ctx, modelSlot); // not awaited: the verdict is the screen; the preview shows its own progress
 }
 
 function outcomeForm() {

@@ -1,6 +1,6 @@
 // The credit meter: per feature, what was used in the five-hour window and the week, the
 // limits, when each resets, and after a refusal what still works and how to raise limits.
-import { h, fill, title, when, linkButton, button } from "../dom.js";
+import { h, fill, title, when, linkButton, button, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { share } from "./find.js";
@@ -34,7 +34,7 @@ export async function render(ctx) {
       + `(your referrals count for ${usage.referral_multiplier}×).`),
     limit ? limitNotice(limit, () => share(ctx, shareSlot)) : null,
     shareSlot,
-    h("div", { class: "table-wrap" }, h("table", { class: "meter" },
+    scrollingTable("Credits per feature", h("table", { class: "meter" },
       h("caption", { class: "visually-hidden" }, "Credits per feature"),
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, "Feature"), h("th", { scope: "col" }, "Cost"),
@@ -60,7 +60,9 @@ function featureRow(feature) {
 
 function gauge(used, limit, label) {
   return h("span", { class: "gauge" },
-    h("meter", { min: "0", max: String(limit || 1), value: String(Math.min(used, limit)), "aria-label": label }),
+    // optimum 0 with low/high marks: the bar turns from green to amber to red as it fills.
+    h("meter", { min: "0", max: String(limit || 1), low: String(limit * 0.5), high: String(limit * 0.9), optimum: "0",
+      value: String(Math.min(used, limit)), "aria-label": label }),
     h("span", {}, `${used} of ${limit}`));
 }
 

@@ -1,6 +1,6 @@
 // Offer: the researched price and margins of your product; each figure shows its formula
 // and the inputs behind it, and each input its source.
-import { h, fill, title, money, percent, when, linkButton } from "../dom.js";
+import { h, fill, title, money, percent, when, linkButton, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
@@ -53,7 +53,7 @@ function offerView(offer) {
       h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
     h("section", { class: "panel", "aria-labelledby": "figures-title" },
       h("h2", { id: "figures-title" }, "Every figure and where it comes from"),
-      h("div", { class: "table-wrap" }, h("table", {},
+      scrollingTable("Offer figures", h("table", {},
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Figure"), h("th", { scope: "col" }, "Value"),
           h("th", { scope: "col" }, "How it is computed"), h("th", { scope: "col" }, "Inputs and sources"))),
         h("tbody", {}, (offer.figures || []).map((figure) => figureRow(figure, inputs, offer.currency)))))),
