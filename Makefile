@@ -51,3 +51,9 @@ clean:
 ASK_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_ask_bench
 bench-ask: install-dev
 	$(BIN)/python bench/ask_bench.py $(ASK_BENCH_DB) $(ASK_BENCH_ARGS)
+
+# First load of the browser app (GET /) in Debian's Chromium (bench/README.md); not part of the
+# tests. It builds its own SQLite database in a temporary folder and serves it on a free port.
+.PHONY: bench-app
+bench-app: install-dev
+	$(BIN)/python bench/app_load_bench.py $(APP_BENCH_ARGS)
