@@ -30,6 +30,15 @@ def create_app(settings: Settings | None = None) -> Flask:
     # /api/x and /api/x/ are one route; no redirects (a redirect is an HTML-bodied 308).
     app.url_map.strict_slashes = False
 
+    # The browser app's files and shell go out compressed (brotli or gzip, as the browser
+    # accepts); JSON answers are small and go out as they are.
+    app.config.update(COMPRESS_MIMETYPES=["text/html", "text/css", "text/javascript", "application/javascript",
+                                          "image/svg+xml"], COMPRESS_ALGORITHM=["br", "gzip"],
+                      COMPRESS_ALGORITHM_STREAMING=["br", "gzip"], COMPRESS_MIN_SIZE=1024)
+    from flask_compress import Compress
+
+    Compress(app)
+
     from api.errors import install_error_handlers
     from api.http import install_request_conventions
 

@@ -101,3 +101,28 @@ def test_a_cross_site_get_is_answered_the_shell(client, headers):
     response = client.get("/", headers=headers)
     assert response.status_code == 200
     assert response.headers["Content-Security-Policy"] == APP_CSP
+
+
+def test_the_apps_files_go_out_compressed_and_json_answers_as_they_are(client):
+    import gzip
+    import json
+
+    script = client.get("/static/app/main.js", headers={"Accept-Encoding": "gzip"})
+    assert script.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in script.headers["Vary"]
+    assert b"import(" in gzip.decompress(script.data)
+    plain = client.get("/static/app/main.js")
+    assert "Content-Encoding" not in plain.headers and b"import(" in plain.data
+    answer = client.get("/api/reasons", headers={"Accept-Encoding": "gzip, br"})
+    assert "Content-Encoding" not in answer.headers and json.loads(answer.data)["count"] > 0
+
+
+def test_every_screen_module_the_router_names_is_served(client):
+    import re
+
+    router = client.get("/static/app/main.js").get_data(as_text=True)
+    modules = re.findall(r'import\("\./(screens/[\w-]+\.js)"\)', router)
+    assert len(modules) >= 12
+    for module in modules:
+        response = client.get(f"/static/app/{module}")
+        assert response.status_code == 200 and "javascript" in response.headers["Content-Type"], module
+        assert "export async function render" in response.get_data(as_text=True), module

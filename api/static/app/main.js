@@ -3,34 +3,30 @@
 // last credit-meter refusal). Plain modules, served as they are: no build step.
 import { h, fill } from "./dom.js";
 import { get } from "./api.js";
-import * as home from "./screens/home.js";
-import * as find from "./screens/find.js";
-import * as offer from "./screens/offer.js";
-import * as dashboard from "./screens/dashboard.js";
-import * as launch from "./screens/launch.js";
-import * as research from "./screens/research.js";
-import * as insights from "./screens/insights.js";
-import * as workspace from "./screens/workspace.js";
-import * as learn from "./screens/learn.js";
-import * as meter from "./screens/meter.js";
-import * as account from "./screens/account.js";
-import * as login from "./screens/login.js";
-import * as missing from "./screens/missing.js";
-
-// Route -> screen. `nav` names the entries of the main navigation, in order.
+// Route -> screen module, loaded when first opened (the first load fetches only its own
+// screen). `nav` names the entries of the main navigation, in order.
 const ROUTES = {
-  "/app/home": { screen: home, nav: "Home" },
-  "/app/find": { screen: find, nav: "Find" },
-  "/app/offer": { screen: offer, nav: "Offer" },
-  "/app/dashboard": { screen: dashboard, nav: "Dashboard" },
-  "/app/launch": { screen: launch, nav: "Launch" },
-  "/app/research": { screen: research, nav: "Research" },
-  "/app/insights": { screen: insights, nav: "Insights" },
-  "/app/workspace": { screen: workspace, nav: "Workspace" },
-  "/app/learn": { screen: learn, nav: "Learn" },
-  "/app/meter": { screen: meter, nav: "Meter" },
-  "/app/account": { screen: account },
-  login: { screen: login },
+  "/app/home": { load: () => import("./screens/home.js"), nav: "Home" },
+  "/app/find": { load: () => import("./screens/find.js"), nav: "Find" },
+  "/app/offer": { load: () => import("./screens/offer.js"), nav: "Offer" },
+  "/app/dashboard": { load: () => import("./screens/dashboard.js"), nav: "Dashboard" },
+  "/app/launch": { load: () => import("./screens/launch.js"), nav: "Launch" },
+  "/app/research": { load: () => import("./screens/research.js"), nav: "Research" },
+  "/app/insights": { load: () => import("./screens/insights.js"), nav: "Insights" },
+  "/app/workspace": { load: () => import("./screens/workspace.js"), nav: "Workspace" },
+  "/app/learn": { load: () => import("./screens/learn.js"), nav: "Learn" },
+  "/app/meter": { load: () => import("./screens/meter.js"), nav: "Meter" },
+  "/app/account": { load: () => import("./screens/account.js") },
+  login: { load: () => import("./screens/login.js") },
+};
+const MISSING = { load: () => import("./screens/missing.js") };
+// What shows when a screen's module cannot be fetched (the network dropped, say).
+const UNLOADABLE = {
+  name: "unloadable",
+  label: "Not loaded",
+  render: ({ main }) => fill(main, h("div", { class: "notice notice-error", role: "alert" },
+    h("p", { class: "notice-title" }, "This screen could not be loaded"),
+    h("p", {}, "Check your connection and reload the page."))),
 };
 
 const state = { account: null, lastLimit: null };
@@ -82,11 +78,13 @@ function toast(message) {
 async function render() {
   const token = ++renderToken;
   const { key, rest, params } = parseHash();
-  const route = ROUTES[key] || { screen: missing };
+  const route = ROUTES[key] || MISSING;
   const main = document.getElementById("main");
   buildNav(key);
   document.getElementById("toast").classList.remove("shown"); // a toast speaks of the screen it was raised on
-  main.dataset.screen = route.screen.name;
+  const screen = await route.load().catch(() => UNLOADABLE);
+  if (token !== renderToken) return;
+  main.dataset.screen = screen.name;
   main.dataset.state = "loading";
   main.setAttribute("aria-busy", "true");
   fill(main, h("p", { class: "loading" }, "Loading…"));
@@ -103,7 +101,7 @@ async function render() {
     wait: (ms) => new Promise((resolve) => setTimeout(() => resolve(token === renderToken), ms)),
   };
   try {
-    await route.screen.render(ctx);
+    await screen.render(ctx);
   } catch (error) {
     if (token !== renderToken) return;
     fill(main, h("div", { class: "notice notice-error", role: "alert" },
@@ -111,7 +109,7 @@ async function render() {
       h("p", {}, String(error && error.message ? error.message : error))));
   }
   if (token !== renderToken) return;
-  document.title = `${route.screen.label} · Sourcing and Storefront`;
+  document.title = `${screen.label} · Sourcing and Storefront`;
   main.dataset.state = "ready";
   main.removeAttribute("aria-busy");
   const heading = main.querySelector("h1");
