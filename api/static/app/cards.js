@@ -5,9 +5,12 @@ import { h, money, percent, clock } from "./dom.js";
 /** The card element; `actions` (elements) go at its foot, `slot` receives notices. */
 export function productCard(card, { actions = [], ctx, headingLevel = "h3" } = {}) {
   const slot = h("div", { class: "card-notices", "aria-live": "polite" });
+  const noPhoto = () => h("div", { class: "card-noimage", "aria-hidden": "true" }, "No photo");
+  // A photo that cannot be fetched (a supplier's host is down, say) leaves the placeholder.
   const image = card.image
-    ? h("img", { src: card.image, alt: "", width: 320, height: 240, decoding: "async" })
-    : h("div", { class: "card-noimage", "aria-hidden": "true" }, "No photo");
+    ? h("img", { src: card.image, alt: "", width: 320, height: 240, decoding: "async",
+      onerror: (event) => event.currentTarget.replaceWith(noPhoto()) })
+    : noPhoto();
   const node = h("article", { class: `card${card.yours ? " card-yours" : ""}`, dataset: { productId: card.product_id } },
     h("div", { class: "card-media" }, image),
     h("div", { class: "card-body" },

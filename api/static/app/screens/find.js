@@ -103,8 +103,7 @@ export async function render(ctx) {
   async function pass(node) {
     const result = await post("/api/pass", { action: "pass" });
     if (result.data && result.data.status === "passed") {
-      fill(status);
-      if (!result.data.next && result.data.reason) fill(status, refusal(result.data, actions));
+      fill(status); // with no next card, the feed below says why
       await loadFeed();
       return;
     }
