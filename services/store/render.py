@@ -1,0 +1,371 @@
+"""Store pages from a store document (format 1): a pure function of the document.
+
+The same document, base path and origin always give byte-identical HTML: nothing here
+reads a database, a request, the clock or the environment. The build job stores what
+`render_page` returns; the routes serve it with `CSP` as the Content-Security-Policy.
+
+Founder- and AI-written text is untrusted. Every template is autoescaped (our own Jinja
+environment, not Flask's, so rendering in a worker escapes just the same), the one rich
+field (`copy.about`) goes through nh3 with a short allow-list, URLs are checked by
+scheme before they reach an attribute, and the only script on a page is the Product
+JSON-LD, serialised with `<`, `>` and `&` escaped so founder text cannot close it.
+The document is read leniently: a missing or mistyped field renders as absent, never as
+a KeyError, so a half-written copy still gives a working page.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
+
+import nh3
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
+
+PAGE_IDS = ("home", "product", "faq", "shipping", "contact", "privacy", "terms")
+CSP = ("default-src 'none'; img-src 'self' https: data:; style-src 'self'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+STYLESHEET = "/static/storefront/store.css"
+FORMAT = 1
+
+PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
+# Every section type the renderer knows; anything else in a document is skipped, so an
+# older renderer reads a newer document's pages without failing.
+SECTION_TYPES = frozenset({
+    "hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping",
+    "returns", "gallery", "about", "contact", "privacy", "terms",
+})
+NAV = (("home", "Home"), ("product", "Product"), ("faq", "FAQ"), ("shipping", "Shipping"), ("contact", "Contact"))
+# A page the document leaves out still renders (the nav links to every page).
+DEFAULT_PAGES = {
+    "home": ("Home", ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")),
+    "product": ("Product", ("gallery", "price", "about", "benefits", "shipping")),
+    "faq": ("Frequently asked questions", ("faq",)),
+    "shipping": ("Shipping and returns", ("shipping", "returns")),
+    "contact": ("Contact", ("contact",)),
+    "privacy": ("Privacy policy", ("privacy",)),
+    "terms": ("Terms of sale", ("terms",)),
+}
+MAX_IMAGES = 8  # spec decisions: a founder product has at most 8 images
+
+ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}
+ABOUT_SCHEMES = {"http", "https", "mailto"}
+
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "CA$", "AUD": "A$", "NZD": "NZ$", "JPY": "¥"}
+ZERO_DECIMAL = {"JPY", "KRW"}
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SOURCES = {
+    "search_volume": "Search volume data", "google_trends": "Google Trends",
+    "amazon_bestsellers": "Amazon Best Sellers", "supplier_quote": "Supplier quote",
+    "tiktok_views": "TikTok", "reddit_mentions": "Reddit", "etsy_listings": "Etsy",
+    "review_count": "Review counts",
+}
+METRICS = {
+    "monthly_searches": "Monthly searches", "interest_index": "Interest index",
+    "bsr_rank": "Best-seller rank", "unit_price_quote": "Unit price quote",
+    "weekly_views": "Weekly views", "monthly_mentions": "Monthly mentions",
+    "listings_count": "Listings", "reviews": "Reviews",
+}
+
+# Characters HTML calls parse errors (C0/C1 controls, noncharacters) and lone surrogates,
+# which a JSON document can carry but UTF-8 cannot encode: dropped from every text.
+_UNWANTED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_EMAIL = re.compile(r"^[^@\s<>\"'()\\,;:]+@[^@\s<>\"'()\\,;:]+\.[A-Za-z]{2,}$")
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+_env = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    # A missing name in a template is a bug here, not an empty space on someone's store.
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+
+
+def _paragraphs(text: str) -> list[list[str]]:
+    """Blank-line separated paragraphs, each a list of its lines (the templates join them)."""
+    return [[line.strip() for line in block.strip().splitlines()]
+            for block in re.split(r"\n\s*\n", text) if block.strip()]
+
+
+_env.filters["paragraphs"] = _paragraphs
+
+
+def page_path(page_id: str) -> str:
+    """The page's path below the store's base path: "" for home, else the page id."""
+    if page_id not in PAGE_IDS:
+        raise ValueError(f"unknown store page: {page_id!r}")
+    return "" if page_id == "home" else page_id
+
+
+def render_page(document: dict, page_id: str, *, base_path: str, origin: str, preview: bool = False) -> str:
+    """Renders one page of the store as a complete HTML document."""
+    page_path(page_id)  # refuses an unknown page id
+    store = _store(document)
+    links = _links(base_path)
+    page = _page(document, page_id, store)
+    absolute = {pid: origin.rstrip("/") + href for pid, href in links.items() if pid in PAGE_IDS}
+    title = store["copy"]["seo_title"] if page_id == "home" else f"{page['title']} · {store['business_name']}"
+    og_image = next((img["absolute"] for img in store["product"]["images"] if img["absolute"]), None)
+    if og_image is None:
+        og_image = next((origin.rstrip("/") + img["src"] for img in store["product"]["images"]
+                         if img["src"].startswith("/")), None)
+    meta = {
+        "title": title,
+        "description": store["copy"]["seo_description"],
+        "canonical": absolute[page_id],
+        "og_type": "product" if page_id == "product" else "website",
+        "og_image": og_image,
+    }
+    jsonld = _jsonld(store, origin=origin.rstrip("/"), url=absolute["product"]) if page_id in ("home", "product") else None
+    return _env.get_template("page.html").render(
+        store=store, copy=store["copy"], page=page, links=links, nav=NAV, meta=meta, jsonld=jsonld, preview=preview)
+
+
+def render_sitemap(document: dict, *, base_path: str, origin: str) -> str:
+    """An XML sitemap listing every page of the store by its absolute URL."""
+    links = _links(base_path)
+    locs = "".join(f"  <url><loc>{xml_escape(origin.rstrip('/') + links[pid])}</loc></url>\n" for pid in PAGE_IDS)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + locs + "</urlset>\n")
+
+
+def render_robots(document: dict, *, base_path: str, origin: str) -> str:
+    """A robots.txt that allows the store, keeps crawlers out of its preview and names the sitemap."""
+    base = _base(base_path)
+    return (f"User-agent: *\nAllow: {base}/\nDisallow: {base}/preview\n"
+            f"Sitemap: {origin.rstrip('/')}{base}/sitemap.xml\n")
+
+
+# -- reading the document ---------------------------------------------------------------
+
+def _text(value) -> str:
+    return _UNWANTED.sub("", value).strip() if isinstance(value, str) else ""
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _base(base_path: str) -> str:
+    return base_path.rstrip("/")
+
+
+def _links(base_path: str) -> dict:
+    base = _base(base_path)
+    links = {pid: f"{base}/{page_path(pid)}" for pid in PAGE_IDS}
+    links["buy"] = links["product"] + "#buy"
+    links["checkout"] = f"{base}/checkout"
+    return links
+
+
+def _store(document: dict) -> dict:
+    """The document read into plain, complete values the templates can use as they are."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"not a store document of format {FORMAT}")
+    business = _dict(document.get("business"))
+    product = _dict(document.get("product"))
+    copy = _dict(document.get("copy"))
+    name = _text(product.get("name")) or _text(business.get("name")) or "Our product"
+    business_name = _text(business.get("name")) or name
+    description = _text(product.get("description"))
+    currency = _text(document.get("currency")).upper()
+    price = _price(document.get("price"), currency)
+    subheadline = _text(copy.get("subheadline"))
+    email = _text(business.get("support_email"))
+    palette = _text(_dict(document.get("theme")).get("palette"))
+    return {
+        "business_name": business_name,
+        "support_email": email if _EMAIL.match(email) else None,
+        "palette": palette if palette in PALETTES else PALETTES[0],
+        "product_id": _text(document.get("product_id")),
+        "currency": currency,
+        "price": price,
+        "product": {
+            "name": name,
+            "description": description,
+            "category": _text(product.get("category")),
+            "images": [img for img in map(_image, _list(product.get("images"))) if img][:MAX_IMAGES],
+        },
+        "copy": {
+            "headline": _text(copy.get("headline")) or name,
+            "subheadline": subheadline,
+            "benefits": _pairs(copy.get("benefits"), "title", "text"),
+            "faq": _pairs(copy.get("faq"), "question", "answer"),
+            "about_html": _about(copy.get("about")),
+            "shipping": _text(copy.get("shipping")),
+            "returns": _text(copy.get("returns")),
+            "guarantee": _text(copy.get("guarantee")),
+            "seo_title": _text(copy.get("seo_title")) or f"{name} · {business_name}",
+            "seo_description": _text(copy.get("seo_description")) or subheadline or _clip(description, 160),
+            "call_to_action": _text(copy.get("call_to_action")) or "Buy now",
+        },
+        "evidence": [row for row in map(_evidence, _list(document.get("evidence"))) if row],
+        # Format 1 has no reviews: the section renders nothing until a document carries some.
+        "reviews": [],
+    }
+
+
+def _pairs(items, first: str, second: str) -> list[dict]:
+    pairs = ({first: _text(_dict(item).get(first)), second: _text(_dict(item).get(second))} for item in _list(items))
+    return [pair for pair in pairs if pair[first] or pair[second]]
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:") + "…"
+
+
+def _image(value) -> dict | None:
+    """An image URL the page may show: absolute http(s), or a path on this origin."""
+    url = _text(value)
+    if re.match(r"^https?://[^\s\"'<>\\]+$", url, re.IGNORECASE):
+        return {"src": url, "absolute": url}
+    if re.match(r"^/(?![/\\])[^\s\"'<>\\]*$", url):
+        return {"src": url, "absolute": None}
+    return None  # data:, javascript:, protocol-relative or relative: not shown
+
+
+def _about(value) -> str:
+    """The about text as sanitised HTML (the only founder text rendered as markup)."""
+    html = _text(value)
+    if not html:
+        return ""
+    return nh3.clean(
+        html,
+        tags=ABOUT_TAGS,
+        attributes={"a": {"href"}, "*": set()},
+        url_schemes=ABOUT_SCHEMES,
+        url_relative="deny",
+        link_rel="noopener nofollow",
+    ).strip()
+
+
+def _price(value, currency: str) -> dict | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        amount = Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return None
+    if not amount.is_finite() or amount <= 0:
+        return None
+    digits = 0 if currency in ZERO_DECIMAL else 2
+    shown = f"{amount.quantize(Decimal(1) if digits == 0 else Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
+    symbol = CURRENCY_SYMBOLS.get(currency)
+    return {
+        "amount": f"{amount:.2f}",
+        "display": f"{symbol}{shown}" if symbol else f"{shown} {currency}".strip(),
+    }
+
+
+def _evidence(row) -> dict | None:
+    row = _dict(row)
+    text = _text(row.get("text")) or _text(row.get("note"))
+    if not text:
+        return None
+    day = _text(row.get("date"))
+    source = _text(row.get("source"))
+    metric = _text(row.get("metric"))
+    value = row.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = _text(value) if isinstance(value, str) else ""
+    elif isinstance(value, int) or float(value).is_integer():
+        shown = f"{int(value):,}"
+    else:
+        shown = f"{value:,.2f}"
+    return {
+        "text": text,
+        "date": day,
+        "date_display": _day(day),
+        "source": SOURCES.get(source, source.replace("_", " ").capitalize()),
+        "metric": METRICS.get(metric, metric.replace("_", " ").capitalize()),
+        "value": shown,
+    }
+
+
+def _day(value: str) -> str:
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        return value
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+
+
+def _page(document: dict, page_id: str, store: dict) -> dict:
+    """The page's title and its sections in the order they render, each with its anchor and heading level."""
+    default_title, default_types = DEFAULT_PAGES[page_id]
+    found = next((p for p in map(_dict, _list(document.get("pages"))) if p.get("id") == page_id), None)
+    if found is None:
+        title, types = default_title, list(default_types)
+    else:
+        title = _text(found.get("title")) or default_title
+        types = [_text(_dict(s).get("type")) for s in _list(found.get("sections"))]
+    types = [t for t in types if t in SECTION_TYPES]
+    if page_id == "home":
+        lead = _text(document.get("lead"))
+        if lead in types:
+            types.insert(0, types.pop(types.index(lead)))
+    if page_id == "product" and "about" not in types:
+        # The product page always says what the product is: right after its price if it has one.
+        types.insert(types.index("price") + 1 if "price" in types else len(types), "about")
+
+    # One h1 per page: home's hero headline, the product page's buy box, else the page header.
+    h1_type = {"home": "hero", "product": "price"}.get(page_id)
+    h1_at = types.index(h1_type) if h1_type in types else None
+    seen = set()
+    sections = []
+    for index, kind in enumerate(types):
+        anchor = None if kind in seen else ("buy" if kind == "price" else kind)
+        seen.add(kind)
+        sections.append({
+            "type": kind,
+            "anchor": anchor,
+            "h1": index == h1_at,
+            # A page made of one section (FAQ, contact, ...) has its title as the h1 already.
+            "heading_hidden": page_id != "home" and len(types) == 1,
+        })
+    return {
+        "id": page_id,
+        "title": title,
+        "header_h1": None if h1_at is not None else (store["copy"]["headline"] if page_id == "home" else title),
+        "sections": sections,
+    }
+
+
+def _jsonld(store: dict, *, origin: str, url: str) -> str:
+    """The Product structured data, safe inside <script>: no <, > or & survives serialising."""
+    product = store["product"]
+    data = {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        "name": product["name"],
+        "description": product["description"] or store["copy"]["seo_description"],
+        "image": [img["absolute"] or origin + img["src"] for img in product["images"]],
+        "sku": store["product_id"],
+        "brand": {"@type": "Brand", "name": store["business_name"]},
+    }
+    if product["category"]:
+        data["category"] = product["category"]
+    if store["price"] and _CURRENCY.match(store["currency"]):
+        data["offers"] = {
+            "@type": "Offer",
+            "price": store["price"]["amount"],
+            "priceCurrency": store["currency"],
+            "availability": "https://schema.org/InStock",
+            "url": url,
+        }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
