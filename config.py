@@ -10,9 +10,10 @@ import json
 import logging
 import os
 import secrets
+import shlex
 import subprocess
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -37,7 +38,14 @@ class Settings:
     base_url: str = "http://127.0.0.1:8000"
     secret_key: str = ""
     catalog_path: str = str(ROOT / "scripts" / "data" / "demo_catalog.jsonl")
+    # The AI backend seam (integrations/ai): offline, openai (an OpenAI-compatible
+    # chat-completions server) or command (a program answering on stdout).
     ai_backend: str = "offline"
+    ai_base_url: str | None = None
+    ai_model: str | None = None
+    ai_api_key: str | None = field(default=None, repr=False)
+    ai_command: str | None = None
+    ai_timeout_seconds: int = 60
     billing_webhook_secret: str | None = None
     admin_password: str | None = None
     log_level: str = "INFO"
@@ -154,7 +162,10 @@ def _url(env, name, default, schemes):
 
 def _redact(url: str) -> str:
     """Hides a password in a URL so the one-line error never prints a secret."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # unparseable, so no password can be told apart: show none of it
+        return "<a malformed URL>"
     if parts.password:
         return url.replace(f":{parts.password}@", ":***@")
     return url
@@ -202,9 +213,7 @@ def load_settings(environ=None) -> Settings:
     level = env.get("LOG_LEVEL", "INFO").upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
-    ai_backend = env.get("AI_BACKEND", "offline") or "offline"
-    if ai_backend not in ("offline",):
-        raise SettingsError(f"AI_BACKEND must be 'offline' (the built-in deterministic backend), got {ai_backend!r}")
+    ai = _ai(env)
     return Settings(
         port=port,
         host=env.get("HOST") or "127.0.0.1",
@@ -216,7 +225,7 @@ def load_settings(environ=None) -> Settings:
         base_url=_url(env, "BASE_URL", f"http://127.0.0.1:{port}", ("http", "https")).rstrip("/"),
         secret_key=_secret_key(env, redis_url),
         catalog_path=env.get("CATALOG_PATH") or Settings.catalog_path,
-        ai_backend=ai_backend,
+        **ai,
         billing_webhook_secret=env.get("BILLING_WEBHOOK_SECRET") or None,
         admin_password=env.get("ADMIN_PASSWORD") or None,
         log_level=level,
@@ -248,6 +257,46 @@ def load_settings(environ=None) -> Settings:
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
     )
+
+
+AI_BACKENDS = ("offline", "openai", "command")
+
+
+def _ai(env) -> dict:
+    """The AI settings; what the chosen backend needs must be there, and well formed."""
+    backend = env.get("AI_BACKEND") or "offline"
+    if backend not in AI_BACKENDS:
+        raise SettingsError(f"AI_BACKEND must be offline, openai or command, got {backend!r}")
+    base_url = env.get("AI_BASE_URL") or None
+    if base_url and not _http_url(base_url):
+        raise SettingsError(f"AI_BASE_URL must be an http:// or https:// URL with a host, got {_redact(base_url)!r}")
+    model = (env.get("AI_MODEL") or "").strip() or None
+    command = (env.get("AI_COMMAND") or "").strip() or None
+    if command:
+        try:
+            words = shlex.split(command)
+        except ValueError as exc:
+            raise SettingsError(f"AI_COMMAND is not a valid command line ({exc})") from None
+        if not words:
+            command = None
+    if backend == "openai" and not base_url:
+        raise SettingsError("AI_BASE_URL is required when AI_BACKEND is openai (e.g. http://127.0.0.1:11434/v1)")
+    if backend == "openai" and not model:
+        raise SettingsError("AI_MODEL is required when AI_BACKEND is openai (the model name the server knows)")
+    if backend == "command" and not command:
+        raise SettingsError("AI_COMMAND is required when AI_BACKEND is command (the program to run)")
+    return {"ai_backend": backend, "ai_base_url": base_url, "ai_model": model,
+            "ai_api_key": env.get("AI_API_KEY") or None, "ai_command": command,
+            "ai_timeout_seconds": _int(env, "AI_TIMEOUT_SECONDS", 60, 1, 600)}
+
+
+def _http_url(raw: str) -> bool:
+    try:
+        parts = urlsplit(raw)
+        _ = parts.port  # reading it raises ValueError for a port that is not a number up to 65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _supplier_feed(env) -> str:

@@ -18,6 +18,9 @@ def test_defaults_need_nothing_but_python():
     assert settings.billing_webhook_secret is None and settings.admin_password is None
     assert settings.anon_session_days == 30
     assert settings.metrics_public is False and settings.worker_metrics_port == 9191
+    assert settings.ai_backend == "offline" and settings.ai_timeout_seconds == 60
+    assert settings.ai_base_url is None and settings.ai_model is None and settings.ai_api_key is None
+    assert settings.ai_command is None
 
 
 def test_base_url_follows_port_by_default():
@@ -38,6 +41,16 @@ def test_base_url_follows_port_by_default():
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
     ({"DB_POOL_TIMEOUT": "0"}, "DB_POOL_TIMEOUT"),
     ({"AI_BACKEND": "hosted-somewhere"}, "AI_BACKEND"),
+    ({"AI_BACKEND": "openai", "AI_MODEL": "llama3.1"}, "AI_BASE_URL"),
+    ({"AI_BACKEND": "openai", "AI_BASE_URL": "http://127.0.0.1:11434/v1"}, "AI_MODEL"),
+    ({"AI_BASE_URL": "localhost:11434/v1"}, "AI_BASE_URL"),
+    ({"AI_BASE_URL": "ftp://models.example.com"}, "AI_BASE_URL"),
+    ({"AI_BASE_URL": "http://[::1/v1"}, "AI_BASE_URL"),
+    ({"AI_BACKEND": "command"}, "AI_COMMAND"),
+    ({"AI_COMMAND": "llm -m 'unclosed"}, "AI_COMMAND"),
+    ({"AI_TIMEOUT_SECONDS": "0"}, "AI_TIMEOUT_SECONDS"),
+    ({"AI_TIMEOUT_SECONDS": "601"}, "AI_TIMEOUT_SECONDS"),
+    ({"AI_TIMEOUT_SECONDS": "a minute"}, "AI_TIMEOUT_SECONDS"),
     ({"ANON_SESSION_DAYS": "0"}, "ANON_SESSION_DAYS"),
     ({"ANON_SESSION_DAYS": "a month"}, "ANON_SESSION_DAYS"),
     ({"METRICS_PUBLIC": "sometimes"}, "METRICS_PUBLIC"),
@@ -55,6 +68,21 @@ def test_error_never_prints_a_password():
     with pytest.raises(SettingsError) as caught:
         load_settings({"SECRET_KEY": "x" * 32, "REDIS_URL": "http://user:hunter2@host"})
     assert "hunter2" not in str(caught.value)
+    for url in ("ftp://user:hunter2@host/v1", "http://user:hunter2@[::1/v1"):
+        with pytest.raises(SettingsError) as caught:
+            load_settings({"SECRET_KEY": "x" * 32, "AI_BASE_URL": url})
+        assert "hunter2" not in str(caught.value)
+
+
+def test_ai_backends_read_what_they_need():
+    openai = load_settings({"SECRET_KEY": "x" * 32, "AI_BACKEND": "openai", "AI_BASE_URL": "https://api.example.com/v1",
+                            "AI_MODEL": "gpt-4o-mini", "AI_API_KEY": "sk-hunter2", "AI_TIMEOUT_SECONDS": "90"})
+    assert (openai.ai_backend, openai.ai_base_url, openai.ai_model) == ("openai", "https://api.example.com/v1",
+                                                                        "gpt-4o-mini")
+    assert openai.ai_api_key == "sk-hunter2" and openai.ai_timeout_seconds == 90
+    assert "hunter2" not in repr(openai)  # settings get logged and printed; the key must not be
+    command = load_settings({"SECRET_KEY": "x" * 32, "AI_BACKEND": "command", "AI_COMMAND": "llm -m 'my model'"})
+    assert (command.ai_backend, command.ai_command) == ("command", "llm -m 'my model'")
 
 
 def test_https_base_url_makes_cookies_secure():

@@ -1,0 +1,192 @@
+"""The offline copywriter: plain, deterministic copy written only from the facts, no network.
+
+Same facts, same copy, byte for byte: nothing here reads the clock, the environment or a
+random source, and evidence rows are taken in a fixed order. It states a number only by
+copying it from the facts (the price, an evidence value, the year of an evidence date, the
+product's own description), repeats certifications and origins only where it repeats the
+description, and promises nothing about delivery times, return periods or refunds. It is
+also the fallback the claim filter uses for a field an AI answer lost.
+"""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from integrations.ai.claims import sentences
+from integrations.ai.task import Facts, Task
+
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December"]
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+CENT = Decimal("0.01")
+
+# Evidence metrics a shopper can read as demand, in the order they are told, with the
+# sentence each becomes and the source it cites. Supplier quotes and unknown metrics are
+# the founder's business, not the shopper's, and are never written.
+DEMAND = {
+    "monthly_searches": ("Products like this are searched for {value} times a month", "search data"),
+    "reviews": ("The best-known listing of this kind has {value} customer reviews", "marketplace reviews"),
+    "weekly_views": ("Videos about products like this drew {value} views in a week", "TikTok"),
+    "interest_index": ("Search interest in products like this stood at {value} on the trends index", "Google Trends"),
+    "bsr_rank": ("A listing of this kind ranked #{value} in its Amazon best-seller category", "Amazon"),
+    "monthly_mentions": ("Products like this came up {value} times in a month of online discussion", "Reddit"),
+    "listings_count": ("Sellers offered {value} listings of products like this", "Etsy"),
+}
+MOST_DEMAND_SENTENCES = 3
+
+
+def write(task: Task) -> dict:
+    """Writes the copy a task asks for from its facts alone (instructions need a model)."""
+    if task.kind != "store_copy":
+        raise ValueError(f"the offline copywriter cannot write {task.kind!r}")
+    return store_copy(task.facts)
+
+
+def store_copy(facts: Facts) -> dict:
+    """The store page's copy for a product: every field of the store_copy schema."""
+    product = facts.product
+    name = " ".join(str(product.get("name") or "").split()) or "this product"
+    category = " ".join(str(product.get("category") or "").split())
+    shop = " ".join(str(facts.business.get("business_name") or "").split())
+    email = str(facts.business.get("support_email") or "").strip()
+    price = price_text(facts)
+    described = [s.strip() for s, _ in sentences(" ".join(str(product.get("description") or "").split())) if s.strip()]
+    if not described:
+        described = [f"The {name}, from our {category} range." if category else f"Meet the {name}."]
+    demand = demand_sentences(facts.evidence)
+    contact = f"write to us at {email}" if email else "contact us through this store"
+
+    cost = f"It costs {price}, and any shipping cost is shown at checkout before you pay." if price else ""
+    support = f"Questions before or after you buy? Just {contact}."
+    benefits = [item for item in [
+        ("Good to know", described[1] if len(described) > 1 else ""),
+        ("Why shoppers want it", join(demand, 240)),
+        ("One clear price", cost),
+        ("Details", described[2] if len(described) > 2 else ""),
+        ("Help when you need it", support),
+        ("Written from the facts", "Every detail on this page comes from the product's own record."),
+        ("Simple returns", "Returns are accepted on unused items in their original condition."),
+    ] if 10 <= len(item[1]) <= 240][:5]
+
+    shipping = (f"Your order is packed and sent once your payment is confirmed. Delivery options and their cost are "
+                f"shown at checkout, before you pay. If something goes wrong on the way, {contact} and we will sort "
+                f"it out.")
+    returns = (f"Returns are accepted on unused items in their original condition. To start one, {contact} and we "
+               f"will tell you how to send it back.")
+    guarantee = f"If your order arrives damaged or is not what this page describes, {contact} and we will put it right."
+
+    question = f"What is the {name}?"
+    faq = [
+        (question if len(question) <= 140 else "What is this product?", join(described, 400)),
+        ("How much does it cost?", cost),
+        ("Why do shoppers want it?", join(demand, 400)),
+        ("How is my order shipped?", shipping),
+        ("Can I return it?", returns),
+        ("How do I get in touch?", f"Just {contact} with any question, before or after you buy."),
+    ]
+
+    opening = f"{shop} sells the {name}" if shop else f"We sell the {name}"
+    about = join([
+        f"{opening}, from the {category} category." if category else f"{opening}.",
+        "We chose it for the demand behind it." if demand else "",
+        # One figure is enough here: the benefits and the questions carry the rest.
+        demand[0] if demand else "",
+        "Everything on this page is written from the product's own details"
+        + (" and that research" if demand else "") + ", so you know what you are buying.",
+    ], 900)
+
+    seo_title = f"{name} | {shop}" if shop and len(name) + len(shop) + 3 <= 70 else cut(name, 70, "")
+    if len(seo_title) < 10:
+        seo_title = cut(f"Buy the {name} online", 70, "")
+    seo_description = join([cut(described[0], 160), f"It costs {price}." if price else "",
+                            "Read the details, shipping and returns before you buy."], 160)
+    headline = cut(name, 90, "")
+    return {
+        "headline": headline if len(headline) >= 3 else f"The {headline}",
+        "subheadline": cut(described[0], 160),
+        "benefits": [{"title": title, "text": text} for title, text in benefits],
+        "faq": [{"question": q, "answer": a} for q, a in faq if len(a) >= 5],
+        "about": about,
+        "shipping": shipping,
+        "returns": returns,
+        "guarantee": guarantee,
+        "seo_title": seo_title,
+        "seo_description": seo_description,
+        "call_to_action": "Buy now",
+    }
+
+
+def price_text(facts: Facts) -> str:
+    """The selling price as a shopper reads it ("$34.99", "34.99 SEK"), from the offer or else the catalog; "" when unknown."""
+    offer = facts.offer or {}
+    raw = offer.get("price") if offer.get("price") is not None else facts.product.get("price")
+    amount = _decimal(raw)
+    if amount is None or amount <= 0:
+        return ""
+    # Cents as the facts give them: a price is never rounded into a number they do not hold.
+    written = f"{amount:,.2f}" if amount == amount.quantize(CENT) else f"{amount.normalize():,f}"
+    currency = str(offer.get("currency") or facts.product.get("currency") or "").strip().upper()
+    return f"{SYMBOLS[currency]}{written}" if currency in SYMBOLS else f"{written} {currency}".strip()
+
+
+def demand_sentences(evidence: list[dict]) -> list[str]:
+    """Plain sentences from the newest row of each demand metric, each citing its source and month."""
+    newest: dict[str, tuple] = {}
+    for row in evidence:
+        metric = row.get("metric")
+        value = _decimal(row.get("value"))
+        if metric not in DEMAND or value is None:
+            continue
+        key = (str(row.get("date") or ""), value)
+        if metric not in newest or key > newest[metric][0]:
+            newest[metric] = (key, value)
+    told = []
+    for metric, (template, source) in DEMAND.items():
+        if metric in newest:
+            (day, _), value = newest[metric]
+            when = _month(day)
+            told.append(template.format(value=_number(value)) + f" ({source}{', ' + when if when else ''}).")
+    return told[:MOST_DEMAND_SENTENCES]
+
+
+def join(parts: list[str], limit: int) -> str:
+    """The non-empty parts, in order, that fit together in `limit` characters; the first one cut to fit when none does."""
+    parts = [p for p in parts if p]
+    text = ""
+    for part in parts:
+        longer = f"{text} {part}".strip()
+        if len(longer) <= limit:
+            text = longer
+    return text or (cut(parts[0], limit) if parts else "")
+
+
+def cut(text: str, limit: int, ellipsis: str = "…") -> str:
+    """The text, or its words up to `limit` characters ending with the ellipsis."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(ellipsis)
+    head = text[:room + 1].rsplit(" ", 1)[0] if " " in text[:room + 1] else text[:room]
+    return head[:room].rstrip(" ,;:-") + ellipsis
+
+
+def _decimal(raw) -> Decimal | None:
+    if raw is None or isinstance(raw, bool):
+        return None
+    try:
+        value = Decimal(str(raw))
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def _number(value: Decimal) -> str:
+    """A figure as the facts hold it, with thousands separated: 22400 -> 22,400, 4.6 -> 4.6."""
+    return f"{int(value):,}" if value == value.to_integral_value() else f"{value.normalize():,f}"
+
+
+def _month(day: str) -> str:
+    try:
+        parsed = date.fromisoformat(day[:10])
+    except ValueError:
+        return ""
+    return f"{MONTHS[parsed.month - 1]} {parsed.year}"
