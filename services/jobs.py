@@ -8,12 +8,14 @@ stalled run can no longer change the row.
 from __future__ import annotations
 
 import secrets
+import time
 from datetime import timedelta
 
 import peewee as pw
 
 from models.clock import utcnow
-from models.db import db, transaction
+from config import get_settings
+from models.db import close_connection, db, transaction
 from models.job import Job
 
 
@@ -147,3 +149,24 @@ def reclaim_stale(*, stale_seconds: int, limit: int = 200) -> list[Job]:
         if Job.update(status=Job.QUEUED, updated_at=now, lease_until=None).where(still).execute() == 1:
             to_send.append(job)
     return to_send
+
+
+def wait_for_job(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -> Job:
+    """Waits (real time) until the job has finished or `seconds` have passed; returns
+    the job row as last read. Gives up early when the job is still queued after
+    `no_worker_grace` seconds and no worker has been heard from: nothing would run it."""
+    from services.health import worker_status
+
+    started = time.monotonic()
+    while True:
+        job = get_job(job_id)
+        close_connection()  # the wait holds no pooled connection between polls
+        waited = time.monotonic() - started
+        if job is None or job.status in Job.FINISHED or waited >= seconds:
+            return job
+        if job.status == Job.QUEUED and waited >= no_worker_grace:
+            settings = get_settings()
+            if not worker_status(stale_seconds=settings.worker_stale_seconds)["heard_from"]:
+                close_connection()
+                return job
+        time.sleep(0.05 if waited < 2 else 0.2)

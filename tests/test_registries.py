@@ -56,6 +56,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "empty_note",
     # the 3D preview
     "no_worker",
+    # storefronts
+    "generation_failed", "not_started", "verify_failed",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

@@ -523,9 +523,15 @@ def test_a_preview_says_so_is_not_indexed_and_keeps_every_link_inside_it(documen
         assert "<fieldset disabled>" in html, "a preview cannot take an order"
 
 
-def test_a_published_store_takes_orders(document):
-    html = render(document, "product")
+def test_a_published_store_takes_orders_once_its_document_opens_checkout(document):
+    html = render(document | {"checkout": True}, "product")
     assert "<fieldset>" in html and Page(html).all("form", method="post", action=f"{BASE}/checkout")
+
+
+@pytest.mark.parametrize("checkout", [False, None, "yes"])
+def test_a_store_whose_document_does_not_open_checkout_shows_its_buy_box_closed(document, checkout):
+    html = render(document | {"checkout": checkout}, "product")
+    assert "<fieldset disabled>" in html and "does not take payments yet" in html
 
 
 def test_sitemap_lists_every_page_by_absolute_url(document):

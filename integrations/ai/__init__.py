@@ -27,7 +27,7 @@ from integrations.ai import claims, command, offline, openai_compat, prompts, sc
 from integrations.ai.errors import INVALID_OUTPUT, AIError, InvalidOutput
 from integrations.ai.task import Answer, Facts, Task
 
-__all__ = ["AIError", "Answer", "Facts", "Task", "backend_name", "complete"]
+__all__ = ["AIError", "Answer", "Facts", "Task", "backend_name", "complete", "unbacked"]
 
 log = logging.getLogger("ai")
 
@@ -95,3 +95,15 @@ def _parse(text: str, schema: dict) -> dict:
     if problems:
         raise InvalidOutput("; ".join(problems))
     return value
+
+
+def unbacked(copy: dict, facts: Facts, *, kind: str = "store_copy") -> list[dict]:
+    """The sentences of stored copy that the facts no longer back (empty: all are backed).
+    A store is checked with it before publishing: its product record may have changed
+    since the copy was written."""
+    schema = schemas.schema_for(kind)
+    problems = schemas.validate(copy, schema)
+    if problems:
+        raise ValueError("the copy does not follow its schema: " + "; ".join(problems))
+    _kept, dropped = claims.filter_copy(copy, facts, copy, schema)
+    return dropped

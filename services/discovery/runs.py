@@ -17,18 +17,17 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass
 
 import peewee as pw
 
 from config import ROOT, get_settings
 from models.clock import iso, utcnow
-from models.db import close_connection, transaction
+from models.db import transaction
 from models.job import Job
 from models.session import Session
 from services.errors import Refused
-from services.jobs import create_job, get_job
+from services.jobs import create_job, wait_for_job
 
 DISCOVER = "discover"  # the job kind of a discovery run
 DISCOVER_SCRIPT = "scripts/discover.py"
@@ -65,25 +64,8 @@ def start_discovery(*, subject: str, query: str | None, mode: str | None, use_re
         return create_job(kind=DISCOVER, subject=subject, payload=payload, max_attempts=2)
 
 
-def wait_for_run(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -> Job:
-    """Waits (real time) until the run's job has finished or `seconds` have passed; returns
-    the job row as last read. Gives up early when the job is still queued after
-    `no_worker_grace` seconds and no worker has been heard from: nothing would run it."""
-    from services.health import worker_status
-
-    started = time.monotonic()
-    while True:
-        job = get_job(job_id)
-        close_connection()  # the wait holds no pooled connection between polls
-        waited = time.monotonic() - started
-        if job is None or job.status in Job.FINISHED or waited >= seconds:
-            return job
-        if job.status == Job.QUEUED and waited >= no_worker_grace:
-            settings = get_settings()
-            if not worker_status(stale_seconds=settings.worker_stale_seconds)["heard_from"]:
-                close_connection()
-                return job
-        time.sleep(0.05 if waited < 2 else 0.2)
+# How POST /api/discover waits for its run (the same wait serves every route that waits on a job).
+wait_for_run = wait_for_job
 
 
 def run_answer(job: Job | None) -> dict:

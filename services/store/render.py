@@ -191,6 +191,9 @@ def _store(document: dict) -> dict:
         "product_id": _text(document.get("product_id")),
         "currency": currency,
         "price": price,
+        # Whether the store takes orders: only a document that says so (`"checkout": true`,
+        # once payments exist) gets a live buy box; any other document shows it closed.
+        "checkout": document.get("checkout") is True,
         "product": {
             "name": name,
             "description": description,

@@ -43,9 +43,15 @@ export async function render(ctx) {
   } else if (!researched) {
     next = [h("p", {}, `You claimed ${productId}. Its offer is being researched.`),
       linkButton("Watch the offer arrive", "#/app/offer", "primary")];
+  } else if (!(facts.store_built && facts.store_built.true_today)) {
+    next = [h("p", {}, `You claimed ${productId} and its offer is researched. Read the verdict, then build its store.`),
+      linkButton("Read the verdict", "#/app/dashboard", "primary"), linkButton("Build the store", "#/app/store")];
+  } else if (!(facts.store_published && facts.store_published.true_today)) {
+    next = [h("p", {}, "Your store is built. Look at the preview, then publish it."),
+      linkButton("Go to your store", "#/app/store", "primary")];
   } else {
-    next = [h("p", {}, `You claimed ${productId} and its offer is researched.`),
-      linkButton("Read the verdict", "#/app/dashboard", "primary"), linkButton("See the offer", "#/app/offer")];
+    next = [h("p", {}, "Your store is live. Work through the launch facts that are still open."),
+      linkButton("Launch facts", "#/app/launch", "primary"), linkButton("Your store", "#/app/store")];
   }
   fill(ctx.main,
     title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),

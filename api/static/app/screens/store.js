@@ -1,0 +1,103 @@
+// Store: build the storefront of your claimed product, follow the build through its stages,
+// preview it, publish it, and open the public store.
+import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
+import { get, post, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { progress, poll } from "../poll.js";
+
+export const name = "store";
+export const label = "Store";
+
+// The build's stages in order (services/store/builds.py), for the bar and its words.
+const STAGES = ["queued", "researching", "writing", "rendering", "verifying", "built"];
+const STAGE_WORDS = {
+  queued: "Waiting for a worker",
+  researching: "Reading the product record, its evidence and the offer",
+  writing: "Writing the copy from those facts",
+  rendering: "Laying out the pages",
+  verifying: "Checking every page",
+  built: "Built",
+};
+const RUNNING = new Set(["building", "publishing"]);
+
+export async function render(ctx) {
+  const body = h("div", { class: "stack" });
+  fill(ctx.main, title("Store", "Your storefront, written from your product's record and evidence, checked before "
+    + "it goes live."), body);
+
+  // Shows the store's state, polling while a build or publish runs (`initial`: an answer in hand).
+  const follow = async (initial) => {
+    const panel = progress("Building your store…");
+    let next = initial;
+    const load = async () => {
+      const answer = next || await get("/api/store");
+      next = null;
+      return answer;
+    };
+    const result = await poll(ctx, load, {
+      waiting: ({ data }) => data && RUNNING.has(data.status),
+      onWait: ({ data }) => {
+        if (!body.contains(panel.node)) fill(body, panel.node);
+        const at = STAGES.indexOf(data.stage);
+        const words = STAGE_WORDS[data.stage] || data.stage;
+        panel.update(data.status === "publishing" ? `Publishing: ${words}…` : `Building: ${words}…`,
+          at < 0 ? null : (at + 1) / STAGES.length);
+      },
+      every: 1000,
+    });
+    if (result) show(result);
+  };
+
+  const build = (event) => busy(event.currentTarget, async () => follow(await post("/api/store")));
+
+  const publish = (event) => busy(event.currentTarget, async () => {
+    const panel = progress("Checking every page before publishing…");
+    fill(body, panel.node);
+    const result = await post("/api/store/publish");
+    if (!ctx.alive()) return;
+    if (result.data && RUNNING.has(result.data.status)) {
+      await follow(result);
+      return;
+    }
+    if (result.data && result.data.status === "published") ctx.toast("Published. Your store is live.");
+    show(result);
+  });
+
+  function show(result) {
+    const said = refusalOf(result);
+    const data = result.data || {};
+    if (said && !data.stage) {
+      const first = data.reason === "not_yet_researched";
+      fill(body, first
+        ? h("section", { class: "panel", "aria-labelledby": "start-title" },
+          h("h2", { id: "start-title" }, "No store yet"),
+          h("p", {}, "The service writes your store from your product's record, its dated evidence and the offer: "
+            + "a home page leading with what matters, a product page with the price and a buy button, FAQ, shipping "
+            + "and returns, contact, privacy and terms."),
+          h("p", { class: "actions" }, button("Build my store", build, { "data-action": "build" })))
+        : refusal(said, { retry: () => ctx.rerender() }, result.http));
+      return;
+    }
+    const published = data.status === "published";
+    fill(body,
+      data.status === "failed" ? refusal(data, {}, 200) : null,
+      data.last_publish ? refusal(data.last_publish, {}, 200) : null,
+      h("section", { class: "panel", "aria-labelledby": "state-title", dataset: { storeStatus: data.status } },
+        h("h2", { id: "state-title" }, published ? "Your store is live" : data.version ? "Your store is built" : "Your store"),
+        h("dl", { class: "pairs" },
+          h("dt", {}, "Product"), h("dd", {}, data.product_id),
+          h("dt", {}, "Newest version"), h("dd", {}, data.version ? String(data.version) : "none yet"),
+          h("dt", {}, "Published version"), h("dd", {}, data.published_version ? String(data.published_version) : "not published"),
+          h("dt", {}, "Updated"), h("dd", {}, when(data.updated_at))),
+        h("p", { class: "actions" },
+          data.preview_url ? h("a", { class: "btn btn-secondary", href: data.preview_url, target: "_blank", rel: "noopener" }, "Open the preview") : null,
+          data.public_url ? h("a", { class: "btn btn-secondary", href: data.public_url, target: "_blank", rel: "noopener", dataset: { publicUrl: data.public_url } }, "Open the public store") : null,
+          data.version && !published ? button("Publish", publish, { "data-action": "publish" }) : null,
+          button(data.version ? "Build a new version" : "Build my store", build, { kind: data.version ? "ghost" : "primary", "data-action": "build" }))),
+      h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
+        + "against your product's record; the store is regenerated first when something no longer holds."),
+      h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch")));
+  }
+
+  await follow(await get("/api/store"));
+}

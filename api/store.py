@@ -1,0 +1,87 @@
+"""The founder's storefront: build it, follow its stages, publish it (spec 2.7, 4.4, 4.7)."""
+from marshmallow import Schema, fields
+
+from api.routing import Blueprint
+from api.session import current_session
+from jobs.send import send_all
+from services.store import builds, state
+
+bp = Blueprint("store", __name__, description="Storefront generation and publishing.")
+
+DECISIONS: list[str] = [
+    "A store is built for the session's claimed product (a hold is not enough: 200 `not_claimed`, whose explanation "
+    "says to claim it first). One store per product; its address is /store/<slug>/, the slug made from the "
+    "product's name and a short hash of its id.",
+    "POST /api/store (no body) starts a `store_build` job, or reports the one queued or running (one per product: "
+    "the job table's unique index decides, however many requests race). Stages as the job really moves: "
+    f"{' -> '.join(builds.STAGES)}; then `published` after POST /api/store/publish. A build that fails ends "
+    "`failed` with reason `generation_failed` (the explanation says when the AI backend could not be reached or "
+    "did not finish); the next POST starts afresh. POST on a built store builds a new version.",
+    "GET and POST /api/store answer {status: building | publishing | built | published | failed, stage, "
+    "product_id, version (newest built, 0 before the first), published_version, preview_url (the owner's "
+    "preview of the newest version, /store/<slug>/preview/), public_url (once published), updated_at}; `job_id` "
+    "while a job runs; `reason` and `explanation` when the latest build failed; `last_publish` {status: failed, "
+    "reason, explanation} when the latest publish failed. Before the first build GET answers 200 "
+    "`not_yet_researched` (the store is not started).",
+    "The store is a versioned JSON document (format 1: product, price, currency, business, palette, copy, "
+    "dated evidence rows, lead section, and per page an ordered list of sections); every build stores a new "
+    "numbered version with the RFC 6902 JSON Patch from the one before, so any version can be rendered again "
+    "exactly. Pages are a pure function of the document.",
+    "POST /api/store/publish (no body) runs a `store_publish` job and waits for it up to "
+    f"{state.PUBLISH_WAIT_SECONDS} s: it re-checks the newest version (every page renders and parses with a "
+    "title and one h1, internal links name pages, images resolve, the price equals the offer's, no sentence the "
+    "product record cannot back) and publishes it, regenerating first when the price moved or a sentence lost "
+    "its backing. Answers the store's state (`published`, or `publishing` while the check still runs); 500 "
+    "`verify_failed` when the check could not run; 200 `generation_failed` when a needed regeneration failed; "
+    "409 `not_started` before the first build. A store is never called published unless the check passed.",
+    "Public pages: GET /store/<slug>/ (and product, faq, shipping, contact, privacy, terms, sitemap.xml, "
+    "robots.txt) serve the published version to anyone; before publishing they are 404 `not_found`. "
+    "GET /store/<slug>/preview/... serves the newest version to the session whose claimed product it is (404 "
+    "to anyone else), marked noindex with a preview banner. Every page carries a content security policy "
+    "with no script at all.",
+]
+
+
+class StoreAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": [state.BUILDING, state.PUBLISHING, state.BUILT,
+                                                              state.PUBLISHED, state.FAILED]})
+    stage = fields.String(required=True)
+    product_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    published_version = fields.Integer(required=True, allow_none=True)
+    preview_url = fields.String(required=True, allow_none=True)
+    public_url = fields.String(required=True, allow_none=True)
+    updated_at = fields.String(required=True)
+    job_id = fields.String()
+    reason = fields.String()
+    explanation = fields.String()
+    last_publish = fields.Dict()
+
+
+@bp.get("/api/store")
+@bp.declare(changes_state=False, refuses={200: ["not_claimed", "not_yet_researched"]})
+@bp.response(200, StoreAnswer)
+def get_store():
+    """The state of the founder's storefront: its build stage, versions and addresses."""
+    return state.read(session=current_session())
+
+
+@bp.post("/api/store")
+@bp.declare(changes_state=True, no_body=True, refuses={200: ["not_claimed"]})
+@bp.response(200, StoreAnswer)
+def build_store():
+    """Starts building the founder's storefront, or reports the build that is running."""
+    answer, jobs = state.start(session=current_session())
+    send_all(jobs)
+    return answer
+
+
+@bp.post("/api/store/publish")
+@bp.declare(changes_state=True, no_body=True,
+            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started"], 500: ["verify_failed"]})
+@bp.response(200, StoreAnswer)
+def publish_store():
+    """Re-checks the newest version of the founder's store and publishes it, regenerating it first if needed."""
+    job, created, product_id = state.start_publishing(session=current_session())
+    send_all([job] if created else [])
+    return state.publish_answer(job.id, product_id)

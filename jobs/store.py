@@ -1,0 +1,16 @@
+"""Store jobs: building a store's new version and publishing it (services/store/)."""
+from jobs.runner import job_actor
+from services.store import builds, publish
+
+
+# A build may wait on an AI backend: a lease of two minutes, renewed while it works.
+@job_actor(builds.BUILD, lease_seconds=120, retry_delays=(5, 30, 120))
+def build_store(ctx):
+    """Builds a new version of a product's store through its stages."""
+    return builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+
+
+@job_actor(publish.PUBLISH, lease_seconds=120, retry_delays=(5, 30, 120))
+def publish_store(ctx):
+    """Checks a store's newest version (regenerating it when the check demands) and publishes it."""
+    return publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)

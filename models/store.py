@@ -1,0 +1,42 @@
+"""Storefronts: one store per claimed product, and its numbered versions.
+
+A store version is the whole store document (services/store/document.py), the JSON Patch
+(RFC 6902) that turns the previous version into it, and a one-line summary. Versions are
+never changed once written, so any version (a published one included) can be rendered
+again exactly as it was; undo is writing an older document as a new version.
+"""
+import peewee as pw
+
+from models.catalog import Product
+from models.clock import utcnow
+from models.db import BaseModel, JSONField
+
+
+class Store(BaseModel):
+    """A product's store. `version` is the newest built version (0 before the first build
+    finished); `published_version` the one the public pages serve (None: unpublished)."""
+
+    product = pw.ForeignKeyField(Product, primary_key=True, on_delete="CASCADE", column_name="product_id", backref="+")
+    slug = pw.CharField(max_length=80, unique=True)
+    version = pw.IntegerField(default=0)
+    published_version = pw.IntegerField(null=True)
+    published_at = pw.DateTimeField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+    updated_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "store"
+
+
+class StoreVersion(BaseModel):
+    store = pw.ForeignKeyField(Store, on_delete="CASCADE", column_name="product_id", backref="+")
+    number = pw.IntegerField()
+    document = JSONField()
+    patch = JSONField()  # RFC 6902 operations from the previous version's document ([] adds the whole first one)
+    summary = pw.TextField()
+    dropped = JSONField(default=list)  # sentences the AI wrote that the product record could not back
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "store_version"
+        primary_key = pw.CompositeKey("store", "number")

@@ -1,0 +1,90 @@
+"""The store document (format 1): everything a store's pages are rendered from, as JSON.
+
+Rendering (services/store/render.py) is a pure function of it, edits patch it, and every
+build or change is stored as a new numbered version (services/store/versions.py). The
+document holds the product as the catalog describes it, the price the store charges, the
+dated evidence rows that back its copy, the copy itself (written by the AI backend from
+those facts only), a palette, and per page an ordered list of sections.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+FORMAT = 1
+PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
+# Sections a store can lead with (decisions.md, Store editing).
+SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
+HOME_SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
+MAX_EVIDENCE_ROWS = 6
+
+# Human words for the evidence metrics the catalog uses; an unknown metric reads as its name.
+_METRICS = {
+    "interest_index": "search interest index",
+    "bsr_rank": "best-seller rank",
+    "monthly_searches": "monthly searches",
+    "monthly_mentions": "monthly mentions",
+    "weekly_views": "weekly views",
+    "listings_count": "competing listings",
+    "unit_price_quote": "supplier quote per unit",
+}
+
+
+def slug_for(product_id: str, name: str) -> str:
+    """A stable, readable address part: the product's name and a short hash of its id (ids
+    are unique, so slugs are too)."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    words = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")[:56].strip("-") or "store"
+    return f"{words}-{hashlib.sha256(product_id.encode()).hexdigest()[:6]}"
+
+
+def palette_for(category: str) -> str:
+    """The palette a category gets (stable across builds)."""
+    return PALETTES[int(hashlib.sha256(category.encode()).hexdigest(), 16) % len(PALETTES)]
+
+
+def evidence_rows(rows: list[dict]) -> list[dict]:
+    """The newest dated evidence rows, as the store shows them (supplier quotes stay private:
+    a shopper has no use for the founder's unit cost)."""
+    public = [r for r in rows if r.get("metric") != "unit_price_quote"]
+    public.sort(key=lambda r: (r["date"], r.get("source", "")), reverse=True)
+    shown = []
+    for row in public[:MAX_EVIDENCE_ROWS]:
+        metric = _METRICS.get(row.get("metric", ""), row.get("metric", ""))
+        text = row.get("note") or f"{row.get('source', 'A source')} reports {row.get('value')} {metric}."
+        shown.append({"date": row["date"], "source": row.get("source", ""), "metric": row.get("metric", ""),
+                      "value": row.get("value"), "text": text})
+    return shown
+
+
+def build_document(*, product: dict, evidence: list[dict], price: float, copy: dict, slug: str,
+                   business_name: str | None = None, support_email: str | None = None) -> dict:
+    """The document of a freshly built store."""
+    name = product["name"]
+    return {
+        "format": FORMAT,
+        "product_id": product["product_id"],
+        "slug": slug,
+        "currency": product["currency"],
+        "price": round(float(price), 2),
+        # No payment provider takes orders yet (issue 13): the buy box shows closed.
+        "checkout": False,
+        "business": {"name": business_name or name, "support_email": support_email},
+        "theme": {"palette": palette_for(product.get("category", ""))},
+        "product": {"name": name, "description": product.get("description", ""),
+                    "category": product.get("category", ""), "images": list(product.get("images") or [])},
+        "copy": copy,
+        "evidence": evidence_rows(evidence),
+        "lead": "hero",
+        "pages": [
+            {"id": "home", "title": copy["seo_title"], "sections": [{"type": t} for t in HOME_SECTIONS]},
+            {"id": "product", "title": name,
+             "sections": [{"type": t} for t in ("gallery", "price", "about", "benefits", "shipping")]},
+            {"id": "faq", "title": "Questions and answers", "sections": [{"type": "faq"}]},
+            {"id": "shipping", "title": "Shipping and returns", "sections": [{"type": "shipping"}, {"type": "returns"}]},
+            {"id": "contact", "title": "Contact", "sections": [{"type": "contact"}]},
+            {"id": "privacy", "title": "Privacy", "sections": [{"type": "privacy"}]},
+            {"id": "terms", "title": "Terms", "sections": [{"type": "terms"}]},
+        ],
+    }

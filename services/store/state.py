@@ -1,0 +1,150 @@
+"""What GET and POST /api/store and POST /api/store/publish answer, and the launch facts a
+store makes true."""
+from __future__ import annotations
+
+from config import get_settings
+from models.clock import iso
+from models.job import Job
+from models.session import Session
+from models.store import Store, StoreVersion
+from services.discovery import resolve
+from services.errors import Refused
+from services.jobs import wait_for_job
+from services.reasons import sentence
+from services.research.launch import launch_fact
+from services.store import builds, publish
+
+BUILDING, PUBLISHING, BUILT, PUBLISHED, FAILED = "building", "publishing", "built", "published", "failed"
+PUBLISH_WAIT_SECONDS = 20  # how long POST /api/store/publish waits for its check before answering `publishing`
+
+
+def answer(product_id: str) -> dict:
+    """The store's state: {status, stage, product_id, version, published_version,
+    preview_url, public_url (once published), updated_at}, plus `reason`/`explanation`
+    when its latest build failed and `last_publish` when its latest publish failed."""
+    store = Store.get_or_none(Store.product == product_id)
+    build = builds.latest_build(product_id)
+    if store is None or (store.version == 0 and build is None):
+        raise Refused("not_yet_researched", "Your store has not been started yet. Build it: POST /api/store.")
+    going = publish.latest_publish(product_id)
+    base = f"/store/{store.slug}"
+    body = {"product_id": product_id, "version": store.version, "published_version": store.published_version,
+            "preview_url": f"{base}/preview/" if store.version else None,
+            "public_url": f"{base}/" if store.published_version else None,
+            "updated_at": iso(store.updated_at)}
+    newest = _newest_version_at(store)
+    if build is not None and build.status in Job.ACTIVE:
+        return {"status": BUILDING, "stage": build.stage or "queued", **body, "job_id": build.id}
+    if going is not None and going.status in Job.ACTIVE:
+        return {"status": PUBLISHING, "stage": going.stage or "verifying", **body, "job_id": going.id}
+    if build is not None and build.status == Job.FAILED and (newest is None or build.created_at >= newest):
+        return {"status": FAILED, "stage": FAILED, **body, "reason": "generation_failed",
+                "explanation": _failure(build.error)}
+    if store.published_version is not None and store.published_version == store.version:
+        state = {"status": PUBLISHED, "stage": PUBLISHED, **body}
+    else:
+        state = {"status": BUILT, "stage": BUILT, **body}
+    if going is not None and going.status == Job.FAILED and (store.published_at is None
+                                                             or going.created_at >= store.published_at):
+        reason = going.error if going.error in ("verify_failed", "generation_failed") else "verify_failed"
+        state["last_publish"] = {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
+    return state
+
+
+def _newest_version_at(store: Store):
+    row = (StoreVersion.select(StoreVersion.created_at)
+           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.version).first())
+    return row.created_at if row else None
+
+
+# Why a build failed (the job row's error), in the founder's words.
+_WHY = {
+    "cli_unavailable": "The AI backend could not be reached.",
+    "cli_failed": "The AI backend did not finish.",
+}
+
+
+def _failure(error: str | None) -> str:
+    why = next((words for code, words in _WHY.items() if error and code in error), None)
+    text = sentence("generation_failed")
+    return f"{text} ({why})" if why else text
+
+
+def read(*, session: Session) -> dict:
+    """GET /api/store: the state of the founder's store."""
+    return answer(builds.require_claim(resolve(session)))
+
+
+def start(*, session: Session) -> tuple[dict, list[Job]]:
+    """POST /api/store: starts a build of the founder's store, or reports the running one."""
+    product_id = builds.require_claim(resolve(session))
+    name = _product_name(product_id)
+    job, created = builds.request_build(product_id, name)
+    return answer(product_id), [job] if created else []
+
+
+def start_publishing(*, session: Session) -> tuple[Job, bool, str]:
+    """POST /api/store/publish, first half: the publish job (created or running)."""
+    product_id = builds.require_claim(resolve(session))
+    job, created = publish.request_publish(product_id)
+    return job, created, product_id
+
+
+def publish_answer(job_id: str, product_id: str) -> dict:
+    """POST /api/store/publish, second half: waits for the check, then answers the store's
+    state; refuses with `verify_failed` when the check could not run."""
+    job = wait_for_job(job_id, seconds=PUBLISH_WAIT_SECONDS)
+    if job is not None and job.status == Job.FAILED:
+        if job.error == "generation_failed":
+            raise Refused("generation_failed", "The store had to be regenerated before publishing, and that failed; "
+                                               "it was not published.")
+        raise Refused("verify_failed")
+    return answer(product_id)
+
+
+def _product_name(product_id: str) -> str:
+    from models.catalog import Product
+
+    product = Product.get_or_none(Product.product_id == product_id)
+    return product.name if product else product_id
+
+
+def _store_of(resolved) -> Store | None:
+    if resolved is None or resolved.claimed_product_id is None:
+        return None
+    return Store.get_or_none(Store.product == resolved.claimed_product_id)
+
+
+@launch_fact("store_built")
+def _store_built(owner, resolved) -> tuple[bool, str]:
+    store = _store_of(resolved)
+    if store is None or store.version == 0:
+        return False, "Build your store from the Store screen (POST /api/store)."
+    return True, f"Version {store.version} built."
+
+
+@launch_fact("store_published")
+def _store_published(owner, resolved) -> tuple[bool, str]:
+    store = _store_of(resolved)
+    if store is None or store.published_version is None:
+        return False, "Publish your store once it is built (POST /api/store/publish)."
+    return True, f"Version {store.published_version} is live at {get_settings().base_url}/store/{store.slug}/."
+
+
+def page_source(slug: str, *, session: Session | None, preview: bool) -> dict | None:
+    """The document a store page renders: the published version for everyone, the newest
+    version for its owner's preview; None when there is nothing to show that visitor."""
+    store = Store.get_or_none(Store.slug == slug)
+    if store is None:
+        return None
+    if preview:
+        resolved = resolve(session) if session is not None else None
+        if resolved is None or resolved.claimed_product_id != store.product_id or store.version == 0:
+            return None
+        number = store.version
+    else:
+        if store.published_version is None:
+            return None
+        number = store.published_version
+    row = StoreVersion.get_or_none(StoreVersion.store == store.product_id, StoreVersion.number == number)
+    return row.document if row else None
