@@ -21,7 +21,9 @@ DECISIONS: list[str] = [
     "product_id, version (newest built, 0 before the first), published_version, preview_url (the owner's "
     "preview of the newest version, /store/<slug>/preview/), public_url (once published), updated_at}; `job_id` "
     "while a job runs; `reason` and `explanation` when the latest build failed; `last_publish` {status: failed, "
-    "reason, explanation} when the latest publish failed. Before the first build GET answers 200 "
+    "reason, explanation} when the latest publish failed; `unbacked`: the sentences the AI wrote that the product "
+    "record cannot back (a number, a certification, a claim of origin), left out of the store and each reported "
+    "with reason `unbacked_claim`. Before the first build GET answers 200 "
     "`not_yet_researched` (the store is not started).",
     "The store is a versioned JSON document (format 1: product, price, currency, business, palette, copy, "
     "dated evidence rows, lead section, and per page an ordered list of sections); every build stores a new "
@@ -56,6 +58,9 @@ class StoreAnswer(Schema):
     reason = fields.String()
     explanation = fields.String()
     last_publish = fields.Dict()
+    unbacked = fields.List(fields.Dict(), required=True, metadata={
+        "description": "Sentences the AI wrote for the newest version that the product record cannot back: left out "
+                       "of the store, each {reason: unbacked_claim, field, sentence, why: number|certification|origin}"})
 
 
 @bp.get("/api/store")

@@ -57,7 +57,7 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     # the 3D preview
     "no_worker",
     # storefronts
-    "generation_failed", "not_started", "verify_failed",
+    "generation_failed", "not_started", "verify_failed", "unbacked_claim",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

@@ -270,3 +270,49 @@ def test_another_founder_never_sees_or_builds_your_store(founder, run_jobs):
     other = founder()
     refusal(other.get("/api/store"), 200, "not_claimed")
     refusal(other.post("/api/store/publish"), 200, "not_claimed")
+
+
+def test_a_worker_that_died_mid_build_is_replaced_and_the_build_finishes_once(founder, held_worker, run_jobs):
+    from jobs.send import send
+    from models.clock import clock
+
+    client = claimed_founder(founder)
+    job_id = client.post("/api/store").get_json()["job_id"]
+    # A worker takes the job (attempt 1) and dies without a word: no stage, no heartbeat.
+    dead = job_rows.start_attempt(job_id, lease_seconds=60)
+    assert dead == 1
+    assert client.get("/api/store").get_json()["status"] == "building"
+    clock.advance(seconds=61)  # its lease runs out
+    reclaimed = job_rows.reclaim_stale(stale_seconds=SETTINGS.job_stale_seconds)
+    assert job_id in [job.id for job in reclaimed]  # (the claim's research job waited too)
+    for job in reclaimed:
+        send(job)
+    held_worker.resume()
+    run_jobs()
+    job = Job.get_by_id(job_id)
+    assert (job.status, job.attempt) == (Job.DONE, 2)
+    assert StoreVersion.select().where(StoreVersion.store == "p00").count() == 1
+    assert client.get("/api/store").get_json()["status"] == "built"
+    # The dead attempt wakes up: whatever it tries to write is refused.
+    with pytest.raises(job_rows.Superseded):
+        job_rows.finish(job_id, dead, {"late": True})
+
+
+def test_a_sentence_the_record_cannot_back_is_left_out_and_reported(founder, run_jobs, settings_with, tmp_path):
+    from integrations import ai
+    from services.store import facts as store_facts
+
+    client = claimed_founder(founder)
+    facts = store_facts.load("p00")
+    copy = ai.offline.store_copy(ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer))
+    copy["about"] = copy["about"] + " Handmade in Italy by master craftsmen."
+    written = tmp_path / "copy.json"
+    written.write_text(json.dumps(copy))
+    model = tmp_path / "model.py"  # a real program standing in for a model: it answers that copy
+    model.write_text(f"import sys\nsys.stdin.read()\nprint(open({str(written)!r}).read())\n")
+    settings_with(ai_backend="command", ai_command=f"{sys.executable} {model}")
+    state = built(client, run_jobs)
+    assert [(u["reason"], u["field"], u["why"]) for u in state["unbacked"]] == [("unbacked_claim", "about", "origin")]
+    assert "Italy" in state["unbacked"][0]["sentence"]
+    page = client.get(state["preview_url"] + "product").get_data(as_text=True)
+    assert "Italy" not in page

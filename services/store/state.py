@@ -33,6 +33,7 @@ def answer(product_id: str) -> dict:
             "public_url": f"{base}/" if store.published_version else None,
             "updated_at": iso(store.updated_at)}
     newest = _newest_version_at(store)
+    body["unbacked"] = _unbacked(store)
     if build is not None and build.status in Job.ACTIVE:
         return {"status": BUILDING, "stage": build.stage or "queued", **body, "job_id": build.id}
     if going is not None and going.status in Job.ACTIVE:
@@ -49,6 +50,17 @@ def answer(product_id: str) -> dict:
         reason = going.error if going.error in ("verify_failed", "generation_failed") else "verify_failed"
         state["last_publish"] = {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
     return state
+
+
+def _unbacked(store: Store) -> list[dict]:
+    """The sentences the AI wrote for the newest version that the product record could not
+    back: left out of the store, and reported here (reason `unbacked_claim`)."""
+    if not store.version:
+        return []
+    row = (StoreVersion.select(StoreVersion.dropped)
+           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.version).first())
+    return [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"), "why": d.get("why")}
+            for d in (row.dropped if row else [])]
 
 
 def _newest_version_at(store: Store):

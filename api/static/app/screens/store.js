@@ -94,6 +94,10 @@ export async function render(ctx) {
           data.public_url ? h("a", { class: "btn btn-secondary", href: data.public_url, target: "_blank", rel: "noopener", dataset: { publicUrl: data.public_url } }, "Open the public store") : null,
           data.version && !published ? button("Publish", publish, { "data-action": "publish" }) : null,
           button(data.version ? "Build a new version" : "Build my store", build, { kind: data.version ? "ghost" : "primary", "data-action": "build" }))),
+      (data.unbacked || []).length ? h("details", { class: "panel", dataset: { unbacked: String(data.unbacked.length) } },
+        h("summary", {}, `${data.unbacked.length} sentence${data.unbacked.length === 1 ? " was" : "s were"} left out: `
+          + "your product's record cannot back them"),
+        h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${u.field}: ${u.why})`)))) : null,
       h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
         + "against your product's record; the store is regenerated first when something no longer holds."),
       h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch")));
