@@ -316,3 +316,18 @@ def test_a_sentence_the_record_cannot_back_is_left_out_and_reported(founder, run
     assert "Italy" in state["unbacked"][0]["sentence"]
     page = client.get(state["preview_url"] + "product").get_data(as_text=True)
     assert "Italy" not in page
+
+
+def test_every_stored_version_follows_the_document_schema_and_a_bad_one_is_never_stored(founder, run_jobs):
+    from services.store import document as store_document
+
+    client = claimed_founder(founder)
+    built(client, run_jobs)
+    good = StoreVersion.get(StoreVersion.store == "p00", StoreVersion.number == 1).document
+    assert store_document.problems(good) == []
+    for damage in ({"price": "30"}, {"theme": {"palette": "neon"}}, {"copy": {}}, {"lead": "footer"},
+                   {"pages": []}, {"extra": 1}, {"format": 2}):
+        assert store_document.problems(good | damage), damage
+    with pytest.raises(ValueError):
+        versions.write_version("p00", good | {"price": "30"}, summary="bad")
+    assert Store.get(Store.product == "p00").version == 1

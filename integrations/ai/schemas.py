@@ -1,9 +1,11 @@
 """The shape of each kind of AI answer, as a small JSON Schema, and a strict validator for it.
 
-The validator knows only what the schemas here use: `type` (object, array, string),
-`properties`, `required`, `additionalProperties: false`, `minLength`/`maxLength` and
-`minItems`/`maxItems`. `description` is a hint for the model and is not checked. The same
-dict goes into the prompt, so the model reads the rules its answer is held to.
+The validator knows only what the schemas here and the store document's
+(services/store/document.py) use: `type` (object, array, string, number, integer,
+boolean, null, or a list of them), `enum`, `properties`, `required`,
+`additionalProperties: false`, `minLength`/`maxLength`, `minItems`/`maxItems` and
+`minimum`. `description` is a hint for the model and is not checked. The same dict goes
+into the prompt, so the model reads the rules its answer is held to.
 """
 from __future__ import annotations
 
@@ -55,8 +57,33 @@ def validate(value, schema: dict) -> list[str]:
     return errors[:MAX_ERRORS]
 
 
+_SCALARS = {
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
 def _check(value, schema: dict, path: str, errors: list[str]) -> None:
     kind = schema["type"]
+    if isinstance(kind, list):  # one of several types (a nullable field, say)
+        fitting = [k for k in kind if k in _SCALARS and _SCALARS[k](value)] or \
+            [k for k in kind if k not in _SCALARS and _fits_container(k, value)]
+        if not fitting:
+            errors.append(f"{path}: must be one of {', '.join(kind)}")
+            return
+        kind = fitting[0]
+        schema = {**schema, "type": kind}
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{path}: must be one of {', '.join(map(str, schema['enum']))}")
+        return
+    if kind in _SCALARS:
+        if not _SCALARS[kind](value):
+            errors.append(f"{path}: must be {'a' if kind != 'integer' else 'an'} {kind}")
+        elif "minimum" in schema and value < schema["minimum"]:
+            errors.append(f"{path}: must be at least {schema['minimum']}")
+        return
     if kind == "string":
         if not isinstance(value, str):
             errors.append(f"{path}: must be a string")
@@ -91,3 +118,8 @@ def _check(value, schema: dict, path: str, errors: list[str]) -> None:
                 _check(value[key], sub, f"{path}.{key}", errors)
     else:
         raise ValueError(f"the validator does not know type {kind!r}")
+
+
+def _fits_container(kind: str, value) -> bool:
+    return {"string": str, "array": list, "object": dict}.get(kind) is not None and isinstance(
+        value, {"string": str, "array": list, "object": dict}[kind])

@@ -12,6 +12,8 @@ import hashlib
 import re
 import unicodedata
 
+from integrations.ai.schemas import STORE_COPY, validate
+
 FORMAT = 1
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
 # Sections a store can lead with (decisions.md, Store editing).
@@ -29,6 +31,45 @@ _METRICS = {
     "listings_count": "competing listings",
     "unit_price_quote": "supplier quote per unit",
 }
+
+
+def _object(properties: dict, *, optional: tuple = ()) -> dict:
+    return {"type": "object", "properties": properties, "required": [k for k in properties if k not in optional],
+            "additionalProperties": False}
+
+
+_TEXT = {"type": "string", "maxLength": 5000}
+_SECTION = _object({"type": {"type": "string", "minLength": 1, "maxLength": 40}})
+# The schema every stored version is checked against (the validator's dialect is described
+# in integrations/ai/schemas.py). Section types are open (a newer type renders as nothing on
+# an older renderer), so they are checked as names, not against a list.
+SCHEMA = _object({
+    "format": {"type": "integer", "enum": [FORMAT]},
+    "product_id": {"type": "string", "minLength": 1, "maxLength": 120},
+    "slug": {"type": "string", "minLength": 1, "maxLength": 80},
+    "currency": {"type": "string", "minLength": 3, "maxLength": 3},
+    "price": {"type": "number", "minimum": 0},
+    "checkout": {"type": "boolean"},
+    "business": _object({"name": {"type": "string", "minLength": 1, "maxLength": 200},
+                         "support_email": {"type": ["string", "null"], "maxLength": 320}}),
+    "theme": _object({"palette": {"type": "string", "enum": list(PALETTES)}}),
+    "product": _object({"name": {"type": "string", "minLength": 1, "maxLength": 200}, "description": _TEXT,
+                        "category": {"type": "string", "maxLength": 80},
+                        "images": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 2000}}}),
+    "copy": STORE_COPY,
+    "evidence": {"type": "array", "maxItems": MAX_EVIDENCE_ROWS, "items": _object({
+        "date": {"type": "string", "minLength": 10, "maxLength": 10}, "source": {"type": "string", "maxLength": 80},
+        "metric": {"type": "string", "maxLength": 80}, "value": {"type": ["number", "null"]}, "text": _TEXT})},
+    "lead": {"type": "string", "enum": list(SECTIONS)},
+    "pages": {"type": "array", "minItems": 1, "maxItems": 20, "items": _object({
+        "id": {"type": "string", "minLength": 1, "maxLength": 40}, "title": {"type": "string", "maxLength": 200},
+        "sections": {"type": "array", "maxItems": 20, "items": _SECTION}})},
+})
+
+
+def problems(document) -> list[str]:
+    """What is wrong with a store document against SCHEMA ([] when it is valid)."""
+    return validate(document, SCHEMA)
 
 
 def slug_for(product_id: str, name: str) -> str:

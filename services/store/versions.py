@@ -7,6 +7,7 @@ import jsonpatch
 from models.clock import utcnow
 from models.db import is_sqlite
 from models.store import Store, StoreVersion
+from services.store.document import problems
 
 
 def latest(product_id: str) -> StoreVersion | None:
@@ -25,6 +26,9 @@ def write_version(product_id: str, document: dict, *, summary: str, dropped: lis
     """Stores `document` as the store's next version; returns its number. Call it inside a
     transaction: the store row is locked first, so two writers never take one number (the
     primary key would refuse the second anyway)."""
+    wrong = problems(document)
+    if wrong:  # a version is never stored half-formed: rendering and every later patch rely on it
+        raise ValueError("not a valid store document: " + "; ".join(wrong))
     query = Store.select().where(Store.product == product_id)
     store = (query if is_sqlite() else query.for_update()).get()
     previous = document_of(product_id, store.version) if store.version else None
