@@ -36,6 +36,15 @@ DECISIONS: list[str] = [
     "its backing. Answers the store's state (`published`, or `publishing` while the check still runs); 500 "
     "`verify_failed` when the check could not run; 200 `generation_failed` when a needed regeneration failed; "
     "409 `not_started` before the first build. A store is never called published unless the check passed.",
+    "The copy is written by the AI backend (AI_BACKEND): `offline` (default; a deterministic copywriter that "
+    "writes only from the product record, its evidence and the offer's price, no network), `openai` (any "
+    "OpenAI-compatible chat-completions server: AI_BASE_URL, AI_MODEL, AI_API_KEY) or `command` (AI_COMMAND, "
+    "given the task as JSON on stdin, answering one JSON object on stdout). An answer that does not follow the "
+    "copy's schema is asked for once more, then the build fails; a backend that cannot be reached is tried again "
+    "later (the job's retries), one that fails or times out (AI_TIMEOUT_SECONDS) fails the build. Only the "
+    "product's public facts are sent to a model (never its cost, supplier quotes or margins).",
+    "Until payments exist the store's buy box is shown closed (the document's `checkout` is false): orders open "
+    "with the payment provider.",
     "Public pages: GET /store/<slug>/ (and product, faq, shipping, contact, privacy, terms, sitemap.xml, "
     "robots.txt) serve the published version to anyone; before publishing they are 404 `not_found`. "
     "GET /store/<slug>/preview/... serves the newest version to the session whose claimed product it is (404 "
