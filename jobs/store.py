@@ -1,6 +1,6 @@
 """Store jobs: building a store's new version and publishing it (services/store/)."""
 from jobs.runner import job_actor
-from services.store import builds, publish
+from services.store import builds, intents, publish
 
 
 # A build may wait on an AI backend: a lease of two minutes, renewed while it works.
@@ -14,3 +14,9 @@ def build_store(ctx):
 def publish_store(ctx):
     """Checks a store's newest version (regenerating it when the check demands) and publishes it."""
     return publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+
+
+@job_actor(intents.CHANGE, lease_seconds=60, retry_delays=(2, 10, 30))
+def change_store(ctx):
+    """Writes the version an applied intent, a new leading section or a revert asked for."""
+    return intents.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)

@@ -7,11 +7,11 @@ from models.job import Job, WorkerBeat
 from models.model3d import Model3D
 from models.research import Outcome, Research
 from models.session import Session
-from models.store import Store, StoreVersion
+from models.store import Store, StoreIntent, StoreVersion
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion]
+              Store, StoreVersion, StoreIntent]

@@ -40,3 +40,29 @@ class StoreVersion(BaseModel):
     class Meta:
         table_name = "store_version"
         primary_key = pw.CompositeKey("store", "number")
+
+
+class StoreIntent(BaseModel):
+    """An evidence-backed change applied to a store (POST /api/intent/apply): what it asked,
+    the evidence row behind it, the version it was applied on and the one it made, and
+    whether it was reverted. `previous_lead` lets a revert say what it restored."""
+
+    APPLIED = "applied"
+    REVERTED = "reverted"
+
+    id = pw.BigAutoField()
+    store = pw.ForeignKeyField(Store, on_delete="CASCADE", column_name="product_id", backref="+")
+    surface = pw.CharField(max_length=20)
+    requested = pw.TextField()
+    change = JSONField()  # the signed intent_change as applied
+    lead = pw.CharField(max_length=20)
+    previous_lead = pw.CharField(max_length=20)
+    reversible = pw.BooleanField()
+    base_version = pw.IntegerField()  # the store version the change was applied on
+    version = pw.IntegerField(null=True)  # the version it made (None until its job wrote it)
+    status = pw.CharField(max_length=12, default=APPLIED)
+    created_at = pw.DateTimeField(default=utcnow)
+    reverted_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "store_intent"

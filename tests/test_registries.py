@@ -58,6 +58,11 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_worker",
     # storefronts
     "generation_failed", "not_started", "verify_failed", "unbacked_claim",
+    # store intents
+    "no_product", "not_an_intent", "no_row_justifies_this", "unknown_section", "unknown_surface", "no_section",
+    "no_proposal_echoed", "stale_proposal", "nothing_to_apply", "nothing_to_revert",
+    "irreversible_without_confirmation", "build_in_progress", "intents_book_unreadable", "apply_build_raised",
+    "revert_build_raised", "order_build_raised",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

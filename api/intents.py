@@ -1,0 +1,170 @@
+"""Evidence-backed store intents: propose, apply, order, revert (spec 2.8, 3, 4.4)."""
+from marshmallow import Schema, fields, validate
+
+from api.routing import Blueprint
+from api.session import current_session
+from jobs.send import send_all
+from services.discovery import resolve
+from services.errors import Refused
+from services.store import builds, intents
+
+bp = Blueprint("intents", __name__, description="Evidence-backed store intents.")
+
+DECISIONS: list[str] = [
+    "POST /api/intent {surface, requested} (surface one of " + ", ".join(intents.SURFACES) + "; requested 1 to "
+    "2,000 characters) proposes a change and applies nothing: 200 {status: proposed, because, source_row, "
+    "proposal: {surface, requested, because, source_row: {date, source, metric, value}, diff, lead, reversible, "
+    "intent_change}}. What it can propose today is the section the home page leads with (" +
+    ", ".join(t.section for t in intents.TOPICS) + "), named (\"lead with the price\") or implied by the request's "
+    "words; each needs a dated evidence row of its metrics from the evidence gate's window (the newest is cited). "
+    "200 refusals: `no_product` (nothing held or claimed), `not_an_intent` (px, pt, em, rem or % values, hex "
+    "colours), `no_row_justifies_this`, `unknown_section`, `unknown_surface` (also for `ads`, not built yet). "
+    "A body with `message` and no `surface` (the commerce assistant) is not served yet.",
+    "POST /api/intent/apply {intent_change, confirm?} needs the proposal's intent_change echoed unmodified: it is "
+    "signed (HMAC-SHA256 with SECRET_KEY) and carries a fingerprint of the product's evidence. Missing, edited or "
+    "another founder's: 409 `no_proposal_echoed`; evidence changed since: 409 `stale_proposal`; already the lead: "
+    "409 `nothing_to_apply`; an irreversible proposal without confirm: 409 `irreversible_without_confirmation`; a "
+    "build, publish or change running: 409 `build_in_progress`; no store built: 409 `not_started`. Applying records "
+    "the intent and writes the new version through a `store_change` job, waited for up to "
+    f"{intents.WAIT_SECONDS} s: 200 {{status: applied, product_id, lead, version, intent_id}} (`applying` with "
+    "job_id when it takes longer); 500 `apply_build_raised` when the job fails.",
+    "POST /api/intent/order {section}: 200 {status: ordered, lead, version}; 400 `no_section` (missing or blank), "
+    "`unknown_section`; 409 `build_in_progress`, `not_started`; 500 `order_build_raised`.",
+    "POST /api/intent/revert (no body) restores the exact document the last applied intent changed, as a new "
+    "version: 200 {status: reverted, product_id, reverted_from: {surface, diff, lead}, version}; 200 "
+    "{status: revert_failed, ...} when the store changed after that intent (restoring would discard the newer "
+    "version); 409 `nothing_to_revert`, `build_in_progress`; 500 `revert_build_raised`; 500 "
+    "`intents_book_unreadable` when the record of applied intents cannot be read.",
+]
+
+
+class IntentBody(Schema):
+    surface = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    requested = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+
+
+class SourceRow(Schema):
+    date = fields.String(required=True)
+    source = fields.String(required=True)
+    metric = fields.String(required=True)
+    value = fields.Float(required=True, allow_none=True)
+
+
+class Proposal(Schema):
+    surface = fields.String(required=True)
+    requested = fields.String(required=True)
+    because = fields.String(required=True)
+    source_row = fields.Nested(SourceRow, required=True)
+    diff = fields.String(required=True)
+    lead = fields.String(required=True)
+    reversible = fields.Boolean(required=True)
+    intent_change = fields.Dict(required=True)
+
+
+class IntentAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["proposed"]})
+    because = fields.String(required=True)
+    source_row = fields.Nested(SourceRow, required=True)
+    proposal = fields.Nested(Proposal, required=True)
+
+
+class ApplyBody(Schema):
+    intent_change = fields.Dict(load_default=None, allow_none=True)
+    confirm = fields.Boolean(load_default=False)
+
+
+class ApplyAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["applied", "applying"]})
+    product_id = fields.String(required=True)
+    lead = fields.String(required=True)
+    intent_id = fields.Integer(required=True)
+    version = fields.Integer(allow_none=True)
+    job_id = fields.String()
+
+
+class OrderBody(Schema):
+    section = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
+
+
+class OrderAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ordered", "ordering"]})
+    lead = fields.String(required=True)
+    version = fields.Integer(required=True, allow_none=True)
+    job_id = fields.String()
+
+
+class RevertedFrom(Schema):
+    surface = fields.String(required=True)
+    diff = fields.String(required=True)
+    lead = fields.String(required=True)
+
+
+class RevertAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["reverted", "revert_failed", "reverting"]})
+    product_id = fields.String(required=True)
+    reverted_from = fields.Nested(RevertedFrom, required=True)
+    version = fields.Integer(allow_none=True)
+    explanation = fields.String()
+    job_id = fields.String()
+
+
+@bp.post("/api/intent")
+# It applies nothing, but a body-taking request is guarded against other sites like any other.
+@bp.declare(changes_state=True, refuses={200: ["no_product", "not_an_intent", "no_row_justifies_this",
+                                                "unknown_section", "unknown_surface"]})
+@bp.arguments(IntentBody)
+@bp.response(200, IntentAnswer)
+def propose(body):
+    """Turns a request in the founder's words into a proposal backed by a dated evidence row; applies nothing."""
+    resolved = resolve(current_session())
+    if resolved is None:
+        raise Refused("no_product", "You have no product yet, so there is no store to change. Hold or claim one first.")
+    return intents.propose(product_id=resolved.product_id, surface=body["surface"], requested=body["requested"])
+
+
+def _claimed() -> str:
+    return builds.require_claim(resolve(current_session()))
+
+
+@bp.post("/api/intent/apply")
+@bp.declare(changes_state=True, refuses={
+    200: ["not_claimed"], 409: ["no_proposal_echoed", "stale_proposal", "nothing_to_apply",
+                                "irreversible_without_confirmation", "build_in_progress", "not_started"],
+    500: ["apply_build_raised"]})
+@bp.arguments(ApplyBody)
+@bp.response(200, ApplyAnswer)
+def apply(body):
+    """Applies a proposal echoed unmodified, as a new version of the store."""
+    product_id = _claimed()
+    job, intent_id = intents.start_apply(product_id=product_id, change=body["intent_change"], confirm=body["confirm"])
+    send_all([job])
+    return intents.apply_result(job.id, intent_id, product_id)
+
+
+@bp.post("/api/intent/order")
+@bp.declare(changes_state=True, refuses={200: ["not_claimed"], 400: ["no_section", "unknown_section"],
+                                         409: ["build_in_progress", "not_started"], 500: ["order_build_raised"]})
+@bp.arguments(OrderBody)
+@bp.response(200, OrderAnswer)
+def order(body):
+    """Overrides the section the store's home page leads with."""
+    section = (body.get("section") or "").strip()
+    if not section:
+        raise Refused("no_section")
+    product_id = _claimed()
+    job = intents.start_order(product_id=product_id, section=section)
+    send_all([job] if job else [])
+    return intents.order_result(job.id if job else None, section)
+
+
+@bp.post("/api/intent/revert")
+@bp.declare(changes_state=True, no_body=True, refuses={
+    200: ["not_claimed"], 409: ["nothing_to_revert", "build_in_progress", "not_started"],
+    500: ["revert_build_raised", "intents_book_unreadable"]})
+@bp.response(200, RevertAnswer)
+def revert():
+    """Undoes the last applied intent, restoring the exact document it changed."""
+    product_id = _claimed()
+    job, intent_id = intents.start_revert(product_id=product_id)
+    send_all([job])
+    return intents.revert_result(job.id, intent_id, product_id)

@@ -1,0 +1,99 @@
+// Edit: ask in your own words what the store should emphasise; the service proposes a change
+// only with a dated evidence row behind it. Apply it, undo it, or pick the leading section.
+import { h, fill, title, field, button, busy, linkButton } from "../dom.js";
+import { get, post, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+
+export const name = "edit";
+export const label = "Edit the store";
+
+const SURFACES = [["home", "Home page"], ["product", "Product page"], ["faq", "FAQ"], ["shipping", "Shipping"], ["about", "About"]];
+const SECTIONS = ["hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping"];
+
+export async function render(ctx) {
+  const store = await get("/api/store");
+  if (!ctx.alive()) return;
+  const said = refusalOf(store);
+  if (said && !(store.data && store.data.version)) {
+    fill(ctx.main, title("Edit the store"), refusal(said, {}, store.http),
+      h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store", "primary")));
+    return;
+  }
+  const outcome = h("div", { "aria-live": "polite" });
+  const proposalArea = h("div", { "aria-live": "polite" });
+  const preview = store.data.preview_url;
+
+  const ask = h("form", { class: "panel", novalidate: true },
+    h("h2", {}, "Ask for a change"),
+    h("p", { class: "hint" }, "Say what your store should do better, in your own words (\"show that it is trending\", "
+      + "\"lead with the price\"). A change is proposed only when a dated evidence row supports it."),
+    h("div", { class: "field" }, h("label", { for: "surface" }, "Where"),
+      h("select", { id: "surface", name: "surface" }, SURFACES.map(([value, text]) => h("option", { value }, text)))),
+    field("What should change?", { name: "requested", required: true, maxlength: "2000" }, { multiline: true }),
+    h("div", { class: "form-actions" }, button("Propose", null, { type: "submit" })));
+  ask.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await busy(ask.querySelector("button[type=submit]"), async () => {
+      const result = await post("/api/intent", { surface: ask.surface.value, requested: ask.requested.value });
+      const no = refusalOf(result);
+      fill(proposalArea, no ? refusal(no, {}, result.http) : proposalView(result.data.proposal));
+    });
+  });
+
+  function proposalView(proposal) {
+    const row = proposal.source_row;
+    const apply = button("Apply this change", (event) => busy(event.currentTarget, async () => {
+      const result = await post("/api/intent/apply", { intent_change: proposal.intent_change });
+      const no = refusalOf(result);
+      if (no) {
+        fill(outcome, refusal(no, {}, result.http));
+        return;
+      }
+      fill(proposalArea);
+      fill(outcome, h("div", { class: "notice notice-success", role: "status", dataset: { applied: result.data.lead } },
+        h("p", { class: "notice-title" }, result.data.status === "applied" ? "Applied" : "Applying…"),
+        h("p", {}, `Your store now leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
+        h("p", { class: "actions" }, preview ? h("a", { class: "btn btn-secondary", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null)));
+    }), { "data-action": "apply" });
+    return h("section", { class: "panel proposal", "aria-labelledby": "proposal-title", dataset: { lead: proposal.lead } },
+      h("h2", { id: "proposal-title" }, "Proposed change"),
+      h("p", { class: "verdict-gloss" }, proposal.diff),
+      h("p", {}, proposal.because),
+      h("p", { class: "chip chip-evidence" }, `Evidence ${row.date}: ${row.source}, ${row.metric} = ${row.value}`),
+      h("p", { class: "hint" }, proposal.reversible ? "You can undo it afterwards." : "This change cannot be undone."),
+      h("p", { class: "actions" }, apply));
+  }
+
+  const order = h("form", { class: "panel inline-form", novalidate: true },
+    h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
+      h("select", { id: "lead", name: "lead" }, SECTIONS.map((s) => h("option", { value: s }, s)))),
+    button("Set the leading section", null, { type: "submit", kind: "secondary" }));
+  order.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await busy(order.querySelector("button[type=submit]"), async () => {
+      const result = await post("/api/intent/order", { section: order.lead.value });
+      const no = refusalOf(result);
+      fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status" },
+        `Your home page leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
+    });
+  });
+
+  const undo = button("Undo the last change", (event) => busy(event.currentTarget, async () => {
+    const result = await post("/api/intent/revert");
+    const no = refusalOf(result);
+    if (no) {
+      fill(outcome, refusal(no, {}, result.http));
+      return;
+    }
+    fill(outcome, h("div", { class: `notice ${result.data.status === "reverted" ? "notice-success" : "notice-warn"}`, role: "status",
+      dataset: { reverted: result.data.status } },
+      h("p", { class: "notice-title" }, result.data.status === "reverted" ? "Undone" : "Not undone"),
+      h("p", {}, result.data.explanation || `${result.data.reverted_from.diff} That is undone.`)));
+  }), { kind: "secondary", "data-action": "revert" });
+
+  fill(ctx.main,
+    title("Edit the store", "Changes backed by your product's dated evidence, each one a new version you can undo."),
+    ask, proposalArea, outcome, order,
+    h("p", { class: "actions" }, undo, preview ? h("a", { class: "btn btn-ghost", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null,
+      linkButton("Your store", "#/app/store")));
+}

@@ -1,0 +1,346 @@
+"""Evidence-backed store intents (spec 2.8, 4.4): a founder says in words what the store
+should emphasise; the service proposes a change only when a dated evidence row justifies
+it, and applies it (as a new store version, through a job) only when the proposal comes
+back unmodified and its evidence has not moved.
+
+What a request can ask for today is the section the home page leads with: demand evidence,
+the price, the benefits, the FAQ, shipping, the guarantee, reviews, or the hero. Each topic
+names the evidence metrics that can justify leading with it; the newest such row inside the
+evidence gate's window is the proposal's `source_row`. A request with exact sizes or
+colour codes is `not_an_intent`: it says how, not what for.
+
+The proposal's `intent_change` is signed (HMAC-SHA256 with SECRET_KEY over its canonical
+JSON) and carries a fingerprint of the product's evidence, so apply can tell an edited or
+invented proposal (`no_proposal_echoed`) from one whose evidence moved (`stale_proposal`).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+from config import get_settings
+from models.catalog import Evidence
+from models.clock import iso, utcnow
+from models.db import transaction
+from models.job import Job
+from models.store import Store, StoreIntent
+from services.errors import JobFailed, Refused
+from services.jobs import active_job, create_job, wait_for_job
+from services.store import builds, publish
+from services.store.document import SECTIONS
+from services.store.versions import document_of, latest, write_version
+
+CHANGE = "store_change"  # the job kind that writes an applied, ordered or reverted version
+SURFACES = ("home", "product", "faq", "shipping", "about", "ads")
+WAIT_SECONDS = 20
+
+# Exact sizes (px, pt, em, rem, %) and hex colours: how, not what for.
+_NOT_AN_INTENT = re.compile(r"\d+(?:\.\d+)?\s*(?:px|pt|em|rem)\b|\d+(?:\.\d+)?\s*%|#(?:[0-9a-f]{8}|[0-9a-f]{6}|[0-9a-f]{3})\b",
+                            re.IGNORECASE)
+_LEAD_WITH = re.compile(r"\b(?:lead|start|open|begin)\s+with\s+(?:the\s+|a\s+|our\s+)?([a-z-]+)|\b([a-z-]+)\s+first\b",
+                        re.IGNORECASE)
+
+_DEMAND = ("interest_index", "monthly_searches", "bsr_rank", "weekly_views", "monthly_mentions")
+
+
+@dataclass(frozen=True)
+class Topic:
+    section: str
+    words: tuple[str, ...]
+    metrics: tuple[str, ...]  # evidence metrics that can justify leading with the section
+    why: str  # how a row of those metrics justifies it
+
+
+TOPICS = (
+    Topic("evidence", ("demand", "popular", "trend", "trending", "search", "searches", "bestseller", "best-seller",
+                       "selling", "proof", "evidence", "interest", "viral"), _DEMAND,
+          "shoppers' demand is the strongest thing this store can show"),
+    Topic("price", ("price", "cheap", "affordable", "value", "deal", "cost", "competitive", "budget"),
+          ("listings_count", "competitor_price"), "shoppers compare prices among many competing listings"),
+    Topic("reviews", ("review", "reviews", "rating", "ratings", "testimonial", "testimonials", "stars"),
+          ("rating", "review_count"), "shoppers rate it well"),
+    Topic("faq", ("question", "questions", "faq", "asking", "confused", "doubts"), ("monthly_mentions",),
+          "people talk about it and ask about it"),
+    Topic("shipping", ("shipping", "delivery", "deliver", "arrive", "arrives"), ("shipping_days", "delivery_days"),
+          "how fast it arrives matters to shoppers"),
+    Topic("guarantee", ("guarantee", "trust", "refund", "warranty", "risk", "safe"), ("return_rate", "refund_rate"),
+          "shoppers worry about returns"),
+    Topic("benefits", ("benefit", "benefits", "feature", "features", "why"), _DEMAND,
+          "demand is there, so what it does for the shopper comes first"),
+    Topic("hero", ("photo", "image", "picture", "hero", "look"), _DEMAND,
+          "demand is there, so the product itself comes first"),
+)
+_BY_SECTION = {topic.section: topic for topic in TOPICS}
+# Words a founder may use for a section's name.
+_SECTION_WORDS = {"evidence": "evidence", "demand": "evidence", "proof": "evidence", "price": "price",
+                  "pricing": "price", "reviews": "reviews", "review": "reviews", "faq": "faq", "questions": "faq",
+                  "shipping": "shipping", "delivery": "shipping", "guarantee": "guarantee", "benefits": "benefits",
+                  "features": "benefits", "hero": "hero", "photo": "hero", "headline": "hero"}
+
+
+# --- Proposals -----------------------------------------------------------------------------
+
+def propose(*, product_id: str, surface: str, requested: str) -> dict:
+    """A proposal for the request, or a Refused saying why there is none."""
+    if surface not in SURFACES:
+        raise Refused("unknown_surface", f"Your store has no area called {surface[:40]!r}. The areas are "
+                                         f"{', '.join(SURFACES)}.")
+    if surface == "ads":
+        raise Refused("unknown_surface", "Ads are not built on this service yet, so there is nothing there to change.")
+    if _NOT_AN_INTENT.search(requested):
+        raise Refused("not_an_intent")
+    topic = _topic_of(requested)
+    row = _justifying_row(product_id, topic)
+    if row is None:
+        raise Refused("no_row_justifies_this", f"No dated evidence row of the last "
+                                               f"{get_settings().evidence_max_age_days} days supports leading with "
+                                               f"{topic.section}: it would need a {' or '.join(topic.metrics)} reading.")
+    current = current_lead(product_id)
+    source_row = {"date": row.date.isoformat(), "source": row.source, "metric": row.metric, "value": row.value}
+    because = (f"{row.source} reports {row.metric} {row.value:g} on {row.date.isoformat()}: {topic.why}, so your "
+               f"store should lead with {topic.section}.")
+    diff = (f"The home page leads with {topic.section} instead of {current}." if current and current != topic.section
+            else f"The home page leads with {topic.section}.")
+    change = sign({"product_id": product_id, "surface": surface, "requested": requested, "lead": topic.section,
+                   "source_row": source_row, "evidence": evidence_fingerprint(product_id), "reversible": True,
+                   "issued_at": iso(utcnow())})
+    proposal = {"surface": surface, "requested": requested, "because": because, "source_row": source_row, "diff": diff,
+                "lead": topic.section, "reversible": True, "intent_change": change}
+    return {"status": "proposed", "because": because, "source_row": source_row, "proposal": proposal}
+
+
+def _topic_of(requested: str) -> Topic:
+    named = _LEAD_WITH.search(requested)
+    if named:
+        word = (named.group(1) or named.group(2)).lower()
+        if word in _SECTION_WORDS:
+            return _BY_SECTION[_SECTION_WORDS[word]]
+        if word not in ("it", "this", "that", "them", "what", "something"):
+            raise Refused("unknown_section", f"Your store has no section called {word[:40]!r} to lead with. It can "
+                                             f"lead with: {', '.join(SECTIONS)}.")
+    words = re.findall(r"[a-z-]+", requested.lower())
+    for word in words:  # the first topic the request mentions
+        for topic in TOPICS:
+            if word in topic.words:
+                return topic
+    raise Refused("no_row_justifies_this", "We can only propose what dated evidence supports: ask to lead with "
+                                           "demand, the price, reviews, questions, shipping, the guarantee or the "
+                                           "benefits.")
+
+
+def _justifying_row(product_id: str, topic: Topic):
+    cutoff = (utcnow() - timedelta(days=get_settings().evidence_max_age_days)).date()
+    return (Evidence.select().where(Evidence.product == product_id, Evidence.metric.in_(topic.metrics),
+                                    Evidence.date >= cutoff)
+            .order_by(Evidence.date.desc(), Evidence.id.desc()).first())
+
+
+def evidence_fingerprint(product_id: str) -> str:
+    """A digest of the product's evidence rows: it changes when a row arrives, goes or changes."""
+    rows = (Evidence.select(Evidence.id, Evidence.date, Evidence.metric, Evidence.value)
+            .where(Evidence.product == product_id).order_by(Evidence.id).tuples())
+    return hashlib.sha256(json.dumps([[i, d.isoformat(), m, v] for i, d, m, v in rows]).encode()).hexdigest()[:32]
+
+
+def _canonical(value):
+    """The value with every number as a float: a browser echoes 50.0 as 50, and the
+    signature must still hold for the same proposal."""
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def _digest(change: dict) -> str:
+    body = json.dumps(_canonical({k: v for k, v in change.items() if k != "signature"}), sort_keys=True,
+                      separators=(",", ":"))
+    return hmac.new(get_settings().secret_key.encode(), body.encode(), hashlib.sha256).hexdigest()
+
+
+def sign(change: dict) -> dict:
+    return {**change, "signature": _digest(change)}
+
+
+def signed(change) -> bool:
+    """Whether `change` is a proposal's intent_change exactly as the service made it."""
+    return (isinstance(change, dict) and isinstance(change.get("signature"), str)
+            and hmac.compare_digest(change["signature"], _digest(change)))
+
+
+def current_lead(product_id: str) -> str | None:
+    newest = latest(product_id)
+    return newest.document.get("lead") if newest else None
+
+
+# --- Apply, order, revert ----------------------------------------------------------------------
+
+def _busy(product_id: str) -> bool:
+    subject = builds.subject(product_id)
+    return any(active_job(kind=kind, subject=subject) is not None for kind in (builds.BUILD, publish.PUBLISH, CHANGE))
+
+
+def _built_store(product_id: str) -> Store:
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None or store.version == 0:
+        raise Refused("not_started")
+    return store
+
+
+def start_apply(*, product_id: str, change, confirm: bool) -> tuple[Job, int]:
+    """Checks an echoed proposal and starts writing it as a new version."""
+    if not signed(change) or change.get("product_id") != product_id:
+        raise Refused("no_proposal_echoed")
+    store = _built_store(product_id)
+    if change.get("evidence") != evidence_fingerprint(product_id):
+        raise Refused("stale_proposal")
+    if not change.get("reversible") and not confirm:
+        raise Refused("irreversible_without_confirmation")
+    if _busy(product_id):
+        raise Refused("build_in_progress")
+    previous = current_lead(product_id)
+    if previous == change["lead"]:
+        raise Refused("nothing_to_apply", f"Your store already leads with {previous}.")
+    with transaction():
+        intent = StoreIntent.create(store=product_id, surface=change["surface"], requested=change["requested"],
+                                    change=change, lead=change["lead"], previous_lead=previous or "hero",
+                                    reversible=bool(change.get("reversible")), base_version=store.version)
+        job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
+                            payload={"product_id": product_id, "action": "apply", "intent_id": intent.id})
+    return job, intent.id
+
+
+def start_order(*, product_id: str, section: str) -> Job | None:
+    """Starts writing a version that leads with `section` (None: it already does)."""
+    if section not in SECTIONS:
+        raise Refused("unknown_section", f"Your store has no section called {section[:40]!r}. It can lead with: "
+                                         f"{', '.join(SECTIONS)}.")
+    _built_store(product_id)
+    if current_lead(product_id) == section:
+        return None
+    if _busy(product_id):
+        raise Refused("build_in_progress")
+    with transaction():
+        job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
+                            payload={"product_id": product_id, "action": "order", "lead": section})
+    return job
+
+
+def last_applied(product_id: str) -> StoreIntent | None:
+    try:
+        return (StoreIntent.select().where(StoreIntent.store == product_id, StoreIntent.status == StoreIntent.APPLIED)
+                .order_by(StoreIntent.id.desc()).first())
+    except ValueError:  # a row whose change is not JSON: the book cannot be read
+        raise Refused("intents_book_unreadable") from None
+
+
+def start_revert(*, product_id: str) -> tuple[Job, int]:
+    """Starts restoring the document the last applied intent changed."""
+    _built_store(product_id)
+    intent = last_applied(product_id)
+    if intent is None or intent.version is None:
+        raise Refused("nothing_to_revert")
+    if not intent.reversible:
+        raise Refused("nothing_to_revert", "The last change applied to your store cannot be undone.")
+    if _busy(product_id):
+        raise Refused("build_in_progress")
+    with transaction():
+        job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
+                            payload={"product_id": product_id, "action": "revert", "intent_id": intent.id})
+    return job, intent.id
+
+
+def with_lead(document: dict, section: str) -> dict:
+    """The document with its home page leading with `section` (moved first, the rest in order)."""
+    pages = []
+    for page in document["pages"]:
+        if page["id"] == "home":
+            sections = sorted(page["sections"], key=lambda s: s.get("type") != section)
+            if all(s.get("type") != section for s in sections):
+                sections = [{"type": section}] + sections
+            page = {**page, "sections": sections}
+        pages.append(page)
+    return {**document, "lead": section, "pages": pages}
+
+
+def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
+    """The store_change job: writes the version an apply, an order or a revert asked for."""
+    product_id, action = payload["product_id"], payload["action"]
+    stage("rendering")
+    current = latest(product_id)
+    if current is None:
+        raise JobFailed("not_started")
+    with (fenced() if fenced else transaction()):
+        if action == "revert":
+            intent = StoreIntent.get_by_id(payload["intent_id"])
+            if intent.status == StoreIntent.REVERTED:
+                return {"product_id": product_id, "reverted": intent.id, "already": True}
+            if current.number != intent.version:
+                # The store changed after this intent (a rebuild, another change): restoring the
+                # older document would silently discard that work.
+                return {"product_id": product_id, "revert_failed": intent.id, "newer_version": current.number}
+            before = document_of(product_id, intent.base_version)
+            number = write_version(product_id, before, summary=f"Reverted: {intent.requested[:200]}")
+            StoreIntent.update(status=StoreIntent.REVERTED, reverted_at=utcnow()).where(
+                StoreIntent.id == intent.id).execute()
+            return {"product_id": product_id, "reverted": intent.id, "version": number}
+        if action == "apply":
+            intent = StoreIntent.get_by_id(payload["intent_id"])
+            if intent.version is not None:
+                return {"product_id": product_id, "applied": intent.id, "version": intent.version, "already": True}
+            number = write_version(product_id, with_lead(current.document, intent.lead),
+                                   summary=f"Applied: {intent.requested[:200]} (leads with {intent.lead})")
+            StoreIntent.update(version=number).where(StoreIntent.id == intent.id).execute()
+            return {"product_id": product_id, "applied": intent.id, "version": number}
+        number = write_version(product_id, with_lead(current.document, payload["lead"]),
+                               summary=f"Leads with {payload['lead']}")
+        return {"product_id": product_id, "ordered": payload["lead"], "version": number}
+
+
+def _finished(job_id: str, *, raised: str) -> Job:
+    """Waits for a change job; a failed one is refused with `raised` (500)."""
+    done = wait_for_job(job_id, seconds=WAIT_SECONDS)
+    if done is not None and done.status == Job.FAILED:
+        raise Refused(raised)
+    return done
+
+
+def apply_result(job_id: str, intent_id: int, product_id: str) -> dict:
+    """POST /api/intent/apply's answer once its job has run (or the wait ran out)."""
+    done = _finished(job_id, raised="apply_build_raised")
+    intent = StoreIntent.get_by_id(intent_id)
+    answer = {"status": "applied" if intent.version else "applying", "product_id": product_id, "lead": intent.lead,
+              "intent_id": intent.id, "version": intent.version}
+    return answer if intent.version else {**answer, "job_id": done.id}
+
+
+def order_result(job_id: str | None, section: str) -> dict:
+    """POST /api/intent/order's answer (no job: the store already led with the section)."""
+    if job_id is None:
+        return {"status": "ordered", "lead": section, "version": None}
+    done = _finished(job_id, raised="order_build_raised")
+    if done.status != Job.DONE:
+        return {"status": "ordering", "lead": section, "version": None, "job_id": done.id}
+    return {"status": "ordered", "lead": section, "version": done.result["version"]}
+
+
+def revert_result(job_id: str, intent_id: int, product_id: str) -> dict:
+    """POST /api/intent/revert's answer: reverted, revert_failed, or reverting while the job runs."""
+    done = _finished(job_id, raised="revert_build_raised")
+    intent = StoreIntent.get_by_id(intent_id)
+    base = {"product_id": product_id, "reverted_from": {
+        "surface": intent.surface, "lead": intent.lead,
+        "diff": f"The home page led with {intent.lead} instead of {intent.previous_lead}."}}
+    if done.status != Job.DONE:
+        return {**base, "status": "reverting", "version": None, "job_id": done.id}
+    if "revert_failed" in (done.result or {}):
+        return {**base, "status": "revert_failed", "version": None,
+                "explanation": f"Your store changed after this intent (version {done.result['newer_version']}); "
+                               "undoing it would discard that. Apply the change you want instead."}
+    return {**base, "status": "reverted", "version": done.result.get("version")}

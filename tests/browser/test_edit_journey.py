@@ -1,0 +1,51 @@
+"""Editing the store in Chromium: ask in words, read the proposal and its evidence row,
+apply it, see the preview lead with it, undo it, and set the leading section by hand."""
+from __future__ import annotations
+
+from tests.browser.test_journey import catalog, screen
+
+
+def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sections(open_app, run_jobs):
+    catalog(3)
+    app = open_app("desktop")
+    page = screen(app, "/#/app/find", "find")
+    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
+    page = screen(app, "/#/app/store", "store")
+    page.get_by_role("button", name="Build my store").click()
+    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+
+    page = screen(app, "/#/app/edit", "edit")
+    page.get_by_label("What should change?").fill("Make the title 48px")
+    page.get_by_role("button", name="Propose").click()
+    page.locator("[data-reason=not_an_intent]").wait_for()
+    page.get_by_label("What should change?").fill("Show shoppers that it is trending")
+    page.get_by_role("button", name="Propose").click()
+    proposal = page.locator("section.proposal")
+    proposal.wait_for()
+    assert proposal.get_attribute("data-lead") == "evidence"
+    assert "google_trends" in proposal.inner_text()
+    app.shot("proposal")
+    proposal.get_by_role("button", name="Apply this change").click()
+    page.locator("[data-applied=evidence]").wait_for()
+    app.shot("applied")
+
+    preview_url = page.get_by_role("link", name="Open the preview").first.get_attribute("href")
+    preview = app.context.new_page()
+    preview.goto(app.base_url + preview_url)
+    first_section = preview.locator("main section").first
+    assert "Why this product" in first_section.inner_text()
+
+    page.get_by_role("button", name="Undo the last change").click()
+    page.locator("[data-reverted=reverted]").wait_for()
+    preview.reload()
+    assert "Why this product" not in preview.locator("main section").first.inner_text()
+    app.allow_console(r"status of 409 .* at .*/api/intent/revert")
+    page.get_by_role("button", name="Undo the last change").click()
+    page.locator("[data-reason=nothing_to_revert]").wait_for()
+
+    page.get_by_label("Lead the home page with").select_option("price")
+    page.get_by_role("button", name="Set the leading section").click()
+    page.get_by_text("Your home page leads with price").wait_for()
+    app.shot("ordered")
+    preview.close()
