@@ -59,6 +59,8 @@ class StoreAnswer(Schema):
     stage = fields.String(required=True)
     product_id = fields.String(required=True)
     version = fields.Integer(required=True)
+    draft_version = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The version the editor shows, previews and publishes (the newest unless undo or redo moved it)"})
     published_version = fields.Integer(required=True, allow_none=True)
     preview_url = fields.String(required=True, allow_none=True)
     public_url = fields.String(required=True, allow_none=True)

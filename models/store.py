@@ -13,12 +13,19 @@ from models.db import BaseModel, JSONField
 
 
 class Store(BaseModel):
-    """A product's store. `version` is the newest built version (0 before the first build
+    """A product's store. `version` is the newest version (0 before the first build
     finished); `published_version` the one the public pages serve (None: unpublished)."""
+
+    @property
+    def draft(self) -> int:
+        return self.draft_version or self.version
 
     product = pw.ForeignKeyField(Product, primary_key=True, on_delete="CASCADE", column_name="product_id", backref="+")
     slug = pw.CharField(max_length=80, unique=True)
     version = pw.IntegerField(default=0)
+    # The version the editor shows, previews and publishes (None: the newest). Undo and redo
+    # move it along the versions' parents without writing anything.
+    draft_version = pw.IntegerField(null=True)
     published_version = pw.IntegerField(null=True)
     published_at = pw.DateTimeField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
@@ -34,6 +41,7 @@ class StoreVersion(BaseModel):
     document = JSONField()
     patch = JSONField()  # RFC 6902 operations from the previous version's document ([] adds the whole first one)
     summary = pw.TextField()
+    parent = pw.IntegerField(null=True)  # the version this one was made from (None for the first)
     dropped = JSONField(default=list)  # sentences the AI wrote that the product record could not back
     created_at = pw.DateTimeField(default=utcnow)
 

@@ -12,7 +12,7 @@ from models.db import db
 from models.store import StoreIntent, StoreVersion
 from services.store import intents
 from tests.test_discovery import TODAY, claim, find, item, load, refusal
-from tests.test_store import built, held_worker  # noqa: F401  (fixture)
+from tests.test_store import built, held_worker  # noqa: F401,F811  (a fixture)
 
 TRENDING = {"surface": "home", "requested": "Show shoppers that it is trending"}
 

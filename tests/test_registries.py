@@ -63,6 +63,9 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_proposal_echoed", "stale_proposal", "nothing_to_apply", "nothing_to_revert",
     "irreversible_without_confirmation", "build_in_progress", "intents_book_unreadable", "apply_build_raised",
     "revert_build_raised", "order_build_raised",
+    # the store editor's history
+    "editor_unavailable", "unknown_field", "unknown_version", "nothing_to_undo", "nothing_to_redo", "no_history",
+    "no_direction", "no_message", "message_too_long",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

@@ -67,6 +67,9 @@ SCHEMA = _object({
 })
 
 
+COPY_FIELDS = tuple(STORE_COPY["properties"])  # the fields of a store's copy an edit may name
+
+
 def problems(document) -> list[str]:
     """What is wrong with a store document against SCHEMA ([] when it is valid)."""
     return validate(document, SCHEMA)

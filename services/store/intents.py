@@ -210,7 +210,7 @@ def start_apply(*, product_id: str, change, confirm: bool) -> tuple[Job, int]:
     with transaction():
         intent = StoreIntent.create(store=product_id, surface=change["surface"], requested=change["requested"],
                                     change=change, lead=change["lead"], previous_lead=previous or "hero",
-                                    reversible=bool(change.get("reversible")), base_version=store.version)
+                                    reversible=bool(change.get("reversible")), base_version=store.draft)
         job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
                             payload={"product_id": product_id, "action": "apply", "intent_id": intent.id})
     return job, intent.id

@@ -28,7 +28,8 @@ def answer(product_id: str) -> dict:
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it: POST /api/store.")
     going = publish.latest_publish(product_id)
     base = f"/store/{store.slug}"
-    body = {"product_id": product_id, "version": store.version, "published_version": store.published_version,
+    body = {"product_id": product_id, "version": store.version, "draft_version": store.draft if store.version else None,
+            "published_version": store.published_version,
             "preview_url": f"{base}/preview/" if store.version else None,
             "public_url": f"{base}/" if store.published_version else None,
             "updated_at": iso(store.updated_at)}
@@ -41,7 +42,7 @@ def answer(product_id: str) -> dict:
     if build is not None and build.status == Job.FAILED and (newest is None or build.created_at >= newest):
         return {"status": FAILED, "stage": FAILED, **body, "reason": "generation_failed",
                 "explanation": _failure(build.error)}
-    if store.published_version is not None and store.published_version == store.version:
+    if store.published_version is not None and store.published_version == store.draft:
         state = {"status": PUBLISHED, "stage": PUBLISHED, **body}
     else:
         state = {"status": BUILT, "stage": BUILT, **body}
@@ -58,14 +59,14 @@ def _unbacked(store: Store) -> list[dict]:
     if not store.version:
         return []
     row = (StoreVersion.select(StoreVersion.dropped)
-           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.version).first())
+           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.draft).first())
     return [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"), "why": d.get("why")}
             for d in (row.dropped if row else [])]
 
 
 def _newest_version_at(store: Store):
     row = (StoreVersion.select(StoreVersion.created_at)
-           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.version).first())
+           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.draft).first())
     return row.created_at if row else None
 
 
@@ -153,7 +154,7 @@ def page_source(slug: str, *, session: Session | None, preview: bool) -> dict | 
         resolved = resolve(session) if session is not None else None
         if resolved is None or resolved.claimed_product_id != store.product_id or store.version == 0:
             return None
-        number = store.version
+        number = store.draft
     else:
         if store.published_version is None:
             return None

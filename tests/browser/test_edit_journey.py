@@ -36,16 +36,18 @@ def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sectio
     first_section = preview.locator("main section").first
     assert "Why this product" in first_section.inner_text()
 
-    page.get_by_role("button", name="Undo the last change").click()
+    page.get_by_role("button", name="Undo the last applied change").click()
     page.locator("[data-reverted=reverted]").wait_for()
     preview.reload()
     assert "Why this product" not in preview.locator("main section").first.inner_text()
     app.allow_console(r"status of 409 .* at .*/api/intent/revert")
-    page.get_by_role("button", name="Undo the last change").click()
+    page.get_by_role("button", name="Undo the last applied change").click()
     page.locator("[data-reason=nothing_to_revert]").wait_for()
 
     page.get_by_label("Lead the home page with").select_option("price")
     page.get_by_role("button", name="Set the leading section").click()
     page.get_by_text("Your home page leads with price").wait_for()
+    page.locator("ol.versions li[data-version='4']").wait_for()
+    assert page.get_by_text("Sign in to step back and forth between versions.").count() == 1
     app.shot("ordered")
     preview.close()

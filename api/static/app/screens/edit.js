@@ -54,6 +54,7 @@ export async function render(ctx) {
         h("p", { class: "notice-title" }, result.data.status === "applied" ? "Applied" : "Applying…"),
         h("p", {}, `Your store now leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
         h("p", { class: "actions" }, preview ? h("a", { class: "btn btn-secondary", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null)));
+      await loadHistory();
     }), { "data-action": "apply" });
     return h("section", { class: "panel proposal", "aria-labelledby": "proposal-title", dataset: { lead: proposal.lead } },
       h("h2", { id: "proposal-title" }, "Proposed change"),
@@ -75,10 +76,11 @@ export async function render(ctx) {
       const no = refusalOf(result);
       fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status" },
         `Your home page leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
+      await loadHistory();
     });
   });
 
-  const undo = button("Undo the last change", (event) => busy(event.currentTarget, async () => {
+  const undo = button("Undo the last applied change", (event) => busy(event.currentTarget, async () => {
     const result = await post("/api/intent/revert");
     const no = refusalOf(result);
     if (no) {
@@ -89,11 +91,42 @@ export async function render(ctx) {
       dataset: { reverted: result.data.status } },
       h("p", { class: "notice-title" }, result.data.status === "reverted" ? "Undone" : "Not undone"),
       h("p", {}, result.data.explanation || `${result.data.reverted_from.diff} That is undone.`)));
+    await loadHistory();
   }), { kind: "secondary", "data-action": "revert" });
+
+  const history = h("section", { class: "panel", "aria-labelledby": "history-title" });
+  const signedIn = ctx.state.account && ctx.state.account.account;
+  const step = (body) => async (event) => busy(event.currentTarget, async () => {
+    const result = await post("/api/ai/edit", body);
+    const no = refusalOf(result);
+    fill(outcome, no ? refusal(no, {}, result.http)
+      : h("p", { class: "notice notice-success", role: "status" }, `Your draft is now version ${result.data.version}.`));
+    await loadHistory();
+  });
+  async function loadHistory() {
+    const result = await get("/api/editor/versions");
+    if (!ctx.alive()) return;
+    const no = refusalOf(result);
+    if (no) {
+      fill(history, refusal(no, {}, result.http));
+      return;
+    }
+    fill(history, h("h2", { id: "history-title" }, "Versions"),
+      signedIn
+        ? h("p", { class: "actions" }, button("Step back", step({ direction: "undo" }), { kind: "secondary", "data-action": "undo" }),
+          button("Step forward", step({ direction: "redo" }), { kind: "secondary", "data-action": "redo" }))
+        : h("p", { class: "hint" }, "Sign in to step back and forth between versions."),
+      h("ol", { class: "list versions", reversed: true }, result.data.versions.map((v) => h("li", { dataset: { version: String(v.number) } },
+        h("strong", {}, `Version ${v.number}`), ` · ${v.summary}`,
+        v.draft ? h("span", { class: "tag tag-ok" }, " draft") : null,
+        v.published ? h("span", { class: "tag tag-ok" }, " published") : null,
+        signedIn && !v.draft ? [" ", button("Go to it", step({ version: v.number }), { kind: "ghost", "aria-label": `Go to version ${v.number}` })] : null))));
+  }
 
   fill(ctx.main,
     title("Edit the store", "Changes backed by your product's dated evidence, each one a new version you can undo."),
-    ask, proposalArea, outcome, order,
+    ask, proposalArea, outcome, order, history,
     h("p", { class: "actions" }, undo, preview ? h("a", { class: "btn btn-ghost", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null,
       linkButton("Your store", "#/app/store")));
+  await loadHistory();
 }

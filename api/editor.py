@@ -1,0 +1,148 @@
+"""The store editor: its versions and draft, undo, redo and go-to-version, and publishing
+the draft (spec 4.4 editor, 4.7 ai/edit and editor/publish)."""
+from marshmallow import Schema, fields, validate
+
+from api.routing import Blueprint
+from api.session import current_session
+from api.store import StoreAnswer
+from jobs.send import send_all
+from services.discovery import resolve
+from services.errors import Refused
+from services.store import builds, editor, state
+from services.store.document import COPY_FIELDS
+
+bp = Blueprint("editor", __name__, description="The store editor.")
+
+MAX_MESSAGE = 2000
+
+DECISIONS: list[str] = [
+    "Store versions form a history: each version names the one it was made from, and the store has a draft (the "
+    "version the editor shows, previews and publishes; the newest unless moved). POST /api/ai/edit with "
+    "`direction: undo` moves the draft to its parent, `redo` to the newest version made from it, `version: n` to "
+    "version n; moving writes no version and is not metered. Answers {status: edited, product_id, version (the "
+    "draft now), moved, diff: []}; 200 `nothing_to_undo`, `nothing_to_redo`, `no_history` (one version only), "
+    "`no_direction` (another direction), `unknown_version`. The next change is made from the draft.",
+    f"POST /api/ai/edit needs a signed-in account (401 `no_account`). A `message` (at most {MAX_MESSAGE} "
+    "characters: 400 `message_too_long`; blank with no direction or version: 400 `no_message`; a `field` the "
+    "store copy does not have: 200 `unknown_field`) asks for a plain-language edit: not built yet, it answers 200 "
+    "`editor_unavailable` saying so, changes nothing and costs nothing.",
+    "GET /api/editor/versions answers {status: ok, product_id, draft_version, published_version, versions: "
+    "[{number, created_at, summary, parent, draft, published}]} newest first; GET /api/editor/versions/<n> one "
+    "version with its `document` and its RFC 6902 `patch` from its parent (400 `unknown_version`); GET "
+    "/api/editor/draft the draft with its document and preview_url. All 409 `not_started` before the first build "
+    "and 200 `not_claimed` without a claimed product. POST /api/editor/publish publishes the draft exactly as "
+    "POST /api/store/publish does.",
+]
+
+
+class EditBody(Schema):
+    message = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100_000))
+    field = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+    version = fields.Integer(load_default=None, allow_none=True, strict=True)
+    direction = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
+
+
+class EditAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["edited"]})
+    product_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    moved = fields.String()
+    diff = fields.List(fields.Dict(), required=True)
+
+
+class VersionEntry(Schema):
+    number = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    summary = fields.String(required=True)
+    parent = fields.Integer(required=True, allow_none=True)
+    draft = fields.Boolean(required=True)
+    published = fields.Boolean(required=True)
+
+
+class VersionsAnswer(Schema):
+    status = fields.String(required=True)
+    product_id = fields.String(required=True)
+    draft_version = fields.Integer(required=True)
+    published_version = fields.Integer(required=True, allow_none=True)
+    versions = fields.List(fields.Nested(VersionEntry), required=True)
+
+
+class VersionAnswer(VersionEntry):
+    status = fields.String(required=True)
+    product_id = fields.String(required=True)
+    document = fields.Dict(required=True)
+    patch = fields.List(fields.Dict(), required=True)
+
+
+class DraftAnswer(VersionEntry):
+    status = fields.String(required=True)
+    product_id = fields.String(required=True)
+    document = fields.Dict(required=True)
+    preview_url = fields.String(required=True)
+
+
+def _claimed() -> str:
+    return builds.require_claim(resolve(current_session()))
+
+
+@bp.post("/api/ai/edit")
+@bp.declare(changes_state=True, requires_account=True,
+            refuses={400: ["no_message", "message_too_long"], 409: ["not_started"],
+                     200: ["not_claimed", "nothing_to_undo", "nothing_to_redo", "no_history", "no_direction",
+                           "unknown_version", "unknown_field", "editor_unavailable"]})
+@bp.arguments(EditBody)
+@bp.response(200, EditAnswer)
+def ai_edit(body):
+    """Moves the store's draft through its versions (undo, redo, go to a version); plain-language edits are to come."""
+    product_id = _claimed()
+    if body["version"] is not None or body["direction"] is not None:
+        return editor.move(product_id, direction=body["direction"], to=body["version"])
+    message = (body["message"] or "").strip()
+    if not message:
+        raise Refused("no_message")
+    if len(message) > MAX_MESSAGE:
+        raise Refused("message_too_long", f"An edit is at most {MAX_MESSAGE} characters; this one has {len(message)}.")
+    if body["field"] is not None and body["field"] not in COPY_FIELDS:
+        raise Refused("unknown_field", f"Your store's copy has no field {body['field'][:40]!r}; it has "
+                                       f"{', '.join(COPY_FIELDS)}.")
+    raise Refused("editor_unavailable", "Plain-language edits are not available on this service yet, so nothing "
+                                        "was changed and nothing was charged. Use Edit the store for changes backed "
+                                        "by your evidence, or undo and redo here.")
+
+
+@bp.get("/api/editor/versions")
+@bp.declare(changes_state=False, refuses={200: ["not_claimed"], 409: ["not_started"]})
+@bp.response(200, VersionsAnswer)
+def editor_versions():
+    """Every version of the founder's store, newest first, with the draft and the published one marked."""
+    return editor.versions(_claimed())
+
+
+@bp.get("/api/editor/versions/<number>")
+@bp.declare(changes_state=False, refuses={200: ["not_claimed"], 400: ["unknown_version"], 409: ["not_started"]})
+@bp.response(200, VersionAnswer)
+def editor_version(number):
+    """One version of the founder's store: its document and the patch from the version it was made from."""
+    product_id = _claimed()
+    if not number.isdigit() or len(number) > 9:
+        raise Refused("unknown_version", "A version is named by its number: 1, 2, 3...")
+    return editor.version(product_id, int(number))
+
+
+@bp.get("/api/editor/draft")
+@bp.declare(changes_state=False, refuses={200: ["not_claimed"], 409: ["not_started"]})
+@bp.response(200, DraftAnswer)
+def editor_draft():
+    """The draft of the founder's store: the version the editor shows, previews and publishes."""
+    return editor.draft(_claimed())
+
+
+@bp.post("/api/editor/publish")
+@bp.declare(changes_state=True, no_body=True,
+            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started"], 500: ["verify_failed"]})
+@bp.response(200, StoreAnswer)
+def editor_publish():
+    """Re-checks the draft of the founder's store and publishes it, regenerating it first if needed."""
+    job, created, product_id = state.start_publishing(session=current_session())
+    send_all([job] if created else [])
+    return state.publish_answer(job.id, product_id)
