@@ -8,12 +8,14 @@ from api.store import StoreAnswer
 from jobs.send import send_all
 from services.discovery import resolve
 from services.errors import Refused
-from services.store import builds, editor, state
+from services.meter import METER_REFUSALS, metered
+from services.store import builds, editor, edits, state
 from services.store.document import COPY_FIELDS
 
 bp = Blueprint("editor", __name__, description="The store editor.")
 
 MAX_MESSAGE = 2000
+EDIT_BUCKET = "website_edit"
 
 DECISIONS: list[str] = [
     "Store versions form a history: each version names the one it was made from, and the store has a draft (the "
@@ -24,8 +26,16 @@ DECISIONS: list[str] = [
     "`no_direction` (another direction), `unknown_version`. The next change is made from the draft.",
     f"POST /api/ai/edit needs a signed-in account (401 `no_account`). A `message` (at most {MAX_MESSAGE} "
     "characters: 400 `message_too_long`; blank with no direction or version: 400 `no_message`; a `field` the "
-    "store copy does not have: 200 `unknown_field`) asks for a plain-language edit: not built yet, it answers 200 "
-    "`editor_unavailable` saying so, changes nothing and costs nothing.",
+    "store copy does not have: 200 `unknown_field`) is a plain-language edit of the draft, run by the AI backend "
+    "in a `store_edit` job: the whole copy as it should read afterwards (and a leading section when asked), "
+    "applied as a new version made from the draft. Answers {status: edited, version, diff (the RFC 6902 patch)}. "
+    "It is charged to `website_edit` (spec 8.1; 429 at the limit) only when a version results: every refusal is "
+    "refunded: 200 `no_diff` (nothing would change), `too_long` (a field past its bounds), `unbacked_claim` (a "
+    "sentence the product record cannot back, named, with `unbacked`), `editor_unavailable` (the offline editor "
+    "does not understand it, and says what it does understand: change a text field to new words, add a question, "
+    "remove a question, lead with a section; prices are the founder's own product's), `cli_unavailable`, "
+    "`cli_failed` (the model could not be reached, failed, or answered no valid copy); 409 `build_in_progress` "
+    "while a build, publish, change or another edit runs.",
     "GET /api/editor/versions answers {status: ok, product_id, draft_version, published_version, versions: "
     "[{number, created_at, summary, parent, draft, published}]} newest first; GET /api/editor/versions/<n> one "
     "version with its `document` and its RFC 6902 `patch` from its parent (400 `unknown_version`); GET "
@@ -87,13 +97,15 @@ def _claimed() -> str:
 
 @bp.post("/api/ai/edit")
 @bp.declare(changes_state=True, requires_account=True,
-            refuses={400: ["no_message", "message_too_long"], 409: ["not_started"],
+            refuses={400: ["no_message", "message_too_long"], 409: ["not_started", "build_in_progress"],
                      200: ["not_claimed", "nothing_to_undo", "nothing_to_redo", "no_history", "no_direction",
-                           "unknown_version", "unknown_field", "editor_unavailable"]})
+                           "unknown_version", "unknown_field", "editor_unavailable", "no_diff", "too_long",
+                           "unbacked_claim", "cli_unavailable", "cli_failed", "unknown_section"],
+                     429: list(METER_REFUSALS)})
 @bp.arguments(EditBody)
 @bp.response(200, EditAnswer)
 def ai_edit(body):
-    """Moves the store's draft through its versions (undo, redo, go to a version); plain-language edits are to come."""
+    """Edits the store in plain language as a new version (metered), or moves its draft (undo, redo, go to a version)."""
     product_id = _claimed()
     if body["version"] is not None or body["direction"] is not None:
         return editor.move(product_id, direction=body["direction"], to=body["version"])
@@ -105,9 +117,12 @@ def ai_edit(body):
     if body["field"] is not None and body["field"] not in COPY_FIELDS:
         raise Refused("unknown_field", f"Your store's copy has no field {body['field'][:40]!r}; it has "
                                        f"{', '.join(COPY_FIELDS)}.")
-    raise Refused("editor_unavailable", "Plain-language edits are not available on this service yet, so nothing "
-                                        "was changed and nothing was charged. Use Edit the store for changes backed "
-                                        "by your evidence, or undo and redo here.")
+    session = current_session()
+    # Charged before the work, refunded by every refusal: only an edit that made a version costs.
+    with metered(session.account_id, EDIT_BUCKET):
+        job = edits.start(product_id=product_id, message=message, field=body["field"])
+        send_all([job])
+        return edits.result(job.id)
 
 
 @bp.get("/api/editor/versions")

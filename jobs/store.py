@@ -1,6 +1,6 @@
 """Store jobs: building a store's new version and publishing it (services/store/)."""
 from jobs.runner import job_actor
-from services.store import builds, intents, publish
+from services.store import builds, edits, intents, publish
 
 
 # A build may wait on an AI backend: a lease of two minutes, renewed while it works.
@@ -20,3 +20,10 @@ def publish_store(ctx):
 def change_store(ctx):
     """Writes the version an applied intent, a new leading section or a revert asked for."""
     return intents.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)
+
+
+# A model may take a while to answer: the lease is renewed while the edit works.
+@job_actor(edits.EDIT, lease_seconds=120, retry_delays=(5,))
+def edit_store(ctx):
+    """Turns a plain-language edit into a new version of the store (or the refusal the founder is told)."""
+    return edits.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)

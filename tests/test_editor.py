@@ -3,13 +3,17 @@ version written, nothing charged), publishing the draft, and the plain-language 
 refusals while it is not built."""
 from __future__ import annotations
 
+import sys
 from urllib.parse import urlsplit
+
+import pytest
 
 from models.store import Store
 from tests.mailbox import last_link
 from tests.test_discovery import claim, find, load, refusal
 from tests.test_intents import TRENDING, product
-from tests.test_store import built
+from tests.helpers import in_threads
+from tests.test_store import built, settings_with  # noqa: F401,F811  (a fixture)
 
 
 def signed_in_founder_with_store(founder, run_jobs, address="editor@example.com"):
@@ -89,17 +93,119 @@ def test_the_preview_and_publishing_follow_the_draft(founder, run_jobs):
     assert client.get("/api/editor/draft").get_json()["published"] is True
 
 
-def test_a_plain_language_edit_is_refused_honestly_and_costs_nothing(founder, run_jobs):
+def website_edit_used(client) -> int:
+    features = client.get("/api/usage").get_json()["features"]
+    return next(f["used_5h"] for f in features if f["feature"] == "website_edit")
+
+
+def edit(client, message, **body):
+    return client.post("/api/ai/edit", json={"message": message, **body})
+
+
+def test_a_plain_language_edit_makes_a_version_from_the_draft_and_costs_only_then(founder, run_jobs):
     client = signed_in_founder_with_store(founder, run_jobs)
-    before = client.get("/api/usage").get_json()
-    refusal(client.post("/api/ai/edit", json={"message": "  "}), 400, "no_message")
-    refusal(client.post("/api/ai/edit", json={}), 400, "no_message")
-    refusal(client.post("/api/ai/edit", json={"message": "x" * 2001}), 400, "message_too_long")
-    refusal(client.post("/api/ai/edit", json={"message": "Shorter", "field": "footer"}), 200, "unknown_field")
-    body = refusal(client.post("/api/ai/edit", json={"message": "Make the headline punchier"}), 200,
-                   "editor_unavailable")
-    assert "nothing was charged" in body["explanation"]
-    assert client.get("/api/usage").get_json() == before and Store.get().version == 1
+    answer = edit(client, "Change the headline to Knives on the wall, counters clear")
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    body = answer.get_json()
+    assert (body["status"], body["version"]) == ("edited", 2)
+    assert body["diff"] == [{"op": "replace", "path": "/copy/headline", "value": "Knives on the wall, counters clear"}]
+    assert website_edit_used(client) == 50
+    page = client.get(client.get("/api/store").get_json()["preview_url"]).get_data(as_text=True)
+    assert "Knives on the wall, counters clear" in page
+    # The same edit again changes nothing, and costs nothing.
+    refusal(edit(client, "Change the headline to Knives on the wall, counters clear"), 200, "no_diff")
+    assert website_edit_used(client) == 50 and Store.get().version == 2
+
+
+@pytest.mark.parametrize("message, field, reason", [
+    ("Change the headline to Handmade in Italy by masters", None, "unbacked_claim"),
+    ("Change the headline to " + "very " * 30 + "long", None, "too_long"),
+    ("Make it punchier", None, "editor_unavailable"),
+    ("Set the price to 19.99", None, "editor_unavailable"),
+    ("Remove the question about unicorns", None, "editor_unavailable"),
+    ("Certified organic since 1990.", "guarantee", "unbacked_claim"),
+])
+def test_an_edit_that_cannot_be_made_is_refused_by_name_and_costs_nothing(founder, run_jobs, message, field, reason):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    body = refusal(edit(client, message, **({"field": field} if field else {})), 200, reason)
+    if reason == "unbacked_claim":
+        assert body["unbacked"] and body["unbacked"][0]["why"] in ("origin", "certification", "number")
+    if message.startswith("Make it"):
+        assert "understands" in body["explanation"]
+    assert website_edit_used(client) == 0 and Store.get().version == 1
+
+
+def faq_of(client) -> list[dict]:
+    return client.get("/api/editor/draft").get_json()["document"]["copy"]["faq"]
+
+
+def test_questions_are_removed_and_added_by_plain_words(founder, run_jobs):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    first = faq_of(client)[0]["question"]
+    words = " ".join(first.rstrip("?").split()[-2:])
+    assert edit(client, f"Remove the question about {words}").get_json()["status"] == "edited"
+    assert first not in [item["question"] for item in faq_of(client)]
+    added = edit(client, "Add a question: Does it hold ceramic knives? It holds any knife with a steel blade.")
+    assert added.get_json()["status"] == "edited"
+    assert faq_of(client)[-1] == {"question": "Does it hold ceramic knives?",
+                                  "answer": "It holds any knife with a steel blade."}
+
+
+def test_a_named_field_and_the_leading_section_by_plain_words(founder, run_jobs):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    refusal(edit(client, "Add a question: Is it heavy? It is light."), 200, "too_long")  # six questions already
+    guarantee = edit(client, "If anything is wrong with your order, write to us and we will make it right.",
+                     field="guarantee").get_json()
+    assert guarantee["diff"][0]["path"] == "/copy/guarantee"
+    assert edit(client, "Lead with the price").get_json()["version"] == 3
+    assert client.get("/api/editor/draft").get_json()["document"]["lead"] == "price"
+
+
+def test_a_free_accounts_edits_stop_at_its_limit_with_a_429(founder, run_jobs):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    assert edit(client, "Change the headline to First headline of ours").status_code == 200
+    assert edit(client, "Change the headline to Second headline of ours").status_code == 200
+    over = edit(client, "Change the headline to Third headline of ours")
+    assert over.status_code == 429 and over.get_json()["reason"] == "usage_limit_reached"
+    assert Store.get().version == 3 and website_edit_used(client) == 100
+
+
+def test_fifty_concurrent_edits_charge_exactly_the_versions_they_made(founder, run_jobs):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    cookie = client.get_cookie("ff_session").value
+
+    def one(i):
+        other = founder()
+        other.set_cookie("ff_session", cookie)
+        # Words, not digits: a number the product record lacks could not be backed.
+        name = "abcdefghijklmnopqrstuvwxyz"[i % 26] + "xyz"[i // 26]
+        return other.post("/api/ai/edit", json={"message": f"Change the headline to Headline called {name}"})
+
+    answers = in_threads(50, one)
+    made = [a for a in answers if a.status_code == 200 and a.get_json()["status"] == "edited"]
+    assert 1 <= len(made) <= 2
+    assert {a.get_json().get("reason") for a in answers if a not in made} <= {"build_in_progress",
+                                                                              "usage_limit_reached"}
+    assert Store.get().version == 1 + len(made)
+    assert website_edit_used(client) == 50 * len(made)
+
+
+def test_a_model_backend_edits_through_the_same_checks(founder, run_jobs, settings_with, tmp_path):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    model = tmp_path / "editor.py"  # a real program standing in for a model: it rewrites the headline
+    model.write_text("import json, sys\nrequest = json.load(sys.stdin)\ncopy = request['current']['copy']\n"
+                     "copy['headline'] = 'Knife strip, rewritten by the model'\n"
+                     "print(json.dumps({'copy': copy, 'lead': None}))\n")
+    settings_with(ai_backend="command", ai_command=f"{sys.executable} {model}")
+    body = edit(client, "Make the headline say it was rewritten").get_json()
+    assert body["status"] == "edited" and body["diff"][0]["value"] == "Knife strip, rewritten by the model"
+    settings_with(ai_backend="command", ai_command=str(tmp_path / "no-such-program"))
+    refusal(edit(client, "Anything"), 200, "cli_unavailable")
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\nsys.stdin.read()\nprint('not json')\n")
+    settings_with(ai_backend="command", ai_command=f"{sys.executable} {broken}")
+    refusal(edit(client, "Anything"), 200, "cli_failed")
+    assert website_edit_used(client) == 50
 
 
 def test_the_editor_needs_an_account_a_claim_and_a_store(founder, run_jobs):

@@ -47,6 +47,21 @@ def complete(task: Task, *, settings=None) -> Answer:
     backend = backend_name(settings)
     schema = schemas.schema_for(task.kind)
     started = time.monotonic()
+    if task.kind == "store_edit":
+        # An edit is the founder's request: it is not filtered sentence by sentence (the caller
+        # refuses an edit whose wording the facts cannot back, and says which sentence).
+        if backend == "offline":
+            written, attempts = offline.write(task), 1
+        elif backend in BACKENDS:
+            written, attempts = _ask(BACKENDS[backend], task, schema, settings)
+        else:
+            raise ValueError(f"unknown AI backend {backend!r}")
+        problems = schemas.validate(written, schema)
+        if problems:
+            raise AIError(INVALID_OUTPUT, "the edited copy does not follow the schema: " + "; ".join(problems))
+        log.info("ai edit written", extra={"fields": {"backend": backend, "attempts": attempts,
+                                                      "seconds": round(time.monotonic() - started, 3)}})
+        return Answer(copy=written, dropped=[], backend=backend)
     fallback = offline.write(task)
     if backend == "offline":
         written, attempts = fallback, 1

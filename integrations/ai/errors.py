@@ -6,6 +6,8 @@ from __future__ import annotations
 UNAVAILABLE = "cli_unavailable"
 FAILED = "cli_failed"
 INVALID_OUTPUT = "invalid_ai_output"
+# The offline editor does not understand a request (its detail says what it does understand).
+EDITOR_UNAVAILABLE = "editor_unavailable"
 
 
 class AIError(Exception):

@@ -36,7 +36,12 @@ MOST_DEMAND_SENTENCES = 3
 
 
 def write(task: Task) -> dict:
-    """Writes the copy a task asks for from its facts alone (instructions need a model)."""
+    """Writes the copy a task asks for from its facts alone (instructions need a model, but
+    for the few edits the offline editor understands: integrations/ai/offline_edit.py)."""
+    if task.kind == "store_edit":
+        from integrations.ai import offline_edit
+
+        return offline_edit.edit(task)
     if task.kind != "store_copy":
         raise ValueError(f"the offline copywriter cannot write {task.kind!r}")
     return store_copy(task.facts)

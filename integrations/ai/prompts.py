@@ -26,6 +26,9 @@ Any sentence that breaks these rules is removed before the copy is used."""
 
 TASKS = {
     "store_copy": "Write the copy of the store page that sells this product.",
+    "store_edit": ("Edit the store's current copy as the founder's instructions ask, changing nothing else, and "
+                   "answer the whole copy as it should read afterwards (and `lead` when they ask for another "
+                   "leading section, else null)."),
 }
 
 

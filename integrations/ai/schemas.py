@@ -36,7 +36,16 @@ STORE_COPY = _record({
     "call_to_action": _text(2, 30, "the buy button's words"),
 })
 
-SCHEMAS = {"store_copy": STORE_COPY}
+# A plain-language edit of a store: the whole copy as it should read afterwards, and the
+# section the home page should lead with (null: unchanged).
+STORE_EDIT = _record({
+    "copy": STORE_COPY,
+    "lead": {"type": ["string", "null"], "maxLength": 20,
+             "description": "the section the home page leads with (hero, benefits, evidence, price, reviews, faq, "
+                            "guarantee, shipping), or null to leave it"},
+})
+
+SCHEMAS = {"store_copy": STORE_COPY, "store_edit": STORE_EDIT}
 
 # Enough errors to tell a model what to fix, few enough to keep the retry prompt short.
 MAX_ERRORS = 10

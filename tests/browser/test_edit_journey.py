@@ -51,3 +51,31 @@ def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sectio
     assert page.get_by_text("Sign in to step back and forth between versions.").count() == 1
     app.shot("ordered")
     preview.close()
+
+
+def test_a_signed_in_founder_edits_in_plain_words_and_steps_through_versions(open_app, run_jobs):
+    from tests.browser.test_journey import sign_in_by_link
+
+    catalog(3)
+    app = open_app("phone")
+    sign_in_by_link(app, "words@example.com", new=True)
+    page = screen(app, "/#/app/find", "find")
+    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
+    page = screen(app, "/#/app/store", "store")
+    page.get_by_role("button", name="Build my store").click()
+    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+
+    page = screen(app, "/#/app/edit", "edit")
+    page.get_by_label("Your edit").fill("Change the headline to Knives on the wall, counters clear")
+    page.get_by_role("button", name="Make this edit").click()
+    page.locator("[data-edited='2']").wait_for()
+    page.get_by_label("Your edit").fill("Change the headline to Handmade in Italy")
+    page.get_by_role("button", name="Make this edit").click()
+    page.locator("[data-reason=unbacked_claim]").wait_for()
+    app.shot("plain-edit-refused")
+    page.get_by_role("button", name="Step back").click()
+    page.get_by_text("Your draft is now version 1.").wait_for()
+    page.get_by_role("button", name="Step forward").click()
+    page.get_by_text("Your draft is now version 2.").wait_for()
+    app.shot("versions")

@@ -105,6 +105,7 @@ async function render() {
   try {
     await screen.render(ctx);
   } catch (error) {
+    console.error(error); // a screen that throws is a bug: the browser tests fail on it
     if (token !== renderToken) return;
     fill(main, h("div", { class: "notice notice-error", role: "alert" },
       h("p", { class: "notice-title" }, "This screen could not be shown"),

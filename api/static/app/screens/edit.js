@@ -22,6 +22,7 @@ export async function render(ctx) {
   const outcome = h("div", { "aria-live": "polite" });
   const proposalArea = h("div", { "aria-live": "polite" });
   const preview = store.data.preview_url;
+  const signedIn = ctx.state.account && ctx.state.account.account;
 
   const ask = h("form", { class: "panel", novalidate: true },
     h("h2", {}, "Ask for a change"),
@@ -65,6 +66,26 @@ export async function render(ctx) {
       h("p", { class: "actions" }, apply));
   }
 
+  // A plain-language edit (signed-in founders; metered only when it makes a version).
+  const plain = h("form", { class: "panel", novalidate: true },
+    h("h2", {}, "Edit in your own words"),
+    signedIn
+      ? [h("p", { class: "hint" }, "For example: \"change the headline to ...\", \"add a question: ...? ...\", "
+          + "\"remove the question about ...\". Each edit that changes your store costs AI editor credits."),
+        field("Your edit", { name: "message", required: true, maxlength: "2000" }, { multiline: true }),
+        h("div", { class: "form-actions" }, button("Make this edit", null, { type: "submit" }))]
+      : h("p", { class: "hint" }, "Sign in to edit your store in your own words."));
+  plain.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await busy(plain.querySelector("button[type=submit]"), async () => {
+      const result = await post("/api/ai/edit", { message: plain.message.value });
+      const no = refusalOf(result);
+      fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status",
+        dataset: { edited: String(result.data.version) } }, `Edited: your draft is now version ${result.data.version}.`));
+      await loadHistory();
+    });
+  });
+
   const order = h("form", { class: "panel inline-form", novalidate: true },
     h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
       h("select", { id: "lead", name: "lead" }, SECTIONS.map((s) => h("option", { value: s }, s)))),
@@ -95,7 +116,6 @@ export async function render(ctx) {
   }), { kind: "secondary", "data-action": "revert" });
 
   const history = h("section", { class: "panel", "aria-labelledby": "history-title" });
-  const signedIn = ctx.state.account && ctx.state.account.account;
   const step = (body) => async (event) => busy(event.currentTarget, async () => {
     const result = await post("/api/ai/edit", body);
     const no = refusalOf(result);
@@ -125,7 +145,7 @@ export async function render(ctx) {
 
   fill(ctx.main,
     title("Edit the store", "Changes backed by your product's dated evidence, each one a new version you can undo."),
-    ask, proposalArea, outcome, order, history,
+    ask, proposalArea, outcome, plain, order, history,
     h("p", { class: "actions" }, undo, preview ? h("a", { class: "btn btn-ghost", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null,
       linkButton("Your store", "#/app/store")));
   await loadHistory();
