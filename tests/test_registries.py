@@ -66,6 +66,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     # the store editor's history
     "editor_unavailable", "unknown_field", "unknown_version", "nothing_to_undo", "nothing_to_redo", "no_history",
     "no_direction", "no_message", "message_too_long",
+    # plain-language edits
+    "no_diff", "too_long", "cli_unavailable", "cli_failed",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

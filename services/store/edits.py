@@ -29,9 +29,10 @@ from services.store.versions import latest, write_version
 EDIT = "store_edit"  # the job kind
 WAIT_SECONDS = 60
 
-# What an AI error tells the founder (registered reasons).
+# What an AI error tells the founder (registered reasons); any other (an answer that was no
+# valid copy, twice) reads as cli_failed.
 _AI_REASONS = {"editor_unavailable": "editor_unavailable", "too_long": "too_long",
-               "cli_unavailable": "cli_unavailable", "cli_failed": "cli_failed", "invalid_ai_output": "cli_failed"}
+               "cli_unavailable": "cli_unavailable", "cli_failed": "cli_failed"}
 
 
 def start(*, product_id: str, message: str, field: str | None) -> Job:
