@@ -63,6 +63,13 @@ def blocked_by(action: str, facts: dict[str, bool]) -> list[str]:
     return [fact for fact in launch.FACT_IDS if fact in TRANSITIONS[action].needs and not facts.get(fact)]
 
 
+_LABELS = {fact.id: fact.label for fact in launch.FACTS}
+
+
+def _named(fact_ids: list[str]) -> str:
+    return ", ".join(_LABELS[fact] for fact in fact_ids)
+
+
 def actions_from(state: str) -> list[str]:
     """The actions the state machine has from a state, whatever the facts say."""
     return [action for action, t in TRANSITIONS.items() if state in t.sources]
@@ -96,8 +103,8 @@ def decide(state: str, action: str, facts: dict[str, bool]) -> str:
     waiting = blocked_by(action, facts)
     if waiting:
         raise Refused("launch_blocked",
-                      f"Your product cannot {action} yet: it waits on {', '.join(waiting)}, not true today. "
-                      "The Launch screen says how to make each one true.",
+                      f"Your product cannot {action} yet: it waits on {_named(waiting)} ({', '.join(waiting)}), "
+                      "not true today. The Launch screen says how to make each one true.",
                       state=state, action=action, blocked_by=waiting, allowed=allowed, blocked=blocked)
     return transition.target
 
