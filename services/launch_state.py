@@ -130,6 +130,18 @@ def state_of(resolved: Resolved | None, facts: dict[str, bool]) -> dict | None:
     return describe(product_id, ProductLaunch.get_or_none(ProductLaunch.product == product_id), facts)
 
 
+def apply(product_id: str, *, expected: str, target: str) -> bool:
+    """Moves the product's launch state from `expected` to `target`; False (nothing changed)
+    when it is no longer `expected`."""
+    # The WHERE on the state read before is what settles a race: of two requests that read
+    # the same state, the database lets exactly one update apply; the other updates nothing
+    # (on PostgreSQL it waits for the first to commit, then finds the state moved) and
+    # decides again from the state it finds.
+    moved = (ProductLaunch.update(state=target, previous=expected, changed_at=utcnow())
+             .where(ProductLaunch.product == product_id, ProductLaunch.state == expected).execute())
+    return moved == 1
+
+
 def transition(*, session: Session, action: str) -> dict:
     """Moves the launch state of the session's claimed product by `action`."""
     resolved = resolve(session)
@@ -140,12 +152,7 @@ def transition(*, session: Session, action: str) -> dict:
             ProductLaunch.insert(product=product_id, state=DRAFT, changed_at=utcnow()).on_conflict_ignore().execute()
             row = ProductLaunch.get(ProductLaunch.product == product_id)
             target = decide(row.state, action, facts)
-            # The WHERE on the state read above is what settles a race: of two requests that
-            # read the same state, the database lets exactly one update apply; the other
-            # updates nothing and decides again from the state it finds.
-            moved = (ProductLaunch.update(state=target, previous=row.state, changed_at=utcnow())
-                     .where(ProductLaunch.product == product_id, ProductLaunch.state == row.state).execute())
-            if moved == 1:
+            if apply(product_id, expected=row.state, target=target):
                 return {"status": "ok", **describe(product_id, ProductLaunch.get(ProductLaunch.product == product_id),
                                                    facts)}
     current = ProductLaunch.get(ProductLaunch.product == product_id)

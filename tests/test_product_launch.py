@@ -242,10 +242,19 @@ def test_live_can_be_retired_through_the_route(founder):
     assert ok(move(client, "retire"))["previous"] == "live"
 
 
-@pytest.mark.parametrize("action", ["prepare", "retire"])
-def test_two_founders_devices_racing_the_same_transition_apply_it_once(founder, run_jobs, action):
+@pytest.mark.parametrize(("stored", "action"), [
+    (None, "prepare"),  # the first transition: the row is created as it is taken
+    (None, "retire"),
+    ("ready", "retire"),  # the row exists: only the conditional update settles it
+    ("live", "pause"),
+    ("paused", "retire"),
+])
+def test_devices_racing_the_same_transition_apply_it_once(founder, run_jobs, stored, action):
     client = claimed_founder(founder)
     built(client, run_jobs)
+    if stored is not None:
+        ProductLaunch.create(product="p00", state=stored, previous=None)
+    start = stored or "draft"
     cookie = client.get_cookie("ff_session").value
 
     def attempt(_):
@@ -254,15 +263,28 @@ def test_two_founders_devices_racing_the_same_transition_apply_it_once(founder, 
         response = move(device, action)
         return response.status_code, response.get_json()
 
-    answers = in_threads(6, attempt)
+    answers = in_threads(8, attempt)
     applied = [body for status, body in answers if status == 200]
     assert len(applied) == 1, answers
-    assert applied[0]["previous"] == "draft"
-    target = MOVES[("draft", action)]
+    target = MOVES[(start, action)]
+    assert (applied[0]["state"], applied[0]["previous"]) == (target, start)
     assert all((status, body["reason"], body["state"]) == (409, "invalid_transition", target)
                for status, body in answers if status != 200), answers
     row = ProductLaunch.get(ProductLaunch.product == "p00")
-    assert (row.state, row.previous) == (target, "draft")
+    assert (row.state, row.previous) == (target, start)
+
+
+def test_a_transition_decided_on_a_state_read_before_another_applied_changes_nothing(founder):
+    claimed_founder(founder)
+    ProductLaunch.create(product="p00", state="ready", previous="draft")
+    before = ProductLaunch.get(ProductLaunch.product == "p00")
+    # A request that read `draft` (before another moved it to ready) and decided `ready`:
+    assert launch_state.apply("p00", expected="draft", target="ready") is False
+    # One that read `ready` and decided `retired` applies, once.
+    assert launch_state.apply("p00", expected="ready", target="retired") is True
+    assert launch_state.apply("p00", expected="ready", target="retired") is False
+    row = ProductLaunch.get(ProductLaunch.product == "p00")
+    assert (row.state, row.previous) == ("retired", "ready") and row.changed_at >= before.changed_at
 
 
 def test_another_founder_never_sees_or_moves_your_launch(founder, run_jobs):
