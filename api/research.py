@@ -2,6 +2,7 @@
 the launch facts, the outcome of a claimed product and the published track record."""
 from marshmallow import Schema, fields, validate
 
+from api.launch import LaunchStateSchema
 from api.routing import Blueprint
 from api.session import current_session
 from config import Settings
@@ -72,7 +73,9 @@ DECISIONS: list[str] = [
     "first sign-in.",
     "GET /api/launch: {status: ok, product_id (null without a product), facts: [{id, label, true_today, detail}]} "
     "with the facts " + ", ".join(launch.FACT_IDS) + ", in that order; each is computed from the records of its "
-    "area, and a fact whose area is not built yet reads false with a detail saying so.",
+    "area, and a fact whose area is not built yet reads false with a detail saying so. `launch_state` is the "
+    "claimed product's launch state as POST /api/product-launch answers it (draft before the first transition), "
+    "null while the session has claimed nothing.",
     "POST /api/outcome {spend?, revenue?, note?} attaches an outcome to the session's claimed product (the resolver's "
     f"claim): spend and revenue are non-negative amounts up to {MAX_AMOUNT:,} in the product's currency (rounded to "
     f"cents), note at most {MAX_NOTE} characters. 200 {{status: recorded, outcome: {{product_id, spend, revenue, note, "
@@ -285,6 +288,9 @@ class LaunchAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     product_id = fields.String(required=True, allow_none=True)
     facts = fields.List(fields.Nested(LaunchFactSchema), required=True)
+    launch_state = fields.Nested(LaunchStateSchema, required=True, allow_none=True, metadata={
+        "description": "The launch state of the claimed product, as POST /api/product-launch answers it (null "
+                       "while nothing is claimed)"})
 
 
 @bp.get("/api/offer")
@@ -332,5 +338,5 @@ def get_dashboard():
 @bp.declare(changes_state=False)
 @bp.response(200, LaunchAnswer)
 def get_launch():
-    """The launch facts of the session's product, each with whether it is true today."""
+    """The launch facts of the session's product, each with whether it is true today, and its launch state."""
     return answers.launch_facts(session=current_session())

@@ -4,6 +4,7 @@ from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.job import Job, WorkerBeat
+from models.launch import ProductLaunch
 from models.model3d import Model3D
 from models.research import Outcome, Research
 from models.session import Session
@@ -14,4 +15,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion, StoreIntent]
+              Store, StoreVersion, StoreIntent, ProductLaunch]

@@ -14,6 +14,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
     "invalid_query": Reason(400, "A saved query must be the words of a discovery query: not blank, and no longer than a discovery query may be. Nothing was saved."),
     "invalid_request": Reason(400, "The request is missing a field or has a value of the wrong kind; nothing was changed."),
+    "invalid_transition": Reason(409, "Your product's launch state does not allow that step now; nothing was changed. The answer names the state it is in and the steps it allows."),
     "metrics_credentials_required": Reason(401, "The service's figures need the admin password, sent with HTTP Basic authentication; nothing was shown."),
     "metrics_not_public": Reason(403, "The service's figures are served only to this host (or to everyone when METRICS_PUBLIC is set), and no admin password is configured; nothing was shown."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),

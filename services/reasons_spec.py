@@ -110,8 +110,9 @@ SPEC_REASONS: dict[str, Reason] = {
     # --- Named elsewhere in the spec and decisions.md (alphabetical) -------
     "bad_signature": Reason(403, "This billing message had an invalid or out-of-date signature, so it was refused and nothing changed."),
     "internal_error": Reason(500, "Something went wrong on our side. Try again in a moment, and contact support if it keeps happening."),
-    "invalid_action": Reason(400, "Choose whether to claim this product or pass on it."),
+    "invalid_action": Reason(400, "That action is not one this request takes, so nothing was changed. Choose one of the actions it names."),
     "invalid_json": Reason(400, "We could not read that request, so nothing was changed. Check it and try again."),
+    "launch_blocked": Reason(409, "Your product cannot take that launch step yet: some launch facts it needs are not true today. They are named with this answer, and the Launch screen says how to make each one true."),
     "not_found": Reason(404, "We could not find what you asked for. It may not have been created yet, or the address may be wrong."),
     "unknown_surface": Reason(200, "Your store has no area by that name to change. Choose one of the areas it has."),
 }

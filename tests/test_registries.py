@@ -34,7 +34,8 @@ SPEC_7_2 = [
     "no_orders_yet", "no_tickets_yet", "nothing_to_watch", "order_not_found", "not_available", "unknown_event",
 ]
 # Also named by the spec outside 7.2, or by decisions.md.
-SPEC_OTHER = ["unknown_surface", "not_found", "invalid_action", "bad_signature", "internal_error", "invalid_json"]
+SPEC_OTHER = ["unknown_surface", "not_found", "invalid_action", "bad_signature", "internal_error", "invalid_json",
+              "launch_blocked"]
 
 # Registered codes whose feature is not built yet, so no code emits them. Each feature
 # that lands removes its codes from here; the test below keeps this list exact.
@@ -68,6 +69,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_direction", "no_message", "message_too_long",
     # plain-language edits
     "no_diff", "too_long", "cli_unavailable", "cli_failed",
+    # the launch state machine
+    "launch_blocked",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

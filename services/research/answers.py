@@ -13,7 +13,7 @@ from models.db import transaction
 from models.job import Job
 from models.research import Research
 from models.session import Session
-from services import milestones, referrals, watches
+from services import launch_state, milestones, referrals, watches
 from services.discovery import Resolved, resolve
 from services.ownership import owner_of
 from services.reasons import sentence
@@ -199,5 +199,6 @@ def launch_facts(*, session: Session) -> dict:
     """Every launch fact of the session's product, each with whether it is true today."""
     owner = owner_of(session)
     resolved = resolve(session)
-    return {"status": "ok", "product_id": resolved.product_id if resolved else None,
-            "facts": launch.facts_for(owner, resolved)}
+    facts = launch.facts_for(owner, resolved)
+    return {"status": "ok", "product_id": resolved.product_id if resolved else None, "facts": facts,
+            "launch_state": launch_state.state_of(resolved, launch_state.fact_values(facts))}

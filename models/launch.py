@@ -1,0 +1,22 @@
+"""The launch state of a claimed product (POST /api/product-launch): one row per product,
+moved only by conditional updates (services/launch_state.py)."""
+import peewee as pw
+
+from models.catalog import Product
+from models.clock import utcnow
+from models.db import BaseModel
+
+
+class ProductLaunch(BaseModel):
+    """Where a product stands on its way to customers. No row reads as `draft`."""
+
+    DRAFT, READY, LIVE, PAUSED, RETIRED = "draft", "ready", "live", "paused", "retired"
+    STATES = (DRAFT, READY, LIVE, PAUSED, RETIRED)
+
+    product = pw.ForeignKeyField(Product, primary_key=True, on_delete="CASCADE", column_name="product_id", backref="+")
+    state = pw.CharField(max_length=16, default=DRAFT)
+    previous = pw.CharField(max_length=16, null=True)  # the state before the last transition
+    changed_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "product_launch"
