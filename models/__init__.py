@@ -5,6 +5,7 @@ from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.job import Job, WorkerBeat
 from models.model3d import Model3D
+from models.own_product import FounderImage, FounderProduct
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreVersion
@@ -14,4 +15,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion]
+              Store, StoreVersion, FounderProduct, FounderImage]

@@ -58,6 +58,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_worker",
     # storefronts
     "generation_failed", "not_started", "verify_failed", "unbacked_claim",
+    # the founder's own product
+    "invalid_price", "invalid_images", "images_too_large", "build_in_progress",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the
