@@ -170,9 +170,8 @@ def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict]]
             try:
                 clean = images.clean(images.decode_data_url(entry))
             except images.ImageRefused as refused:
-                limit = f"at most {images.MAX_IMAGE_BYTES // (1024 * 1024)} MiB each; "
-                raise Refused(refused.reason, f"Image {position} cannot be used: {refused.detail}. Images are PNG, "
-                                              f"JPEG or WebP, {limit}nothing was saved.") from None
+                raise Refused(refused.reason, f"Image {position} cannot be used: {refused.detail}. Nothing was "
+                                              "saved.") from None
             image_id = secrets.token_hex(16)
             uploads.append({"id": image_id, "clean": clean})
             urls.append(f"{own_details.MEDIA_PREFIX}{image_id}.{clean.extension}")
