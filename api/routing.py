@@ -16,6 +16,8 @@ cross-site guard (api/http.py) refuses state-changing requests from other sites,
 that declares nothing at all is treated as state-changing (fail closed). `refuses` maps
 HTTP statuses to reason codes: a `Refused` raised by a service gets the status the route
 declared for its reason, and the OpenAPI document lists them (api/openapi.py).
+`max_body_bytes` lets one route read bodies larger than MAX_BODY_BYTES (POST /api/product
+takes images); api/http.py applies the larger of the two to that route only.
 
 Validation answers with our own refusals, never the library's 422: a failing field
 answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
