@@ -28,8 +28,11 @@ def install_request_conventions(app, settings) -> None:
     def start_request():
         g.request_id = secrets.token_hex(8)
         g.started = time.perf_counter()
+        limit = body_limit(app, settings)
+        # Werkzeug stops reading past this too (a body sent without Content-Length, chunked).
+        request.max_content_length = limit
         length = request.content_length
-        if length is not None and length > settings.max_body_bytes:
+        if length is not None and length > limit:
             raise ApiError(413, "payload_too_large")
         _refuse_cross_site(app, settings)
 
@@ -51,6 +54,14 @@ def install_request_conventions(app, settings) -> None:
     @app.teardown_request
     def release_connection(exc):
         close_connection()
+
+
+def body_limit(app, settings) -> int:
+    """The largest body this request may send: MAX_BODY_BYTES, or the larger ceiling its
+    route declared (`declare(max_body_bytes=...)`: POST /api/product takes images)."""
+    declaration = declaration_of(app.view_functions.get(request.endpoint)) if request.endpoint else None
+    declared = declaration.max_body_bytes if declaration is not None else None
+    return max(settings.max_body_bytes, declared or 0)
 
 
 def _refuse_cross_site(app, settings) -> None:

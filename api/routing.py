@@ -16,6 +16,8 @@ cross-site guard (api/http.py) refuses state-changing requests from other sites,
 that declares nothing at all is treated as state-changing (fail closed). `refuses` maps
 HTTP statuses to reason codes: a `Refused` raised by a service gets the status the route
 declared for its reason, and the OpenAPI document lists them (api/openapi.py).
+`max_body_bytes` lets one route read bodies larger than MAX_BODY_BYTES (POST /api/product
+takes images); api/http.py applies the larger of the two to that route only.
 
 Validation answers with our own refusals, never the library's 422: a failing field
 answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
@@ -53,6 +55,9 @@ class Declaration:
     sign_in_to_research: bool = False
     headers: dict = field(default_factory=dict)  # required request headers (name -> description)
     no_body: bool = False  # a body-taking method that takes none (any body sent must still be a JSON object)
+    # A route whose body may be larger than MAX_BODY_BYTES (image uploads): its own ceiling,
+    # in bytes. Every other route keeps MAX_BODY_BYTES (api/http.py applies either).
+    max_body_bytes: int | None = None
 
     def status_for(self, reason: str) -> int | None:
         for status, reasons in self.refuses.items():
@@ -239,13 +244,14 @@ class Blueprint(flask_smorest.Blueprint):
     @staticmethod
     def declare(*, changes_state: bool, refuses: dict | None = None, callback: bool = False, session: bool = True,
                 requires_account: bool = False, headers: dict | None = None, no_body: bool = False,
-                sign_in_to_research: bool = False):
+                sign_in_to_research: bool = False, max_body_bytes: int | None = None):
         """Declares what the route does beyond its schemas; see the module docstring."""
         declaration = Declaration(
             changes_state=changes_state,
             refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
             callback=callback, session=session, requires_account=requires_account or sign_in_to_research,
             headers=headers or {}, no_body=no_body, sign_in_to_research=sign_in_to_research,
+            max_body_bytes=max_body_bytes,
         )
 
         def decorate(view):

@@ -23,8 +23,9 @@ APP_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'se
 DECISIONS: list[str] = [
     "GET / serves the browser app (an HTML shell whose scripts and styles are files of this origin under "
     "/static/app/, served as they are in the repository). Screens are hash routes: #/app/home, #/app/find, "
-    "#/app/offer, #/app/dashboard, #/app/launch, #/app/research, #/app/insights, #/app/learn, #/app/meter, "
-    "#/app/account, and #login (#login?e=invalid_link tells that a sign-in link was expired, spent or unknown). "
+    "#/app/offer, #/app/dashboard, #/app/store, #/app/product, #/app/launch, #/app/research, #/app/insights, "
+    "#/app/learn, #/app/meter, #/app/account, and #login (#login?e=invalid_link tells that a sign-in link was "
+    "expired, spent or unknown). "
     "The app branches on `reason` and shows the server's `explanation` for codes it does not know (spec 9.4). "
     f"The shell answers with Content-Security-Policy `{APP_CSP}` and Cache-Control no-cache.",
 ]

@@ -6,6 +6,7 @@ from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, S
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
+from models.own_product import FounderImage, FounderProduct
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
@@ -15,4 +16,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion, StoreIntent, ProductLaunch]
+              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage]

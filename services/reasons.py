@@ -19,6 +19,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "metrics_not_public": Reason(403, "The service's figures are served only to this host (or to everyone when METRICS_PUBLIC is set), and no admin password is configured; nothing was shown."),
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "never_run": Reason(200, "No nightly research brief has been made yet: the clock makes one every night at BRIEF_HOUR_UTC, or an operator runs `flask --app api brief run`."),
+    "nothing_to_change": Reason(400, "Send at least one of name, description, price or images to change; nothing was changed."),
     "note_too_long": Reason(400, "That note is longer than the research workspace keeps. Shorten it and try again; nothing was saved."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
     "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),

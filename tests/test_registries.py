@@ -71,6 +71,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_diff", "too_long", "cli_unavailable", "cli_failed",
     # the launch state machine
     "launch_blocked",
+    # the founder's own product
+    "invalid_price", "invalid_images", "images_too_large",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the

@@ -27,7 +27,7 @@ from integrations.ai import claims, command, offline, openai_compat, prompts, sc
 from integrations.ai.errors import INVALID_OUTPUT, AIError, InvalidOutput
 from integrations.ai.task import Answer, Facts, Task
 
-__all__ = ["AIError", "Answer", "Facts", "Task", "backend_name", "complete", "unbacked"]
+__all__ = ["AIError", "Answer", "Facts", "Task", "backend_name", "backed_copy", "complete", "unbacked"]
 
 log = logging.getLogger("ai")
 
@@ -122,3 +122,11 @@ def unbacked(copy: dict, facts: Facts, *, kind: str = "store_copy") -> list[dict
         raise ValueError("the copy does not follow its schema: " + "; ".join(problems))
     _kept, dropped = claims.filter_copy(copy, facts, copy, schema)
     return dropped
+
+
+def backed_copy(copy: dict, facts: Facts, *, kind: str = "store_copy") -> tuple[dict, list[dict]]:
+    """Stored copy without the sentences the facts no longer back (the facts changed since it
+    was written: a founder's own price or name), falling back to the offline copywriter's
+    words where a field would no longer validate; returns (copy, dropped)."""
+    schema = schemas.schema_for(kind)
+    return claims.filter_copy(copy, facts, offline.store_copy(facts), schema)

@@ -1,5 +1,6 @@
-"""What a store may say about its product: the catalog record, its dated evidence and the
-researched offer, read fresh for each build and each publish check."""
+"""What a store may say about its product: the catalog record (with the founder's own
+values in place of the catalog's where they set them: services/store/own.py), its dated
+evidence and the researched offer, read fresh for each build and each publish check."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from models.catalog import Evidence, Product
 from models.clock import utcnow
 from services.research import records
+from services.store import own as own_details
 
 
 @dataclass(frozen=True)
@@ -14,11 +16,14 @@ class StoreFacts:
     product: dict
     evidence: list[dict]
     offer: dict | None
+    own: tuple[str, ...] = ()  # the fields the founder set (services/store/own.py)
 
     @property
     def price(self) -> float:
-        """The price the store charges: the offer's recommended retail price (the catalog's
-        market price when the product has no offer)."""
+        """The price the store charges: the founder's own price when they set one, else the
+        offer's recommended retail price (the catalog's market price when the product has
+        no offer). load() puts a founder's price in both the record and the offer, so the
+        AI is given that one price and the publish check holds the store to it."""
         return float(self.offer["price"]) if self.offer else float(self.product["price"])
 
 
@@ -37,4 +42,9 @@ def load(product_id: str) -> StoreFacts | None:
     if researched is not None:
         offer, _analysis = records.compute(researched, utcnow().date())
         offer = {k: v for k, v in offer.items() if k not in ("figures", "inputs")}
-    return StoreFacts(product=record, evidence=rows, offer=offer)
+    own = own_details.override_of(product_id)
+    record = own_details.apply(record, own)
+    if offer is not None and own is not None and own.price is not None:
+        # The store sells at the founder's price: the offer's other figures stay as researched.
+        offer = {**offer, "price": float(own.price)}
+    return StoreFacts(product=record, evidence=rows, offer=offer, own=tuple(own_details.own_fields(own)))

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from config import ROOT, get_settings
 from integrations import ai
+from services.store import own as own_details
 from services.store import render
 
 STATIC_DIR = ROOT / "api" / "static"
@@ -46,10 +47,13 @@ def base_path(document: dict) -> str:
     return f"/store/{document['slug']}"
 
 
-def _image_resolves(src: str) -> bool:
+def _image_resolves(src: str, product_id: str) -> bool:
     parts = urlsplit(src)
     if parts.scheme == "https" and parts.netloc:
         return True  # another site's photo: never fetched by the service (offline by default)
+    if not parts.scheme and not parts.netloc and parts.path.startswith(own_details.MEDIA_PREFIX):
+        # A founder's upload: it must exist and be this product's own.
+        return not parts.query and own_details.image_of(parts.path, product_id) is not None
     if parts.scheme or parts.netloc or not parts.path.startswith("/static/"):
         return False
     path = (STATIC_DIR / parts.path[len("/static/"):]).resolve()
@@ -71,7 +75,7 @@ def page_problems(document: dict) -> list[str]:
             target = href.split("#", 1)[0]
             if target.startswith(base) and target.rstrip("/") not in {k.rstrip("/") for k in known}:
                 found.append(f"{page_id}: link to {href} names no page")
-        found += [f"{page_id}: image {src!r} does not resolve" for src in page.images if not _image_resolves(src)]
+        found += [f"{page_id}: image {src!r} does not resolve" for src in page.images if not _image_resolves(src, document["product_id"])]
     return found
 
 

@@ -12,6 +12,7 @@ const ROUTES = {
   "/app/dashboard": { load: () => import("./screens/dashboard.js"), nav: "Dashboard" },
   "/app/store": { load: () => import("./screens/store.js"), nav: "Store" },
   "/app/edit": { load: () => import("./screens/edit.js"), nav: "Edit" },
+  "/app/product": { load: () => import("./screens/product.js"), nav: "Product" },
   "/app/launch": { load: () => import("./screens/launch.js"), nav: "Launch" },
   "/app/research": { load: () => import("./screens/research.js"), nav: "Research" },
   "/app/insights": { load: () => import("./screens/insights.js"), nav: "Insights" },

@@ -1,0 +1,132 @@
+"""The founder's own product (spec 2.13, 8.6; decisions.md, Store and Store editing): the
+name, description, price and images a founder publishes for their claimed product, and the
+images they uploaded, served at /media/<id>.<extension>."""
+from __future__ import annotations
+
+from flask import make_response
+from marshmallow import Schema, fields
+
+from api.errors import ApiError
+from api.routing import Blueprint
+from api.session import current_session
+from services import images, own_product
+
+bp = Blueprint("product", __name__, description="The founder's own product details and images.")
+
+_MIB = 1024 * 1024
+
+DECISIONS: list[str] = [
+    "POST /api/product publishes the founder's own details for their claimed product in place of the catalog's: "
+    "body {name?, description?, price?, images?}. It needs a claimed product (a hold is not enough: 200 "
+    "`not_claimed`) and nothing else: an anonymous session may do it, as it may build a store; the details "
+    "belong to the claimed product, which is that founder's alone for good.",
+    f"Bounds: name 1-{own_product.MAX_NAME} characters (runs of whitespace become one space, ends trimmed), "
+    f"description 1-{own_product.MAX_DESCRIPTION:,} characters (ends trimmed), price "
+    f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE:,} in the store's currency in whole cents (a third decimal "
+    "is refused, not rounded); 400 `invalid_name`, `invalid_description`, `invalid_price` (also for a value of "
+    "the wrong JSON type). A null field goes back to the catalog's value. A body with none of the four fields is "
+    "400 `nothing_to_change` (not the outcome's `nothing_to_record`: that code speaks of outcomes). Every field "
+    "sent is checked before anything is written, and nothing is saved unless all pass.",
+    f"images: a list of at most {images.MAX_IMAGES} entries (more: 400 `invalid_images`), each a new upload as a "
+    "base64 `data:` URL, or one already in use by this product: an earlier upload (its /media/ URL) or one of its "
+    "catalog photos; any other URL, and another founder's upload, is 400 `invalid_images`. An upload is judged by "
+    f"its content, never its declared type: at most {images.MAX_IMAGE_BYTES // _MIB} MiB decoded (413 "
+    "`images_too_large`), PNG, JPEG or WebP (a GIF, an SVG, HTML or garbage: 400 `invalid_images`), nothing "
+    "appended after the image and no markup, script or ZIP record in its metadata (a polyglot: 400 "
+    f"`invalid_images`), at most {images.MAX_PIXELS // 1_000_000} megapixels read from its header before decoding "
+    "(Pillow's decompression-bomb guard refuses too; 400 `invalid_images`), not animated. The explanation names "
+    "the image by its position and says why.",
+    "An accepted upload is decoded, turned upright by its EXIF orientation and encoded again from its pixels "
+    "alone: PNG stays PNG, JPEG stays JPEG (quality 90), WebP stays WebP (quality 90); EXIF (GPS included), XMP, "
+    "ICC profiles, text chunks and comments are dropped. It is stored in the database (every web host serves it) "
+    "and served at GET /media/<32 hex characters>.<png|jpg|webp> with its type, `X-Content-Type-Options: "
+    "nosniff`, `Content-Security-Policy: default-src 'none'; sandbox` and `Cross-Origin-Resource-Policy: "
+    "same-origin`: to anyone once the published store shows it, otherwise to its founder only (404 `not_found` "
+    "to anyone else).",
+    f"POST /api/product alone reads bodies up to {own_product.MAX_BODY_BYTES // _MIB} MiB "
+    f"({images.MAX_IMAGES} images at their largest, base64, and 1 MiB for the rest; or MAX_BODY_BYTES when that "
+    "is larger); past it 413 `payload_too_large`. Every other route keeps MAX_BODY_BYTES.",
+    "The founder's values are the product's from then on: a built store gets a new version at once (summary "
+    f"\"{own_product.SUMMARY}\") with the product's name, description, images and price replaced, so the preview "
+    "shows them and GET /api/store's version moves; its copy keeps its words until the next build, less any "
+    "sentence the new values no longer back (the old price, say), which is left out and reported as "
+    "`unbacked_claim` with the store. Every later build and publish check reads them: the AI is given the "
+    "founder's name, description and price as the product's facts, and the check holds the store to the "
+    "founder's price (the price equals the offer's or the founder's own). While a build or publish of the store "
+    "runs, POST /api/product is 409 `build_in_progress` and saves nothing.",
+    "POST answers 200 {status: saved, product_id, product: {name, description, price, currency, images: [urls]}, "
+    "own: [the fields the founder set], version: the new store version, or null before the store is built}. "
+    "GET /api/product answers the same with status ok (the catalog's values, and the offer's price, where the "
+    "founder set none; version: the store's newest, or null).",
+]
+
+
+class ProductBody(Schema):
+    name = fields.String(allow_none=True, metadata={"reason": "invalid_name", "description":
+                         f"1-{own_product.MAX_NAME} characters; null: back to the catalog's"})
+    description = fields.String(allow_none=True, metadata={"reason": "invalid_description", "description":
+                                f"1-{own_product.MAX_DESCRIPTION} characters; null: back to the catalog's"})
+    price = fields.Decimal(allow_none=True, metadata={"reason": "invalid_price", "description":
+                          f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE} in the store's currency, whole cents; "
+                          "null: back to the offer's"})
+    images = fields.List(fields.String(), allow_none=True, metadata={
+        "reason": "invalid_images", "also_refuses": ["images_too_large"],
+        "description": f"At most {images.MAX_IMAGES}: base64 data: URLs (PNG, JPEG or WebP, at most "
+                       f"{images.MAX_IMAGE_BYTES // _MIB} MiB each) or this product's own image URLs; null: back to "
+                       "the catalog's"})
+
+
+class OwnProduct(Schema):
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    price = fields.Float(required=True)
+    currency = fields.String(required=True)
+    images = fields.List(fields.String(), required=True)
+
+
+class ProductAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", own_product.SAVED]})
+    product_id = fields.String(required=True)
+    product = fields.Nested(OwnProduct, required=True)
+    own = fields.List(fields.String(), required=True, metadata={"description": "The fields the founder set"})
+    version = fields.Integer(required=True, allow_none=True)
+
+
+@bp.get("/api/product")
+@bp.declare(changes_state=False, refuses={200: ["not_claimed"]})
+@bp.response(200, ProductAnswer)
+def get_product():
+    """The founder's product as their store uses it: their own values where they set them, else the catalog's."""
+    return own_product.read(session=current_session())
+
+
+@bp.post("/api/product")
+@bp.declare(changes_state=True, max_body_bytes=own_product.MAX_BODY_BYTES,
+            refuses={200: ["not_claimed"], 400: ["nothing_to_change", "invalid_name", "invalid_description",
+                                                 "invalid_price", "invalid_images"],
+                     409: ["build_in_progress"], 413: ["images_too_large"]})
+@bp.arguments(ProductBody)
+@bp.response(200, ProductAnswer)
+def save_product(body):
+    """Publishes the founder's own name, description, price and images for their claimed product."""
+    return own_product.save(session=current_session(), values=body)
+
+
+@bp.get("/media/<name>")
+@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.response(200, {"type": "string", "format": "binary", "description": "An uploaded image"},
+             content_type="image/png")
+def media(name):
+    """An image a founder uploaded: to anyone once their published store shows it, else to that founder only."""
+    found = own_product.media(name=name, session_of=current_session)
+    if found is None:
+        raise ApiError(404, "not_found")
+    response = make_response(found.data)
+    response.headers["Content-Type"] = found.content_type
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response.headers["Cross-Origin-Resource-Policy"] = "same-origin"
+    response.headers["Content-Disposition"] = f"inline; filename=\"{name}\""
+    # The bytes behind a URL never change; who may see them can (publishing), so caches keep them briefly.
+    response.headers["Cache-Control"] = "public, max-age=300" if found.public else "private, max-age=300"
+    return response

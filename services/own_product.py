@@ -1,0 +1,224 @@
+"""A founder's own product (issue 12, point 5): the name, description, price and images they
+publish for their claimed product in place of the catalog's.
+
+POST /api/product checks every field given (decisions.md, Store: name 1-120 characters,
+description 1-5,000, price 0.01-100,000 in the store's currency, at most 8 images of at
+most 5 MiB, PNG/JPEG/WebP by content: services/images.py), saves nothing unless all pass,
+then saves them and the uploaded images in one transaction, and writes a new store version
+with them when the store is built. Builds and the publish check read them through
+services/store/facts.load, so the next build, the AI's facts and the price the check holds
+the store to are the founder's too.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from models.catalog import Product
+from models.clock import utcnow
+from models.db import transaction
+from models.own_product import FounderImage, FounderProduct
+from models.session import Session
+from models.store import Store
+from services import images
+from services.discovery import resolve
+from services.errors import Refused
+from services.jobs import active_job
+from services.store import builds, publish, versions
+from services.store import facts as store_facts
+from services.store import own as own_details
+
+MAX_NAME = 120
+MAX_DESCRIPTION = 5000
+MIN_PRICE = Decimal("0.01")
+MAX_PRICE = Decimal("100000")
+SUMMARY = "Founder's own product details"
+SAVED = "saved"
+# The largest body POST /api/product reads: every image at its largest, base64 in a data:
+# URL, and 1 MiB for the rest (a 5,000-character description escaped is at most ~30 KB).
+MAX_BODY_BYTES = images.MAX_IMAGES * images.MAX_DATA_URL_CHARS + 1024 * 1024
+
+
+def read(*, session: Session) -> dict:
+    """GET /api/product: the founder's product as their store uses it."""
+    product_id = builds.require_claim(resolve(session))
+    return _answer(product_id, status="ok", version=_store_version(product_id))
+
+
+def save(*, session: Session, values: dict) -> dict:
+    """POST /api/product: checks and saves the founder's own values, and writes a new store
+    version with them when the store is built. `values` holds only the fields sent; a null
+    field goes back to the catalog's value."""
+    given = {name: values[name] for name in own_details.FIELDS if name in values}
+    if not given:
+        raise Refused("nothing_to_change")
+    product_id = builds.require_claim(resolve(session))
+    _refuse_while_a_store_job_runs(product_id)
+    checked = _checked(product_id, given)  # every field, before anything is written
+    with transaction():
+        new_images = checked.pop("_uploads", [])
+        for image in new_images:
+            FounderImage.insert(id=image["id"], product=product_id, content_type=image["clean"].content_type,
+                                extension=image["clean"].extension, width=image["clean"].width,
+                                height=image["clean"].height, size=len(image["clean"].data),
+                                sha256=image["clean"].sha256, data=image["clean"].data, created_at=utcnow()).execute()
+        now = utcnow()
+        FounderProduct.insert(product=product_id, updated_at=now, **checked).on_conflict(
+            conflict_target=[FounderProduct.product],
+            update={getattr(FounderProduct, name): value for name, value in {**checked, "updated_at": now}.items()},
+        ).execute()
+        version = _write_store_version(product_id)
+    return _answer(product_id, status=SAVED, version=version)
+
+
+def _refuse_while_a_store_job_runs(product_id: str) -> None:
+    # A build reads the product's facts when it starts and writes its version when it ends:
+    # saving meanwhile would be overwritten by a version made from the values before.
+    subject = builds.subject(product_id)
+    if active_job(kind=builds.BUILD, subject=subject) or active_job(kind=publish.PUBLISH, subject=subject):
+        raise Refused("build_in_progress", "Your store is being built or published right now; nothing was saved. "
+                                           "Save your product again once it is done.")
+
+
+def _write_store_version(product_id: str) -> int | None:
+    """A new version of the built store with the product's current details; None before the first build."""
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None or store.version == 0:
+        return None
+    facts = store_facts.load(product_id)
+    current = versions.latest(product_id)
+    document, dropped = own_details.with_own_details(current.document, facts)
+    return versions.write_version(product_id, document, summary=SUMMARY, dropped=dropped)
+
+
+def _store_version(product_id: str) -> int | None:
+    store = Store.get_or_none(Store.product == product_id)
+    return store.version if store is not None and store.version else None
+
+
+def _answer(product_id: str, *, status: str, version: int | None) -> dict:
+    facts = store_facts.load(product_id)
+    if facts is None:  # the claimed product left the catalog (a claim keeps its row: never in practice)
+        raise Refused("not_claimed")
+    product = facts.product
+    return {"status": status, "product_id": product_id,
+            "product": {"name": product["name"], "description": product.get("description", ""),
+                        "price": round(facts.price, 2), "currency": product["currency"],
+                        "images": list(product.get("images") or [])},
+            "own": list(facts.own), "version": version}
+
+
+# --- Checking the values ----------------------------------------------------------------------
+
+def _checked(product_id: str, given: dict) -> dict:
+    """The values to store (None: back to the catalog's), or Refused for the first bad field."""
+    checked = {}
+    if "name" in given:
+        checked["name"] = None if given["name"] is None else _name(given["name"])
+    if "description" in given:
+        checked["description"] = None if given["description"] is None else _description(given["description"])
+    if "price" in given:
+        checked["price"] = None if given["price"] is None else _price(given["price"])
+    if "images" in given:
+        if given["images"] is None:
+            checked["images"] = None
+        else:
+            checked["images"], checked["_uploads"] = _images(product_id, given["images"])
+    return checked
+
+
+def _name(value: str) -> str:
+    name = " ".join(value.split())  # one line: runs of whitespace (newlines, tabs) become one space
+    if not 1 <= len(name) <= MAX_NAME:
+        raise Refused("invalid_name", f"A product name is 1 to {MAX_NAME} characters (not counting spaces at "
+                                      f"either end); this one has {len(name)}. Nothing was saved.")
+    return name
+
+
+def _description(value: str) -> str:
+    description = value.strip()
+    if not 1 <= len(description) <= MAX_DESCRIPTION:
+        raise Refused("invalid_description", f"A product description is 1 to {MAX_DESCRIPTION:,} characters (not "
+                                             f"counting spaces at either end); this one has {len(description):,}. "
+                                             "Nothing was saved.")
+    return description
+
+
+def _price(value) -> Decimal:
+    try:
+        price = Decimal(str(value))
+    except InvalidOperation:
+        price = None
+    if price is None or not price.is_finite() or not MIN_PRICE <= price <= MAX_PRICE \
+            or price != price.quantize(MIN_PRICE):
+        raise Refused("invalid_price", f"A price is an amount from {MIN_PRICE} to {MAX_PRICE:,} in your store's "
+                                       f"currency, in whole cents; {value} is not. Nothing was saved.")
+    return price.quantize(MIN_PRICE)
+
+
+def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict]]:
+    """The image URLs to store and the uploads to insert. An entry is a new upload (a data:
+    URL), one of this product's uploads (/media/...), or one of its catalog photos."""
+    if len(entries) > images.MAX_IMAGES:
+        raise Refused("invalid_images", f"A product has at most {images.MAX_IMAGES} images; {len(entries)} were "
+                                        "sent. Nothing was saved.")
+    catalog = set(_catalog_images(product_id))
+    urls, uploads = [], []
+    for position, entry in enumerate(entries, start=1):
+        if entry.startswith("data:"):
+            try:
+                clean = images.clean(images.decode_data_url(entry))
+            except images.ImageRefused as refused:
+                raise Refused(refused.reason, f"Image {position} cannot be used: {refused.detail}. Nothing was "
+                                              "saved.") from None
+            image_id = secrets.token_hex(16)
+            uploads.append({"id": image_id, "clean": clean})
+            urls.append(f"{own_details.MEDIA_PREFIX}{image_id}.{clean.extension}")
+        elif entry in catalog or own_details.image_of(entry, product_id) is not None:
+            urls.append(entry)
+        else:
+            raise Refused("invalid_images", f"Image {position} is neither a new upload (a data: URL) nor one of "
+                                            "your product's own images. Nothing was saved.")
+    return urls, uploads
+
+
+def _catalog_images(product_id: str) -> list[str]:
+    product = Product.get_or_none(Product.product_id == product_id)
+    return list(product.images or []) if product else []
+
+
+# --- Serving uploaded images -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Media:
+    data: bytes
+    content_type: str
+    public: bool  # shown by the published store (anyone may fetch it) or only to its owner
+
+
+def media(*, name: str, session_of) -> Media | None:
+    """The uploaded image at /media/<name> for this visitor: to anyone when the published
+    store shows it, to the founder whose product it is, else None. `session_of()` gives the
+    visitor's session; it is asked only when the image is not public (a store visitor gets
+    no session for looking at a photo)."""
+    parsed = own_details.parse_media_url(own_details.MEDIA_PREFIX + name)
+    if parsed is None:
+        return None
+    image = FounderImage.get_or_none(FounderImage.id == parsed[0], FounderImage.extension == parsed[1])
+    if image is None:
+        return None
+    if _published_shows(image):
+        return Media(bytes(image.data), image.content_type, public=True)
+    resolved = resolve(session_of())
+    if resolved is not None and resolved.claimed_product_id == image.product_id:
+        return Media(bytes(image.data), image.content_type, public=False)
+    return None
+
+
+def _published_shows(image: FounderImage) -> bool:
+    store = Store.get_or_none(Store.product == image.product_id)
+    if store is None or store.published_version is None:
+        return False
+    document = versions.document_of(image.product_id, store.published_version) or {}
+    return own_details.image_url(image) in (document.get("product") or {}).get("images", [])
