@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import threading
+import time
 
-from models.db import db
+from models.db import close_connection, db
 
 
 def in_threads(count: int, target, *args):
@@ -29,3 +30,15 @@ def in_threads(count: int, target, *args):
     if errors:
         raise errors[0]
     return results
+
+
+def wait_for(predicate, timeout: float, what: str):
+    """Polls `predicate` until it answers something true (returned), or fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = predicate()
+        close_connection()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -9,8 +9,10 @@ from datetime import timedelta
 import pytest
 
 from models.db import db
+from models.job import Job
 from models.store import StoreIntent, StoreVersion
 from services.store import intents
+from tests.helpers import wait_for
 from tests.test_discovery import TODAY, claim, find, item, load, refusal
 from tests.test_store import built, held_worker  # noqa: F401,F811  (a fixture)
 
@@ -220,7 +222,9 @@ def test_a_revert_whose_job_fails_answers_revert_build_raised(founder, run_jobs,
     client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
     held_worker.pause()
     thread, answer = _in_background(lambda: client.post("/api/intent/revert"))
-    # While the revert waits for its job, the version it must restore is lost.
+    # Once the revert waits for its job (its row exists), the version it must restore is lost.
+    assert wait_for(lambda: any(job.payload.get("action") == "revert"
+                                for job in Job.select().where(Job.kind == intents.CHANGE)), 10, "the revert's job")
     StoreVersion.delete().where(StoreVersion.store == "p00", StoreVersion.number == 1).execute()
     held_worker.resume()
     thread.join(timeout=30)
@@ -247,7 +251,8 @@ def test_an_order_whose_job_fails_answers_order_build_raised(founder, run_jobs, 
     client = founder_with_store(founder, run_jobs)
     held_worker.pause()
     thread, answer = _in_background(lambda: client.post("/api/intent/order", json={"section": "faq"}))
-    # While the order waits for its job, the store's versions are lost.
+    # Once the order waits for its job (its row exists), the store's versions are lost.
+    assert wait_for(lambda: Job.select().where(Job.kind == intents.CHANGE).exists(), 10, "the order's job")
     db.execute_sql("UPDATE store_version SET document = 'not json'")
     held_worker.resume()
     thread.join(timeout=30)

@@ -22,6 +22,7 @@ from models.db import close_connection, transaction
 from models.job import Job
 from services import jobs as job_rows
 from tests.conftest import SETTINGS, TEST_REDIS_URL
+from tests.helpers import wait_for
 from tests.lease_worker import KILLED, LEASE_SECONDS, PROBE_QUEUE, counter, killed_body
 
 needs_redis = pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
@@ -106,17 +107,6 @@ def reaper_running(every: float = 0.2):
         thread.join()
     if errors:
         raise errors[0]
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        close_connection()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def job_row(job_id: str) -> Job:

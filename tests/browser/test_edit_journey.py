@@ -2,18 +2,14 @@
 apply it, see the preview lead with it, undo it, and set the leading section by hand."""
 from __future__ import annotations
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.test_journey import build_store, catalog, claim_own_card, screen
 
 
 def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sections(open_app, run_jobs):
     catalog(3)
     app = open_app("desktop")
-    page = screen(app, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
-    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
-    page = screen(app, "/#/app/store", "store")
-    page.get_by_role("button", name="Build my store").click()
-    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+    claim_own_card(app)
+    build_store(app)
 
     page = screen(app, "/#/app/edit", "edit")
     page.get_by_label("What should change?").fill("Make the title 48px")
@@ -59,12 +55,8 @@ def test_a_signed_in_founder_edits_in_plain_words_and_steps_through_versions(ope
     catalog(3)
     app = open_app("phone")
     sign_in_by_link(app, "words@example.com", new=True)
-    page = screen(app, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
-    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
-    page = screen(app, "/#/app/store", "store")
-    page.get_by_role("button", name="Build my store").click()
-    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+    claim_own_card(app)
+    build_store(app)
 
     page = screen(app, "/#/app/edit", "edit")
     page.get_by_label("Your edit").fill("Change the headline to Knives on the wall, counters clear")

@@ -32,6 +32,22 @@ def screen(app, route: str, name: str):
     return app.page
 
 
+def claim_own_card(app):
+    """Claims the card the feed holds for the founder; answers the Find screen."""
+    page = screen(app, "/#/app/find", "find")
+    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
+    return page
+
+
+def build_store(app):
+    """Builds the founder's store from the Store screen and waits until it is built."""
+    page = screen(app, "/#/app/store", "store")
+    page.get_by_role("button", name="Build my store").click()
+    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+    return page
+
+
 def sign_in_by_link(app, address: str, *, new: bool = False) -> None:
     """Asks for a sign-in link (a `new` founder saves their progress to the address first:
     links go only to addresses that have an account) and opens it from the outbox."""

@@ -8,19 +8,15 @@ import os
 
 from PIL import Image
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.test_journey import build_store, catalog, claim_own_card, screen
 
 
 def test_a_founder_publishes_their_own_name_price_and_photo_and_bad_photos_are_explained(open_app, run_jobs,
                                                                                           tmp_path):
     catalog(3)
     founder = open_app("desktop")
-    page = screen(founder, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
-    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
-    page = screen(founder, "/#/app/store", "store")
-    page.get_by_role("button", name="Build my store").click()
-    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+    claim_own_card(founder)
+    build_store(founder)
 
     page = screen(founder, "/#/app/product", "product")
     assert page.get_by_label("Name", exact=True).input_value() == "Demo product 00"
