@@ -57,3 +57,12 @@ bench-ask: install-dev
 .PHONY: bench-app
 bench-app: install-dev
 	$(BIN)/python bench/app_load_bench.py $(APP_BENCH_ARGS)
+
+# Storefront builds on 1 and 2 real `dramatiq` worker processes, and GET /store/<slug>/ against the
+# bare route (bench/README.md); not part of the tests. STORE_BENCH_DB must name a database with
+# "bench" in it (its schema is dropped and rebuilt); STORE_BENCH_REDIS is a Redis database it flushes.
+.PHONY: bench-store
+STORE_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_store_bench
+STORE_BENCH_REDIS ?= redis://127.0.0.1:6379/12
+bench-store: install-dev
+	$(BIN)/python bench/store_bench.py $(STORE_BENCH_DB) --redis-url $(STORE_BENCH_REDIS) $(STORE_BENCH_ARGS)
