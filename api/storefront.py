@@ -19,7 +19,7 @@ _HTML = {"type": "string", "description": "A storefront page"}
 def _answer(body: str, content_type: str, *, preview: bool):
     response = make_response(body)
     response.headers["Content-Type"] = content_type
-    response.headers["Content-Security-Policy"] = render.CSP
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else render.CSP
     response.headers["X-Frame-Options"] = "DENY"
     # The public pages may be cached briefly; a preview is the owner's alone.
     response.headers["Cache-Control"] = "private, no-store" if preview else "public, max-age=60"
