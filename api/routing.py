@@ -48,7 +48,9 @@ class Declaration:
     changes_state: bool
     refuses: dict = field(default_factory=dict)  # status -> tuple of reason codes
     callback: bool = False  # called server to server by a provider: no cookie, no cross-site check
-    session: bool = True  # reads the ff_session cookie
+    # Reads the ff_session cookie and issues one to a request without it; False: neither
+    # (api/session.py: such a route never calls current_session()).
+    session: bool = True
     requires_account: bool = False  # 401 no_account unless the session is signed in
     # The research routes (spec 5.13): an account is required, and a session without one is
     # answered 401 with the sign-in-to-research sentence and no reason code (api/errors.py).

@@ -18,6 +18,10 @@ ONE_YEAR = 31536000
 def current_session() -> Session:
     """The session of this request; a request without a valid cookie gets a new one."""
     if "session" not in g:
+        if not _route_has_sessions():
+            # A route declared session=False is never given a cookie (ensure_cookie), so a
+            # session opened here would be a row nobody can ever come back to.
+            raise RuntimeError(f"{request.endpoint} is declared session=False but reads the session")
         session = find_session(request.cookies.get(COOKIE_NAME))
         if session is None:
             # Missing, malformed or never issued by us: a fresh value, never the client's.
@@ -39,11 +43,21 @@ def replace_cookie(value: str) -> None:
     g.new_cookie_value = value
 
 
-def ensure_cookie(response, settings) -> None:
-    """Issues the cookie if this request came without a valid one. Provider callbacks
-    (server to server, never a browser) are not given sessions."""
+def _route_has_sessions() -> bool:
+    """Whether this request's route reads and issues the cookie: every route but those
+    declared `session=False` (a request that matched no route gets one too)."""
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-    if getattr(getattr(view, "declaration", None), "callback", False):
+    declaration = getattr(view, "declaration", None)
+    return declaration is None or (declaration.session and not declaration.callback)
+
+
+def ensure_cookie(response, settings) -> None:
+    """Issues the cookie if this request came without a valid one. Routes declared
+    `session=False` get none: provider callbacks (server to server, never a browser), the
+    public registries and documents, static files, the public store pages and the store's
+    funnel events (a store's visitors are not founders, and a page a shared cache may keep
+    must not carry anyone's cookie)."""
+    if not _route_has_sessions():
         return
     if "session" not in g:
         try:

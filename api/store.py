@@ -48,8 +48,9 @@ DECISIONS: list[str] = [
     "Public pages: GET /store/<slug>/ (and product, faq, shipping, contact, privacy, terms, sitemap.xml, "
     "robots.txt) serve the published version to anyone; before publishing they are 404 `not_found`. "
     "GET /store/<slug>/preview/... serves the newest version to the session whose claimed product it is (404 "
-    "to anyone else), marked noindex with a preview banner. Every page carries a content security policy "
-    "with no script at all.",
+    "to anyone else), marked noindex with a preview banner. A public page's content security policy allows "
+    "scripts and fetches of this origin only (`script-src 'self'; connect-src 'self'`: the funnel events' "
+    "/static/storefront/track.js, see POST /api/track), no inline script; a preview's allows no script at all.",
 ]
 
 

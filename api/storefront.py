@@ -19,7 +19,7 @@ _HTML = {"type": "string", "description": "A storefront page"}
 def _answer(body: str, content_type: str, *, preview: bool):
     response = make_response(body)
     response.headers["Content-Type"] = content_type
-    response.headers["Content-Security-Policy"] = render.CSP
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else render.CSP
     response.headers["X-Frame-Options"] = "DENY"
     # The public pages may be cached briefly; a preview is the owner's alone.
     response.headers["Cache-Control"] = "private, no-store" if preview else "public, max-age=60"
@@ -43,8 +43,10 @@ def _serve(slug: str, name: str, *, preview: bool):
     return _answer(html, "text/html; charset=utf-8", preview=preview)
 
 
+# The public pages neither read nor issue the session cookie: a store's visitors are not
+# founders, and a page a shared cache may keep for a minute must not carry a Set-Cookie.
 @bp.get("/store/<slug>/")
-@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, _HTML, content_type="text/html")
 def store_home(slug):
     """The published store's home page."""
@@ -52,13 +54,21 @@ def store_home(slug):
 
 
 @bp.get("/store/<slug>/<name>")
-@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, _HTML, content_type="text/html")
 def store_page(slug, name):
     """A page of the published store (product, faq, shipping, contact, privacy, terms), its sitemap.xml or robots.txt."""
-    if name == "preview":
-        return _serve(slug, "", preview=True)
     return _serve(slug, name, preview=False)
+
+
+# The preview is its owner's alone: these routes read the session (a static segment, so
+# /store/<slug>/preview is this route and never a public page named "preview").
+@bp.get("/store/<slug>/preview")
+@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.response(200, _HTML, content_type="text/html")
+def store_preview_home(slug):
+    """The home page of the owner's preview of the newest store version."""
+    return _serve(slug, "", preview=True)
 
 
 @bp.get("/store/<slug>/preview/<name>")

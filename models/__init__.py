@@ -2,6 +2,7 @@
 from models.account import Account, BillingEvent, MeterUsage, Milestone, Referral, ReferralCode, SignInToken
 from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
+from models.funnel import FunnelEvent, Presence
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
@@ -16,4 +17,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage]
+              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence]

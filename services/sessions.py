@@ -78,6 +78,8 @@ SESSION_REFERENCES = {
     "product_pass.session_id": "history: deleted with it (ON DELETE CASCADE)",
     "share_action.session_id": "history: deleted with it (ON DELETE CASCADE)",
     "milestone.session_id": "history: deleted with it (ON DELETE CASCADE)",
+    "session_presence.session_id": "history: the session's last screen, deleted with it (ON DELETE CASCADE); it "
+                                   "keeps no session (funnel events name no session: a visitor's id is not one)",
     "referral_code.session_id": "kept without the reference (ON DELETE SET NULL): a published coded link keeps "
                                 "resolving to its code",
 }

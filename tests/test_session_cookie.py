@@ -57,11 +57,46 @@ def test_a_value_the_server_never_issued_is_replaced(client, made_up):
 
 
 def test_every_kind_of_response_carries_the_cookie_when_missing(client):
-    for path, status in (("/api/nope", 404), ("/api/reasons", 200), ("/nope", 404), ("/", 200)):
+    for path, status in (("/api/nope", 404), ("/api/health", 200), ("/nope", 404), ("/", 200)):
         response = client.get(path)
         assert response.status_code == status
         assert len(_set_cookie_headers(response)) == 1
         client.delete_cookie("ff_session")
+
+
+def _sessionless_requests(app):
+    """(method, path) of every route declared session=False, its parameters filled in."""
+    from api.routing import declaration_of
+
+    for rule in app.url_map.iter_rules():
+        declaration = declaration_of(app.view_functions[rule.endpoint])
+        if declaration is None or declaration.session:
+            continue
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: "app/main.js" if m.group(1) == "filename" else "x", rule.rule)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            yield method, path
+
+
+def test_routes_declared_without_sessions_neither_issue_a_cookie_nor_store_a_session(app, client):
+    requests = list(_sessionless_requests(app))
+    paths = {path for _method, path in requests}
+    # The public registries and documents, static files, the public store pages (and the
+    # provider callbacks) are among them: none gives a visitor a founder's cookie.
+    assert {"/api/reasons", "/api/controls", "/api/openapi.json", "/api/brief", "/api/track-record",
+            "/static/app/main.js", "/store/x/", "/store/x/x", "/metrics", "/api/billing/webhook"} <= paths
+    for method, path in requests:
+        response = client.open(path, method=method, json={} if method == "POST" else None)
+        assert response.status_code < 500, (method, path, response.status_code)
+        assert _set_cookie_headers(response) == [], (method, path)
+    assert client.get("/api/reasons").status_code == 200
+    assert Session.select().count() == 0
+    # A route that reads the session still issues one on the same client.
+    assert len(_set_cookie_headers(client.get("/api/health"))) == 1
+
+
+def test_the_owners_preview_still_reads_the_session(client):
+    response = client.get("/store/nowhere/preview/")
+    assert response.status_code == 404 and len(_set_cookie_headers(response)) == 1
 
 
 def test_founders_get_distinct_sessions(founder):

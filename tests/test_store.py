@@ -75,7 +75,8 @@ class Page(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.h1 += tag == "h1"
         if tag == "script":
-            self.scripts.append(dict(attrs).get("type"))
+            # The JSON-LD by its type; the funnel events' tracker by its file (never inline).
+            self.scripts.append(dict(attrs).get("type") or dict(attrs).get("src"))
         self.handlers += [name for name, _ in attrs if name.startswith("on")]
 
 
@@ -189,6 +190,7 @@ def test_the_owner_previews_the_newest_version_and_nobody_else_does(founder, run
     assert preview.status_code == 200 and preview.headers["Content-Type"].startswith("text/html")
     assert "noindex" in preview.get_data(as_text=True)
     assert "script-src" not in preview.headers["Content-Security-Policy"]
+    assert "track.js" not in preview.get_data(as_text=True)  # a preview never counts
     assert "private" in preview.headers["Cache-Control"]
     stranger = founder()
     assert stranger.get(state["preview_url"]).status_code == 404
@@ -213,7 +215,14 @@ def test_founder_text_full_of_script_never_becomes_script(founder, run_jobs):
     line = demo_item(name=" ".join(XSS), description="Holds knives. " + " ".join(XSS))
     client = claimed_founder(founder, line)
     base = built(client, run_jobs)["preview_url"]
+    public = client.post("/api/store/publish").get_json()["public_url"]
     for page in ("", "product", "faq"):
+        # The public page: the tracker and the JSON-LD, nothing else, whatever the founder wrote.
+        text = founder().get(public + page).get_data(as_text=True)
+        parsed = Page(text)
+        assert parsed.handlers == [] and set(parsed.scripts) <= {"application/ld+json", "/static/storefront/track.js"}
+        assert parsed.scripts.count("/static/storefront/track.js") == 1 and text.lower().count("<script") == len(
+            parsed.scripts), page
         text = client.get(base + page).get_data(as_text=True)
         parsed = Page(text)
         assert parsed.handlers == [] and set(parsed.scripts) <= {"application/ld+json"}, page
@@ -234,6 +243,11 @@ def test_publishing_checks_and_publishes_and_the_public_pages_appear(founder, ru
     visitor = founder()
     home = visitor.get(state["public_url"])
     assert home.status_code == 200 and "public" in home.headers["Cache-Control"]
+    # The public pages load the funnel events' script (and may run it and post to this origin only).
+    assert '<script src="/static/storefront/track.js" data-product-id="p00" defer></script>' in home.get_data(as_text=True)
+    csp = home.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "connect-src 'self'" in csp
+    assert home.headers.getlist("Set-Cookie") == []  # a visitor is given no founder cookie
     assert "noindex" not in home.get_data(as_text=True)
     assert visitor.get(state["public_url"] + "sitemap.xml").status_code == 200
     robots = visitor.get(state["public_url"] + "robots.txt").get_data(as_text=True)

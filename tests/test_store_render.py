@@ -17,7 +17,7 @@ import html5lib
 import pytest
 
 from services.store.render import (
-    CSP, PAGE_IDS, PALETTES, page_path, render_page, render_robots, render_sitemap,
+    CSP, PAGE_IDS, PALETTES, PREVIEW_CSP, TRACKER, page_path, render_page, render_robots, render_sitemap,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,8 +137,23 @@ class Page(HTMLParser):
         return found[0]["content"]
 
     def jsonld(self):
-        assert [a.get("type") for a, _ in self.scripts] == ["application/ld+json"]
-        return json.loads(self.scripts[0][1])
+        found = [text for attributes, text in self.scripts if attributes.get("type") == "application/ld+json"]
+        assert len(found) == 1, self.scripts
+        return json.loads(found[0])
+
+    def script_kinds(self) -> list[str]:
+        """Each script as "json-ld" or "tracker", or as itself when it is neither: the tracker is
+        the funnel events' external file with its product id, no type and no inline text."""
+        kinds = []
+        for attributes, text in self.scripts:
+            if attributes == {"type": "application/ld+json"}:
+                kinds.append("json-ld")
+            elif (set(attributes) == {"src", "data-product-id", "defer"} and attributes["src"] == TRACKER
+                  and attributes["defer"] is None and text == ""):
+                kinds.append("tracker")
+            else:
+                kinds.append(repr((attributes, text)))
+        return kinds
 
 
 def assert_html5(html: str):
@@ -213,9 +228,18 @@ def test_home_and_product_carry_product_structured_data(document, page_id):
 
 
 @pytest.mark.parametrize("page_id", ["faq", "shipping", "contact", "privacy", "terms"])
-def test_other_pages_carry_no_script_at_all(document, page_id):
+def test_other_public_pages_carry_only_the_tracker_and_previews_no_script_at_all(document, page_id):
     html = render(document, page_id)
-    assert "<script" not in html.lower() and Page(html).scripts == []
+    assert html.lower().count("<script") == 1 and Page(html).script_kinds() == ["tracker"]
+    preview = render(document, page_id, preview=True)
+    assert "<script" not in preview.lower() and Page(preview).scripts == []
+
+
+@pytest.mark.parametrize("page_id", PAGE_IDS)
+def test_every_public_page_loads_the_tracker_for_its_product_and_no_preview_does(document, page_id):
+    [tracker] = Page(render(document, page_id)).all("script", src=TRACKER)
+    assert tracker["data-product-id"] == document["product_id"] and "defer" in tracker
+    assert Page(render(document, page_id, preview=True)).all("script", src=TRACKER) == []
 
 
 def test_prices_have_two_decimals_in_structured_data_and_a_symbol_on_the_page(document):
@@ -399,10 +423,12 @@ def test_no_payload_in_founder_or_ai_text_can_run_script(payload, preview):
         html.encode("utf-8")  # nothing unencodable (a lone surrogate) reaches the page
         page = Page(html)
 
-        # The only script is the JSON-LD, on home and product, and no payload opens another.
+        # The only scripts are the tracker (public pages) and the JSON-LD (home and product),
+        # and no payload opens another.
         expected_scripts = 1 if page_id in ("home", "product") else 0
-        assert html.lower().count("<script") == expected_scripts, page_id
-        assert [a.get("type") for a, _ in page.scripts] == ["application/ld+json"] * expected_scripts
+        expected = ([] if preview else ["tracker"]) + ["json-ld"] * expected_scripts
+        assert html.lower().count("<script") == len(expected), page_id
+        assert page.script_kinds() == expected, page_id
         for tag, attributes in page.elements:
             assert tag not in FORBIDDEN_TAGS, (page_id, tag)
             assert not [name for name in attributes if name.startswith("on")], (page_id, tag, attributes)
@@ -441,12 +467,22 @@ def test_json_ld_cannot_be_closed_by_founder_text(document):
     assert json.loads(script)["name"] == document["product"]["name"]
 
 
-def test_csp_allows_no_script_and_no_inline_style():
+def test_csp_allows_only_scripts_and_fetches_of_this_origin_and_no_inline_style():
     directives = dict(d.strip().split(" ", 1) for d in CSP.split(";"))
     assert directives["default-src"] == "'none'"
-    assert "script-src" not in directives
+    # The tracker, an external file of this origin posting to this origin: nothing inline
+    # (JSON-LD is data, not run), nothing from elsewhere.
+    assert directives["script-src"] == "'self'" and directives["connect-src"] == "'self'"
     assert directives["style-src"] == "'self'"
     assert directives["frame-ancestors"] == "'none'" and directives["base-uri"] == "'none'"
+
+
+def test_the_preview_csp_allows_no_script_at_all():
+    directives = dict(d.strip().split(" ", 1) for d in PREVIEW_CSP.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert "script-src" not in directives and "connect-src" not in directives
+    assert {k: v for k, v in dict(d.strip().split(" ", 1) for d in CSP.split(";")).items()
+            if k not in ("script-src", "connect-src")} == directives
 
 
 # -- size -------------------------------------------------------------------------------

@@ -2,13 +2,15 @@
 
 The same document, base path and origin always give byte-identical HTML: nothing here
 reads a database, a request, the clock or the environment. The build job stores what
-`render_page` returns; the routes serve it with `CSP` as the Content-Security-Policy.
+`render_page` returns; the routes serve it with `CSP` (a preview with `PREVIEW_CSP`) as the
+Content-Security-Policy.
 
 Founder- and AI-written text is untrusted. Every template is autoescaped (our own Jinja
 environment, not Flask's, so rendering in a worker escapes just the same), the one rich
 field (`copy.about`) goes through nh3 with a short allow-list, URLs are checked by
-scheme before they reach an attribute, and the only script on a page is the Product
-JSON-LD, serialised with `<`, `>` and `&` escaped so founder text cannot close it.
+scheme before they reach an attribute, and the only scripts on a page are the Product
+JSON-LD, serialised with `<`, `>` and `&` escaped so founder text cannot close it, and (on
+public pages, never a preview) the funnel events' external script, TRACKER.
 The document is read leniently: a missing or mistyped field renders as absent, never as
 a KeyError, so a half-written copy still gives a working page.
 """
@@ -27,9 +29,14 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
 
 PAGE_IDS = ("home", "product", "faq", "shipping", "contact", "privacy", "terms")
-CSP = ("default-src 'none'; img-src 'self' https: data:; style-src 'self'; base-uri 'none'; "
-       "form-action 'self'; frame-ancestors 'none'")
+# The public pages run one script of our own, the funnel events' (TRACKER), which posts to
+# this origin; the owner's preview runs none (a preview never counts), so it keeps the
+# policy with no script at all.
+PREVIEW_CSP = ("default-src 'none'; img-src 'self' https: data:; style-src 'self'; base-uri 'none'; "
+               "form-action 'self'; frame-ancestors 'none'")
+CSP = PREVIEW_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';")
 STYLESHEET = "/static/storefront/store.css"
+TRACKER = "/static/storefront/track.js"
 FORMAT = 1
 
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
@@ -125,7 +132,8 @@ def render_page(document: dict, page_id: str, *, base_path: str, origin: str, pr
     }
     jsonld = _jsonld(store, origin=origin.rstrip("/"), url=absolute["product"]) if page_id in ("home", "product") else None
     return _env.get_template("page.html").render(
-        store=store, copy=store["copy"], page=page, links=links, nav=NAV, meta=meta, jsonld=jsonld, preview=preview)
+        store=store, copy=store["copy"], page=page, links=links, nav=NAV, meta=meta, jsonld=jsonld, preview=preview,
+        tracker=None if preview or not store["product_id"] else TRACKER)
 
 
 def render_sitemap(document: dict, *, base_path: str, origin: str) -> str:

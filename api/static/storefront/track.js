@@ -1,0 +1,77 @@
+// The store's funnel events (POST /api/track): page_view on every page load, add_to_cart when
+// a buy form is first used, checkout when it is submitted. No dependencies, no cookies: the
+// visitor is a random id kept in this tab's sessionStorage. The owner's preview pages do not
+// load this script, so a preview never counts. Every failure is silent: a store page works
+// the same whether or not its events arrive.
+(function () {
+  "use strict";
+  var script = document.currentScript || document.querySelector("script[data-product-id]");
+  var productId = script && script.getAttribute("data-product-id");
+  if (!productId || !window.fetch) return;
+
+  var KEY = "ff_visitor";
+  var SHAPE = /^[A-Za-z0-9_-]{8,64}$/;
+  var memory = null; // when sessionStorage is refused (some private modes), this page's id
+
+  function newId() {
+    var bytes = new Uint8Array(16);
+    (window.crypto || window.msCrypto).getRandomValues(bytes);
+    var id = "";
+    for (var i = 0; i < bytes.length; i++) id += ("0" + bytes[i].toString(16)).slice(-2);
+    return id;
+  }
+
+  function visitor() {
+    try {
+      var id = window.sessionStorage.getItem(KEY);
+      if (!id || !SHAPE.test(id)) {
+        id = newId();
+        window.sessionStorage.setItem(KEY, id);
+      }
+      return id;
+    } catch (e) {
+      return memory || (memory = newId());
+    }
+  }
+
+  function send(event) {
+    try {
+      fetch("/api/track", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ product_id: productId, event: event, session_id: visitor() }),
+        credentials: "omit", // the visitor's cookies (if any) are no business of the store's metrics
+        keepalive: true, // the checkout event must survive the form's navigation
+      }).catch(function () {});
+    } catch (e) {
+      // fetch itself refused (an old browser, a full keepalive quota): nothing to do
+    }
+  }
+
+  function watch(form) {
+    var carted = false;
+    function cart() {
+      if (carted) return;
+      carted = true;
+      send("add_to_cart");
+    }
+    form.addEventListener("input", cart);
+    form.addEventListener("change", cart);
+    form.addEventListener("click", function (e) {
+      if (e.target && e.target.closest && e.target.closest("button")) cart();
+    });
+    form.addEventListener("submit", function () {
+      cart();
+      send("checkout");
+    });
+  }
+
+  function start() {
+    send("page_view");
+    var forms = document.querySelectorAll("form.buy-form");
+    for (var i = 0; i < forms.length; i++) watch(forms[i]);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,90 @@
+"""Store metrics: the funnel events a published store's pages send (POST /api/track) and
+the founder's figures over a window of days (GET /api/editor/metrics, spec 2.12).
+
+An event counts once per (product, visitor session, event, UTC day): the unique index of
+`funnel_event` decides, so a page sending it twice, or fifty copies racing, leave one row.
+The visitor session is an id the store's script made up in the visitor's browser; `paid`
+is that browser's word, so it is reported as unverified (the payment ledger is the
+authority on sales).
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import peewee as pw
+
+from models.clock import iso, utcnow
+from models.discovery import Claim
+from models.funnel import FunnelEvent
+from models.session import Session
+from models.store import Store
+from services.discovery import resolve
+from services.errors import Refused
+from services.ownership import owner_of
+from services.reasons import sentence
+
+EVENTS = FunnelEvent.EVENTS
+RECORDED, IGNORED = "recorded", "ignored"
+DEFAULT_DAYS, MAX_DAYS = 14, 90
+PAID_EXPLANATION = ("paid counts the visitor sessions whose browser reported a payment to the store's page: an "
+                    "unverified browser event that anyone can send. The payment ledger (your orders and revenue, "
+                    "confirmed with the payment provider) is the authority on sales.")
+
+
+def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
+    """Records one funnel event of a published store's visitor, once per day."""
+    if event not in EVENTS:
+        raise Refused("invalid_event")
+    published = (Store.select(pw.SQL("1"))
+                 .where(Store.product == product_id, Store.published_version.is_null(False)).exists())
+    if not published:
+        # A page of a store that is not (or no longer) public, or a made-up product id:
+        # nothing is recorded, and the visitor's page is not bothered with an error.
+        return {"status": IGNORED, "reason": "not_published", "explanation": sentence("not_published")}
+    now = utcnow()
+    # A duplicate (the same visitor, event and day) is no error: the index keeps the first.
+    (FunnelEvent.insert(product=product_id, visitor_session=visitor_session, event=event, day=now.date(),
+                        created_at=now)
+     .on_conflict_ignore().execute())
+    return {"status": RECORDED}
+
+
+def _own_product(session: Session, product_id: str | None) -> str:
+    """The product whose figures the founder may see: the one asked for if it is one of their
+    claims, else their claimed product. Anyone else's product, and an unknown id, are
+    refused alike (`not_found`), so the answer tells nothing of another founder's store."""
+    if product_id:
+        owner = owner_of(session)
+        if not Claim.select(pw.SQL("1")).where(owner.owns(Claim), Claim.product == product_id).exists():
+            raise Refused("not_found", "You have no claimed product with that id, so there are no figures to show.")
+        return product_id
+    resolved = resolve(session)
+    if resolved is None or resolved.claimed_product_id is None:
+        raise Refused("not_claimed", "You have not claimed a product, so there is no store to count visitors for.")
+    return resolved.claimed_product_id
+
+
+def metrics(*, session: Session, product_id: str | None = None, days: int = DEFAULT_DAYS) -> dict:
+    """The founder's store funnel over the last `days` UTC days, today included."""
+    if not 1 <= days <= MAX_DAYS:
+        raise Refused("invalid_days")
+    product_id = _own_product(session, product_id)
+    today = utcnow().date()
+    since = today - timedelta(days=days - 1)
+    sessions = pw.fn.COUNT(pw.fn.DISTINCT(FunnelEvent.visitor_session))
+    counts = dict(FunnelEvent.select(FunnelEvent.event, sessions)
+                  .where(FunnelEvent.product == product_id, FunnelEvent.day >= since, FunnelEvent.day <= today)
+                  .group_by(FunnelEvent.event).tuples())
+    return {
+        "status": "ok",
+        "product_id": product_id,
+        "days": days,
+        "since": since.isoformat(),
+        "until": today.isoformat(),
+        "sessions": counts.get(FunnelEvent.PAGE_VIEW, 0),
+        "cart": counts.get(FunnelEvent.ADD_TO_CART, 0),
+        "checkout": counts.get(FunnelEvent.CHECKOUT, 0),
+        "paid": counts.get(FunnelEvent.PAID, 0),
+        "paid_unverified": True,
+        "explanation": PAID_EXPLANATION,
+    }
