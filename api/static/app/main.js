@@ -2,7 +2,7 @@
 // and what every screen shares (polling that stops when the founder moves on, a toast, the
 // last credit-meter refusal). Plain modules, served as they are: no build step.
 import { h, fill } from "./dom.js";
-import { get } from "./api.js";
+import { get, post } from "./api.js";
 // Route -> screen module, loaded when first opened (the first load fetches only its own
 // screen). `nav` names the entries of the main navigation, in order.
 const ROUTES = {
@@ -78,6 +78,14 @@ function toast(message) {
   toastTimer = setTimeout(() => node.classList.remove("shown"), 5000);
 }
 
+// Where the founder is (POST /api/presence), for support and the walkthrough: sent without
+// waiting, and only with a name the route accepts, so it never delays or breaks a screen.
+const PRESENCE_NAME = /^[a-z0-9_-]{1,40}$/;
+function tellPresence(screenName) {
+  if (!PRESENCE_NAME.test(screenName || "")) return;
+  post("/api/presence", { area: "app", screen: screenName }).catch(() => {});
+}
+
 async function render() {
   const token = ++renderToken;
   const { key, rest, params } = parseHash();
@@ -88,6 +96,7 @@ async function render() {
   const screen = await route.load().catch(() => UNLOADABLE);
   if (token !== renderToken) return;
   main.dataset.screen = screen.name;
+  tellPresence(screen.name);
   main.dataset.state = "loading";
   main.setAttribute("aria-busy", "true");
   fill(main, h("p", { class: "loading" }, "Loading…"));

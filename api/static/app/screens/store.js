@@ -19,6 +19,7 @@ const STAGE_WORDS = {
   built: "Built",
 };
 const RUNNING = new Set(["building", "publishing"]);
+const METRIC_DAYS = 14;
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
@@ -45,7 +46,7 @@ export async function render(ctx) {
       },
       every: 1000,
     });
-    if (result) show(result);
+    if (result) await show(result);
   };
 
   const build = (event) => busy(event.currentTarget, async () => follow(await post("/api/store")));
@@ -60,10 +61,31 @@ export async function render(ctx) {
       return;
     }
     if (result.data && result.data.status === "published") ctx.toast("Published. Your store is live.");
-    show(result);
+    await show(result);
   });
 
-  function show(result) {
+  // The public store's visitors over the last METRIC_DAYS days (spec 2.12), for a published store.
+  async function visitors(productId) {
+    const result = await get(`/api/editor/metrics?product_id=${encodeURIComponent(productId)}&days=${METRIC_DAYS}`);
+    const said = refusalOf(result);
+    if (said) return h("section", { class: "panel" }, refusal(said, {}, result.http));
+    const m = result.data;
+    const figure = (label, key) => [h("dt", {}, label), h("dd", { dataset: { metric: key } }, String(m[key]))];
+    return h("section", { class: "panel", "aria-labelledby": "metrics-title", dataset: { metrics: "ready" } },
+      h("h2", { id: "metrics-title" }, `Visitors in the last ${m.days} days`),
+      h("dl", { class: "pairs" },
+        figure("Visitors (sessions)", "sessions"),
+        figure("Added to cart", "cart"),
+        figure("Started checkout", "checkout"),
+        figure("Paid (unverified browser events)", "paid")),
+      h("p", { class: "hint" }, "Paid: unverified browser events. It counts visitors whose browser said they paid; "
+        + "anyone can send that. Your orders and revenue, confirmed with the payment provider, are the authority "
+        + "on sales."),
+      h("p", { class: "hint" }, "Each visitor counts once per step, however often they come back. Your own preview "
+        + "never counts."));
+  }
+
+  async function show(result) {
     const said = refusalOf(result);
     const data = result.data || {};
     if (said && !data.stage) {
@@ -79,6 +101,8 @@ export async function render(ctx) {
       return;
     }
     const published = data.status === "published";
+    const metrics = published ? await visitors(data.product_id) : null;
+    if (!ctx.alive()) return;
     fill(body,
       data.status === "failed" ? refusal(data, {}, 200) : null,
       data.last_publish ? refusal(data.last_publish, {}, 200) : null,
@@ -98,6 +122,7 @@ export async function render(ctx) {
         h("summary", {}, `${data.unbacked.length} sentence${data.unbacked.length === 1 ? " was" : "s were"} left out: `
           + "your product's record cannot back them"),
         h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${u.field}: ${u.why})`)))) : null,
+      metrics,
       h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
         + "against your product's record; the store is regenerated first when something no longer holds."),
       h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch")));
