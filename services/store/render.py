@@ -1,8 +1,9 @@
 """Store pages from a store document (format 1): a pure function of the document.
 
 The same document, base path and origin always give byte-identical HTML: nothing here
-reads a database, a request, the clock or the environment. The build job stores what
-`render_page` returns; the routes serve it with `CSP` (a preview with `PREVIEW_CSP`) as the
+reads a database, a request, the clock or the environment. The build and publish checks
+render every page once (services/store/verify.py); the routes render the version they serve
+on each request and send it with `CSP` (a preview with `PREVIEW_CSP`) as the
 Content-Security-Policy.
 
 Founder- and AI-written text is untrusted. Every template is autoescaped (our own Jinja

@@ -189,7 +189,6 @@ def test_a_card_claimed_meanwhile_is_explained_and_can_be_watched(open_app):
     wanted.get_by_label("Email me when it is free").fill("watcher@example.com")
     wanted.get_by_role("button", name="Watch it").click()
     wanted.get_by_text("Watching. We will email watcher@example.com").wait_for()
-    page.locator("#watches-title").scroll_into_view_if_needed()
     page.locator("section[aria-labelledby=watches-title]").get_by_text(wanted_id).wait_for()
     slow.shot("claimed-meanwhile-and-watched")
 
