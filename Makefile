@@ -66,3 +66,9 @@ STORE_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_store_bench
 STORE_BENCH_REDIS ?= redis://127.0.0.1:6379/12
 bench-store: install-dev
 	$(BIN)/python bench/store_bench.py $(STORE_BENCH_DB) --redis-url $(STORE_BENCH_REDIS) $(STORE_BENCH_ARGS)
+
+# Store editing: an offline POST /api/ai/edit end to end and POST /api/track (bench/README.md).
+.PHONY: bench-edit
+EDIT_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_edit_bench
+bench-edit: install-dev
+	$(BIN)/python bench/edit_bench.py $(EDIT_BENCH_DB) $(EDIT_BENCH_ARGS)
