@@ -199,6 +199,11 @@ def test_a_model_backend_edits_through_the_same_checks(founder, run_jobs, settin
     settings_with(ai_backend="command", ai_command=f"{sys.executable} {model}")
     body = edit(client, "Make the headline say it was rewritten").get_json()
     assert body["status"] == "edited" and body["diff"][0]["value"] == "Knife strip, rewritten by the model"
+    elsewhere = tmp_path / "elsewhere.py"  # a model that wants the store to lead with a section it lacks
+    elsewhere.write_text("import json, sys\nrequest = json.load(sys.stdin)\n"
+                         "print(json.dumps({'copy': request['current']['copy'], 'lead': 'footer'}))\n")
+    settings_with(ai_backend="command", ai_command=f"{sys.executable} {elsewhere}")
+    refusal(edit(client, "Lead with the footer"), 200, "unknown_diff")
     settings_with(ai_backend="command", ai_command=str(tmp_path / "no-such-program"))
     refusal(edit(client, "Anything"), 200, "cli_unavailable")
     broken = tmp_path / "broken.py"

@@ -68,7 +68,7 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "editor_unavailable", "unknown_field", "unknown_version", "nothing_to_undo", "nothing_to_redo", "no_history",
     "no_direction", "no_message", "message_too_long",
     # plain-language edits
-    "no_diff", "too_long", "cli_unavailable", "cli_failed",
+    "no_diff", "too_long", "cli_unavailable", "cli_failed", "unknown_diff",
     # the launch state machine
     "launch_blocked",
     # the founder's own product

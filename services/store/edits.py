@@ -71,7 +71,9 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     lead = answer.copy.get("lead")
     if lead is not None and lead != document.get("lead"):
         if lead not in SECTIONS:
-            return {"reason": "unknown_section", "explanation": f"Your store has no section called {lead!r}."}
+            return {"reason": "unknown_diff", "explanation": f"The edit would lead with {lead[:40]!r}, a section your "
+                                                            f"store does not have ({', '.join(SECTIONS)}); nothing "
+                                                            "was changed."}
         edited = with_lead(edited, lead)
     stage("verifying")
     already = {d["sentence"] for d in ai.unbacked(document["copy"], known)}
