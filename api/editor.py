@@ -33,9 +33,11 @@ DECISIONS: list[str] = [
     "refunded: 200 `no_diff` (nothing would change), `too_long` (a field past its bounds), `unbacked_claim` (a "
     "sentence the product record cannot back, named, with `unbacked`), `editor_unavailable` (the offline editor "
     "does not understand it, and says what it does understand: change a text field to new words, add a question, "
-    "remove a question, lead with a section; prices are the founder's own product's), `cli_unavailable`, "
+    "remove a question, lead with a section, set the price), `cli_unavailable`, "
     "`cli_failed` (the model could not be reached, failed, or answered no valid copy), `unknown_diff` (the edit "
-    "names a section the store does not have); 409 `build_in_progress` "
+    "names a section the store does not have), `invalid_price` (a new price outside 0.01 to 100,000; a price "
+    "within them is kept as the founder's own price, as POST /api/product does, and the copy is tidied of the "
+    "old one); 409 `build_in_progress` "
     "while a build, publish, change or another edit runs.",
     "GET /api/editor/versions answers {status: ok, product_id, draft_version, published_version, versions: "
     "[{number, created_at, summary, parent, draft, published}]} newest first; GET /api/editor/versions/<n> one "
@@ -101,7 +103,7 @@ def _claimed() -> str:
             refuses={400: ["no_message", "message_too_long"], 409: ["not_started", "build_in_progress"],
                      200: ["not_claimed", "nothing_to_undo", "nothing_to_redo", "no_history", "no_direction",
                            "unknown_version", "unknown_field", "editor_unavailable", "no_diff", "too_long",
-                           "unbacked_claim", "cli_unavailable", "cli_failed", "unknown_diff"],
+                           "unbacked_claim", "cli_unavailable", "cli_failed", "unknown_diff", "invalid_price"],
                      429: list(METER_REFUSALS)})
 @bp.arguments(EditBody)
 @bp.response(200, EditAnswer)

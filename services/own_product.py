@@ -72,6 +72,15 @@ def save(*, session: Session, values: dict) -> dict:
     return _answer(product_id, status=SAVED, version=version)
 
 
+def set_price(product_id: str, value) -> None:
+    """Keeps `value` as the founder's own price of the product (a plain-language edit asked
+    for it); refuses `invalid_price` outside the bounds. Runs in the caller's transaction."""
+    price = _price(value)
+    FounderProduct.insert(product=product_id, price=price, updated_at=utcnow()).on_conflict(
+        conflict_target=[FounderProduct.product],
+        update={FounderProduct.price: price, FounderProduct.updated_at: utcnow()}).execute()
+
+
 def _refuse_while_a_store_job_runs(product_id: str) -> None:
     # A build reads the product's facts when it starts and writes its version when it ends:
     # saving meanwhile would be overwritten by a version made from the values before.

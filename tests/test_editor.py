@@ -121,7 +121,8 @@ def test_a_plain_language_edit_makes_a_version_from_the_draft_and_costs_only_the
     ("Change the headline to Handmade in Italy by masters", None, "unbacked_claim"),
     ("Change the headline to " + "very " * 30 + "long", None, "too_long"),
     ("Make it punchier", None, "editor_unavailable"),
-    ("Set the price to 19.99", None, "editor_unavailable"),
+    ("Set the price to 0", None, "invalid_price"),
+    ("Set the price to 250000", None, "invalid_price"),
     ("Remove the question about unicorns", None, "editor_unavailable"),
     ("Certified organic since 1990.", "guarantee", "unbacked_claim"),
 ])
@@ -231,3 +232,13 @@ def test_another_founder_never_sees_your_versions_or_draft(founder, run_jobs):
     refusal(other.get("/api/editor/versions"), 200, "not_claimed")
     refusal(other.get("/api/editor/versions/2"), 200, "not_claimed")
     refusal(other.get("/api/editor/draft"), 200, "not_claimed")
+
+
+def test_a_new_price_in_plain_words_is_kept_as_the_founders_own_and_publishes(founder, run_jobs):
+    client = signed_in_founder_with_store(founder, run_jobs)
+    body = edit(client, "Set the price to $24.99").get_json()
+    assert body["status"] == "edited" and {"op": "replace", "path": "/price", "value": 24.99} in body["diff"]
+    assert client.get("/api/product").get_json()["product"]["price"] == 24.99
+    published = client.post("/api/editor/publish").get_json()
+    assert (published["status"], published["published_version"]) == ("published", 2)  # no regeneration needed
+    assert "24.99" in client.get(published["public_url"] + "product").get_data(as_text=True)

@@ -9,9 +9,8 @@ request. What it understands:
 - with a `field` named, the message is that field's new text;
 - "add a question: <question>? <answer>";
 - "remove the question about <words>";
-- "lead with <section>" or "move <section> to the top".
-
-Prices are not edited here: the founder's own price is set with their own product.
+- "lead with <section>" or "move <section> to the top";
+- "set the price to 24.99" (the store checks the bounds and keeps it as the founder's own price).
 """
 from __future__ import annotations
 
@@ -45,13 +44,14 @@ _REMOVE = re.compile(r"^(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:faq
                      r"mentions)\s+(?P<words>.+?)\s*[.!]?$", re.IGNORECASE | re.DOTALL)
 _LEAD = re.compile(r"\b(?:lead|start|open)\s+with\s+(?:the\s+|our\s+)?(?P<a>[a-z]+)|\bmove\s+(?:the\s+|our\s+)?"
                    r"(?P<b>[a-z]+)\s+(?:section\s+)?to\s+the\s+(?:top|start)", re.IGNORECASE)
-_PRICE = re.compile(r"\bprice\b", re.IGNORECASE)
+_PRICE = re.compile(r"^(?:please\s+)?(?:set|change|make|put)\s+(?:the\s+|our\s+)?price\s+(?:to|at)\s+[$€£]?\s*"
+                    r"(?P<amount>\d{1,9}(?:[.,]\d{1,2})?)\s*(?:usd|eur|gbp|dollars|euros|pounds)?\s*[.!]?$", re.IGNORECASE)
 _QUOTES = "\"'“”‘’"
 
 UNDERSTANDS = ("The offline editor understands: change the headline (or the subheadline, call to action, "
                "guarantee, shipping, returns, about, SEO title or SEO description) to new words; add a question: "
-               "<question>? <answer>; remove the question about <words>; lead with a section. Anything else needs "
-               "an AI model (AI_BACKEND openai or command).")
+               "<question>? <answer>; remove the question about <words>; lead with a section; set the price to "
+               "an amount. Anything else needs an AI model (AI_BACKEND openai or command).")
 
 
 def edit(task: Task) -> dict:
@@ -60,7 +60,7 @@ def edit(task: Task) -> dict:
     copy = copying.deepcopy(current.get("copy") or {})
     message = (task.instructions or "").strip()
     field = current.get("field")
-    lead = None
+    lead = price = None
     if field:
         if STORE_COPY["properties"].get(field, {}).get("type") != "string":
             raise AIError(EDITOR_UNAVAILABLE, f"The offline editor can set a text field, not {field!r}; name a "
@@ -82,13 +82,12 @@ def edit(task: Task) -> dict:
             raise AIError(EDITOR_UNAVAILABLE, f"Your store has no section called {word!r} to lead with; it has "
                                               f"{', '.join(SECTIONS)}.")
         lead = SECTION_WORDS[word]
-    elif _PRICE.search(message):
-        raise AIError(EDITOR_UNAVAILABLE, "Prices are not set by an edit: set your own price with your product "
-                                          "(Your product, POST /api/product).")
+    elif match := _PRICE.match(message):
+        price = float(match["amount"].replace(",", "."))
     else:
         raise AIError(EDITOR_UNAVAILABLE, UNDERSTANDS)
     problems = validate(copy, STORE_COPY)
     if problems:
         raise AIError(TOO_LONG, "; ".join(problems))
-    return {"copy": copy, "lead": lead}
+    return {"copy": copy, "lead": lead, "price": price}
 

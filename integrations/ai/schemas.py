@@ -43,7 +43,11 @@ STORE_EDIT = _record({
     "lead": {"type": ["string", "null"], "maxLength": 20,
              "description": "the section the home page leads with (hero, benefits, evidence, price, reviews, faq, "
                             "guarantee, shipping), or null to leave it"},
+    "price": {"type": ["number", "null"],
+              "description": "the price the store should charge when the founder asks for a new one, else null"},
 })
+
+STORE_EDIT["required"] = ["copy"]  # lead and price may be left out: unchanged
 
 SCHEMAS = {"store_copy": STORE_COPY, "store_edit": STORE_EDIT}
 

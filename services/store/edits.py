@@ -17,9 +17,11 @@ from integrations import ai
 from models.db import transaction
 from models.job import Job
 from models.store import Store
+from services import own_product
 from services.errors import Refused
 from services.jobs import active_job, create_job, wait_for_job
 from services.store import builds
+from services.store import own as own_details
 from services.store import facts as store_facts
 from services.store.document import SECTIONS, problems
 from services.store.intents import CHANGE, with_lead
@@ -77,21 +79,43 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         edited = with_lead(edited, lead)
     stage("verifying")
     already = {d["sentence"] for d in ai.unbacked(document["copy"], known)}
-    new = [d for d in ai.unbacked(edited["copy"], known) if d["sentence"] not in already]
-    if new:
-        return {"reason": "unbacked_claim", "unbacked": new,
-                "explanation": f"Your product's record cannot back “{new[0]['sentence'][:200]}” ({new[0]['why']}), so "
-                               "nothing was changed. Rephrase it to match what the record says."}
-    wrong = problems(edited)
-    if wrong:
-        return {"reason": "too_long", "explanation": "; ".join(wrong)[:300]}
-    patch = jsonpatch.make_patch(document, edited).patch
-    if not patch:
-        return {"reason": "no_diff", "explanation": "That edit would leave your store exactly as it is, so nothing "
-                                                      "was changed or charged."}
-    with (fenced() if fenced else transaction()):
-        number = write_version(product_id, edited, summary=f"Edited: {payload['message'][:200]}")
+    try:
+        # One transaction: a new price is kept as the founder's own (so later builds and the
+        # publish check charge it), and any refusal below rolls it back with the rest.
+        with (fenced() if fenced else transaction()):
+            price = answer.copy.get("price")
+            if price is not None and round(float(price), 2) != round(float(document["price"]), 2):
+                own_product.set_price(product_id, price)
+                facts = store_facts.load(product_id)
+                known = ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+                edited, _tidied = own_details.with_own_details(edited, facts)
+            new = [d for d in ai.unbacked(edited["copy"], known) if d["sentence"] not in already]
+            if new:
+                raise _Refusal({"reason": "unbacked_claim", "unbacked": new,
+                                "explanation": f"Your product's record cannot back “{new[0]['sentence'][:200]}” "
+                                               f"({new[0]['why']}), so nothing was changed. Rephrase it to match what "
+                                               "the record says."})
+            wrong = problems(edited)
+            if wrong:
+                raise _Refusal({"reason": "too_long", "explanation": "; ".join(wrong)[:300]})
+            patch = jsonpatch.make_patch(document, edited).patch
+            if not patch:
+                raise _Refusal({"reason": "no_diff", "explanation": "That edit would leave your store exactly as it "
+                                                                     "is, so nothing was changed or charged."})
+            number = write_version(product_id, edited, summary=f"Edited: {payload['message'][:200]}")
+    except _Refusal as refusal:
+        return refusal.answer
+    except Refused as refused:  # a price outside its bounds
+        return {"reason": refused.reason, "explanation": refused.explanation}
     return {"version": number, "diff": patch}
+
+
+class _Refusal(Exception):
+    """Ends an edit's transaction (rolling back what it wrote) with the founder's answer."""
+
+    def __init__(self, answer: dict):
+        super().__init__(answer["reason"])
+        self.answer = answer
 
 
 def result(job_id: str) -> dict:
