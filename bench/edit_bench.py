@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
-import os
 import secrets
 import shutil
 import sys
@@ -39,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.feed_bench import CountingCursor, ensure_database, rebuild_schema, summary  # noqa: E402
-from bench.store_bench import SECRET, Workers, claimed_founders, load_catalog, percentile  # noqa: E402
+from bench.feed_bench import summary  # noqa: E402
+from bench.store_bench import Workers, bench_service, claimed_founders, load_catalog, percentile  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/ff_edit_bench"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/8"
@@ -80,29 +78,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if "bench" not in urlsplit(args.database_url).path:
         sys.exit("the database's name must contain 'bench': its schema is dropped and rebuilt")
-    if not urlsplit(args.redis_url).path.strip("/").isdigit():
-        sys.exit("--redis-url must name its database (redis://host:port/N): it is flushed")
-    ensure_database(args.database_url)
-    import redis
-
-    redis.Redis.from_url(args.redis_url).flushdb()
-    from config import Settings, use_settings
-
-    settings = use_settings(Settings(database_url=args.database_url, redis_url=args.redis_url, secret_key=SECRET,
-                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
-    from models.db import init_db
-
-    init_db(settings.database_url, pool_size=settings.db_pool_size).connect_params["cursor_factory"] = CountingCursor
-    rebuild_schema()
-    from api import create_app
+    app, env = bench_service(args.database_url, args.redis_url)
     from bench.baseline_app import app as bare_app
 
-    app = create_app(settings)
-    logging.getLogger().setLevel(logging.WARNING)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_", "AI_"))}
-    env.update(DATABASE_URL=args.database_url, REDIS_URL=args.redis_url, SECRET_KEY=SECRET, BASE_URL="http://localhost",
-               AI_BACKEND="offline", WORKER_PROCESSES="1", WORKER_THREADS="4", WORKER_METRICS_PORT="0",
-               PATH=f"{ROOT / '.venv' / 'bin'}:{env.get('PATH', '')}")
     logs = Path(tempfile.mkdtemp(prefix="edit-bench-"))
     load_catalog(args.founders)
     founders = claimed_founders(app, args.founders)

@@ -237,6 +237,34 @@ def serving(app, slug_path: str, args) -> dict:
                            "first_visit_round_trips": first.round_trips, "returning_round_trips": repeat.round_trips}}
 
 
+def bench_service(database_url: str, redis_url: str, *, threads: int = 4):
+    """The app (in-process, on an emptied database and Redis db it owns) and the environment
+    its Procfile workers run with: offline AI backend, one process of `threads` threads."""
+    if not urlsplit(redis_url).path.strip("/").isdigit():
+        sys.exit("--redis-url must name its database (redis://host:port/N): it is flushed")
+    ensure_database(database_url)
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    from config import Settings, use_settings
+
+    settings = use_settings(Settings(database_url=database_url, redis_url=redis_url, secret_key=SECRET,
+                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
+    from models.db import init_db
+
+    init_db(settings.database_url, pool_size=settings.db_pool_size).connect_params["cursor_factory"] = CountingCursor
+    rebuild_schema()
+    from api import create_app
+
+    app = create_app(settings)
+    logging.getLogger().setLevel(logging.WARNING)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_", "AI_"))}
+    env.update(DATABASE_URL=database_url, REDIS_URL=redis_url, SECRET_KEY=SECRET, BASE_URL="http://localhost",
+               AI_BACKEND="offline", WORKER_PROCESSES="1", WORKER_THREADS=str(threads),
+               WORKER_METRICS_PORT="0", PATH=f"{ROOT / '.venv' / 'bin'}:{env.get('PATH', '')}")
+    return app, env
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("database_url", nargs="?", default=DEFAULT_URL)
@@ -253,29 +281,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    if not urlsplit(args.redis_url).path.strip("/").isdigit():
-        sys.exit("--redis-url must name its database (redis://host:port/N): it is flushed")
-    ensure_database(args.database_url)
-    import redis
-
-    redis.Redis.from_url(args.redis_url).flushdb()
-    from config import Settings, use_settings
-
-    settings = use_settings(Settings(database_url=args.database_url, redis_url=args.redis_url, secret_key=SECRET,
-                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
-    from models.db import init_db
-
-    init_db(settings.database_url, pool_size=settings.db_pool_size).connect_params["cursor_factory"] = CountingCursor
-    rebuild_schema()
-    from api import create_app
-
-    app = create_app(settings)
-    logging.getLogger().setLevel(logging.WARNING)
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_", "AI_"))}
-    env.update(DATABASE_URL=args.database_url, REDIS_URL=args.redis_url, SECRET_KEY=SECRET, BASE_URL="http://localhost",
-               AI_BACKEND="offline", WORKER_PROCESSES="1", WORKER_THREADS=str(args.threads),
-               WORKER_METRICS_PORT="0", PATH=f"{ROOT / '.venv' / 'bin'}:{env.get('PATH', '')}")
+    app, env = bench_service(args.database_url, args.redis_url, threads=args.threads)
     logs = Path(tempfile.mkdtemp(prefix="store-bench-"))
 
     report = {"database": urlsplit(args.database_url).path.lstrip("/"), "redis": args.redis_url,
