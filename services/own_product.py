@@ -24,8 +24,7 @@ from models.store import Store
 from services import images
 from services.discovery import resolve
 from services.errors import Refused
-from services.jobs import active_job
-from services.store import builds, publish, versions
+from services.store import builds, versions
 from services.store import facts as store_facts
 from services.store import own as own_details
 
@@ -84,9 +83,8 @@ def set_price(product_id: str, value) -> None:
 def _refuse_while_a_store_job_runs(product_id: str) -> None:
     # A build reads the product's facts when it starts and writes its version when it ends:
     # saving meanwhile would be overwritten by a version made from the values before.
-    subject = builds.subject(product_id)
-    if active_job(kind=builds.BUILD, subject=subject) or active_job(kind=publish.PUBLISH, subject=subject):
-        raise Refused("build_in_progress", "Your store is being built or published right now; nothing was saved. "
+    if builds.busy(product_id):
+        raise Refused("build_in_progress", "Your store is being built, published or changed right now; nothing was saved. "
                                            "Save your product again once it is done.")
 
 

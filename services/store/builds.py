@@ -35,6 +35,12 @@ def subject(product_id: str) -> str:
     return f"store:{product_id}"
 
 
+def busy(product_id: str) -> bool:
+    """Whether any job on the store (a build, publish, change or edit) is queued or running:
+    a change started meanwhile would be overwritten by that job's version, or overwrite it."""
+    return Job.select().where(Job.subject == subject(product_id), Job.status.in_(Job.ACTIVE)).exists()
+
+
 def ensure_store(product_id: str, name: str) -> Store:
     """The product's store row, created on first use (a race settles on the primary key)."""
     Store.insert(product=product_id, slug=slug_for(product_id, name)).on_conflict_ignore().execute()

@@ -19,13 +19,12 @@ from models.job import Job
 from models.store import Store
 from services import own_product
 from services.errors import Refused
-from services.jobs import active_job, create_job, wait_for_job
+from services.jobs import create_job, wait_for_job
 from services.store import builds
 from services.store import own as own_details
 from services.store import facts as store_facts
 from services.store.document import SECTIONS, problems
-from services.store.intents import CHANGE, with_lead
-from services.store.publish import PUBLISH
+from services.store.intents import with_lead
 from services.store.versions import latest, write_version
 
 EDIT = "store_edit"  # the job kind
@@ -42,11 +41,10 @@ def start(*, product_id: str, message: str, field: str | None) -> Job:
     store = Store.get_or_none(Store.product == product_id)
     if store is None or store.version == 0:
         raise Refused("not_started")
-    subject = builds.subject(product_id)
-    if any(active_job(kind=kind, subject=subject) for kind in (builds.BUILD, PUBLISH, CHANGE, EDIT)):
+    if builds.busy(product_id):
         raise Refused("build_in_progress")
     with transaction():
-        job, created = create_job(kind=EDIT, subject=subject, max_attempts=1,
+        job, created = create_job(kind=EDIT, subject=builds.subject(product_id), max_attempts=1,
                                   payload={"product_id": product_id, "message": message, "field": field})
     if not created:  # another edit got there first: this request changes nothing
         raise Refused("build_in_progress")

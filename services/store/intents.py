@@ -29,8 +29,8 @@ from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent
 from services.errors import JobFailed, Refused
-from services.jobs import active_job, create_job, wait_for_job
-from services.store import builds, publish
+from services.jobs import create_job, wait_for_job
+from services.store import builds
 from services.store.document import SECTIONS
 from services.store.versions import document_of, latest, write_version
 
@@ -181,11 +181,6 @@ def current_lead(product_id: str) -> str | None:
 
 # --- Apply, order, revert ----------------------------------------------------------------------
 
-def _busy(product_id: str) -> bool:
-    subject = builds.subject(product_id)
-    return any(active_job(kind=kind, subject=subject) is not None for kind in (builds.BUILD, publish.PUBLISH, CHANGE))
-
-
 def _built_store(product_id: str) -> Store:
     store = Store.get_or_none(Store.product == product_id)
     if store is None or store.version == 0:
@@ -202,7 +197,7 @@ def start_apply(*, product_id: str, change, confirm: bool) -> tuple[Job, int]:
         raise Refused("stale_proposal")
     if not change.get("reversible") and not confirm:
         raise Refused("irreversible_without_confirmation")
-    if _busy(product_id):
+    if builds.busy(product_id):
         raise Refused("build_in_progress")
     previous = current_lead(product_id)
     if previous == change["lead"]:
@@ -224,7 +219,7 @@ def start_order(*, product_id: str, section: str) -> Job | None:
     _built_store(product_id)
     if current_lead(product_id) == section:
         return None
-    if _busy(product_id):
+    if builds.busy(product_id):
         raise Refused("build_in_progress")
     with transaction():
         job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
@@ -248,7 +243,7 @@ def start_revert(*, product_id: str) -> tuple[Job, int]:
         raise Refused("nothing_to_revert")
     if not intent.reversible:
         raise Refused("nothing_to_revert", "The last change applied to your store cannot be undone.")
-    if _busy(product_id):
+    if builds.busy(product_id):
         raise Refused("build_in_progress")
     with transaction():
         job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import peewee as pw
 
-from models.clock import iso, utcnow
+from models.clock import utcnow
 from models.discovery import Claim
 from models.funnel import FunnelEvent
 from models.session import Session
