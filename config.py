@@ -87,6 +87,14 @@ class Settings:
     # how far back the first brief looks (later briefs start where the previous one ended).
     brief_hour_utc: int = 3
     brief_lookback_days: int = 7
+    # Payments (integrations/payments): sandbox (served by the service itself under
+    # /pay/sandbox/), stripe (Checkout Sessions) or off (no payment can start).
+    payment_provider: str = "sandbox"
+    stripe_secret_key: str | None = field(default=None, repr=False)
+    stripe_webhook_secret: str | None = field(default=None, repr=False)
+    payment_timeout_seconds: int = 10
+    # Domains (integrations/registrar): sandbox (deterministic, offline).
+    registrar: str = "sandbox"
 
     @property
     def embedded(self) -> bool:
@@ -256,7 +264,30 @@ def load_settings(environ=None) -> Settings:
         target_margin_pct=_int(env, "TARGET_MARGIN_PCT", 30, 1, 90),
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
+        **_payments(env),
     )
+
+
+PAYMENT_PROVIDERS = ("sandbox", "stripe", "off")
+REGISTRARS = ("sandbox",)
+
+
+def _payments(env) -> dict:
+    """The payment and registrar settings; stripe needs both of its keys."""
+    provider = env.get("PAYMENT_PROVIDER") or "sandbox"
+    if provider not in PAYMENT_PROVIDERS:
+        raise SettingsError(f"PAYMENT_PROVIDER must be sandbox, stripe or off, got {provider!r}")
+    secret = env.get("STRIPE_SECRET_KEY") or None
+    webhook = env.get("STRIPE_WEBHOOK_SECRET") or None
+    if provider == "stripe" and not secret:
+        raise SettingsError("STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe")
+    if provider == "stripe" and not webhook:
+        raise SettingsError("STRIPE_WEBHOOK_SECRET is required when PAYMENT_PROVIDER is stripe")
+    registrar = env.get("REGISTRAR") or "sandbox"
+    if registrar not in REGISTRARS:
+        raise SettingsError(f"REGISTRAR must be sandbox, got {registrar!r}")
+    return {"payment_provider": provider, "stripe_secret_key": secret, "stripe_webhook_secret": webhook,
+            "payment_timeout_seconds": _int(env, "PAYMENT_TIMEOUT_SECONDS", 10, 1, 120), "registrar": registrar}
 
 
 AI_BACKENDS = ("offline", "openai", "command")
