@@ -60,6 +60,10 @@ class Declaration:
     # A route whose body may be larger than MAX_BODY_BYTES (image uploads): its own ceiling,
     # in bytes. Every other route keeps MAX_BODY_BYTES (api/http.py applies either).
     max_body_bytes: int | None = None
+    # The body is an HTML form (application/x-www-form-urlencoded) posted by one of the
+    # service's own pages (a store's buy box, the sandbox checkout page), not JSON. The
+    # cross-site guard still applies.
+    form: bool = False
 
     def status_for(self, reason: str) -> int | None:
         for status, reasons in self.refuses.items():
@@ -246,14 +250,14 @@ class Blueprint(flask_smorest.Blueprint):
     @staticmethod
     def declare(*, changes_state: bool, refuses: dict | None = None, callback: bool = False, session: bool = True,
                 requires_account: bool = False, headers: dict | None = None, no_body: bool = False,
-                sign_in_to_research: bool = False, max_body_bytes: int | None = None):
+                sign_in_to_research: bool = False, max_body_bytes: int | None = None, form: bool = False):
         """Declares what the route does beyond its schemas; see the module docstring."""
         declaration = Declaration(
             changes_state=changes_state,
             refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
             callback=callback, session=session, requires_account=requires_account or sign_in_to_research,
             headers=headers or {}, no_body=no_body, sign_in_to_research=sign_in_to_research,
-            max_body_bytes=max_body_bytes,
+            max_body_bytes=max_body_bytes, form=form,
         )
 
         def decorate(view):
@@ -263,7 +267,11 @@ class Blueprint(flask_smorest.Blueprint):
                     if declaration.sign_in_to_research:
                         raise SignInToResearch()
                     raise ApiError(401, "no_account")
-                read_json_object()  # every body sent must be one JSON object, declared or not
+                if declaration.form:
+                    if request.mimetype != "application/x-www-form-urlencoded":
+                        raise ApiError(400, "invalid_request", "Send the form as application/x-www-form-urlencoded.")
+                else:
+                    read_json_object()  # every body sent must be one JSON object, declared or not
                 return view(*args, **kwargs)
 
             run.declaration = declaration
@@ -282,6 +290,12 @@ def declared_arguments(view):
 def takes_json_body(view) -> bool:
     """Whether the view declared a JSON body with `arguments`."""
     return any(location == "json" for location, _schema in declared_arguments(view))
+
+
+def takes_form_body(view) -> bool:
+    """Whether the view declared an HTML form body (`declare(form=True)` with arguments)."""
+    declaration = declaration_of(view)
+    return bool(declaration and declaration.form) and any(location == "form" for location, _ in declared_arguments(view))
 
 
 def declares_answers(view) -> bool:

@@ -2,24 +2,46 @@
 (GET /store/<slug>/preview/...), rendered from the store document (services/store/render.py)."""
 from __future__ import annotations
 
-from flask import make_response
+from flask import Response, make_response, render_template_string
+from marshmallow import Schema, fields, validate
 
 from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session
 from config import get_settings
+from services.commerce import orders, payments
+from services.commerce.money import display
+from services.errors import Refused
+from services.reasons import REASONS, sentence
 from services.store import render, state
 
 bp = Blueprint("storefront", __name__, description="Storefront pages.")
+
+class ThanksQuery(Schema):
+    order = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    cancelled = fields.Boolean(load_default=False)
+
 
 _PAGES = {render.page_path(page_id): page_id for page_id in render.PAGE_IDS}
 _HTML = {"type": "string", "description": "A storefront page"}
 
 
+# Stripe's hosted checkout: the buy form's redirect goes there, and form-action governs
+# where a form's redirects may lead.
+STRIPE_CHECKOUT = "https://checkout.stripe.com"
+
+
+def public_csp() -> str:
+    """The public pages' policy, letting the buy form lead to the configured provider's page."""
+    if get_settings().payment_provider == "stripe":
+        return render.CSP.replace("form-action 'self'", f"form-action 'self' {STRIPE_CHECKOUT}")
+    return render.CSP
+
+
 def _answer(body: str, content_type: str, *, preview: bool):
     response = make_response(body)
     response.headers["Content-Type"] = content_type
-    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else render.CSP
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else public_csp()
     response.headers["X-Frame-Options"] = "DENY"
     # The public pages may be cached briefly; a preview is the owner's alone.
     response.headers["Cache-Control"] = "private, no-store" if preview else "public, max-age=60"
@@ -39,7 +61,8 @@ def _serve(slug: str, name: str, *, preview: bool):
     if name == "robots.txt":
         return _answer(render.render_robots(document, base_path=base, origin=origin), "text/plain; charset=utf-8",
                        preview=False)
-    html = render.render_page(document, _PAGES[name], base_path=base, origin=origin, preview=preview)
+    html = render.render_page(document, _PAGES[name], base_path=base, origin=origin, preview=preview,
+                              payments_on=payments.configured())
     return _answer(html, "text/html; charset=utf-8", preview=preview)
 
 
@@ -77,3 +100,71 @@ def store_preview_home(slug):
 def store_preview_page(slug, name):
     """A page of the owner's preview of the newest store version."""
     return _serve(slug, name, preview=True)
+
+
+class CheckoutForm(Schema):
+    product_id = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity"})
+    email = fields.String(load_default="", validate=validate.Length(max=320), metadata={"reason": "invalid_email"})
+
+
+# The buy box's form. A customer's browser posts it from the store's own page, so it is a
+# form (not JSON) and the cross-site guard applies. It answers 303 to the payment
+# provider's page, or a short page saying why no order was opened.
+@bp.post("/store/<slug>/checkout")
+@bp.declare(changes_state=True, session=False, form=True,
+            refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"], 404: ["not_found"],
+                     409: ["store_not_published"], 200: ["payment_unavailable"]})
+@bp.arguments(CheckoutForm, location="form")
+@bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
+def store_checkout(form, slug):
+    """Opens an order from the store's buy box and sends the customer to the payment provider."""
+    if not state.slug_sells(slug, form["product_id"]):
+        raise ApiError(404, "not_found")
+    try:
+        started = orders.open_order(session=None, product_id=form["product_id"], quantity=form["quantity"],
+                                    email=form["email"])
+    except Refused as refusal:
+        return _refusal_page(slug, refusal)
+    return Response(status=303, headers={"Location": started["checkout_url"]})
+
+
+# A reload or a shared link of the checkout address: back to the buy box (this route also
+# keeps the path from reading as a store page named "checkout").
+@bp.get("/store/<slug>/checkout")
+@bp.declare(changes_state=False, session=False)
+@bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
+def store_checkout_page(slug):
+    """Sends the browser to the store's buy box."""
+    return Response(status=303, headers={"Location": f"/store/{slug}/product#buy"})
+
+
+def _refusal_page(slug: str, refusal: Refused):
+    explanation = refusal.explanation or sentence(refusal.reason)
+    html = render_template_string(_REFUSAL, explanation=explanation, back=f"/store/{slug}/product")
+    response = _answer(html, "text/html; charset=utf-8", preview=True)
+    response.status_code = REASONS[refusal.reason].status if refusal.reason in REASONS else 400
+    return response
+
+
+_REFUSAL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>No order was opened</title>
+<link rel="stylesheet" href="/static/storefront/store.css"></head><body><main id="main" class="wrap thanks">
+<h1>No order was opened</h1><p>{{ explanation }}</p><p><a href="{{ back }}">Back to the shop</a></p></main></body></html>"""
+
+
+@bp.get("/store/<slug>/thanks")
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.arguments(ThanksQuery, location="query")
+@bp.response(200, _HTML, content_type="text/html")
+def store_thanks(query, slug):
+    """The thank-you page of an order, after asking the payment provider about it."""
+    document = state.page_source(slug, session=None, preview=False)
+    order = orders.thanks(order_id=query["order"]) if document is not None else None
+    if order is None or order["product_id"] != document.get("product_id"):
+        raise ApiError(404, "not_found")
+    html = render.render_thanks(document, order, base_path=f"/store/{slug}", cancelled=query["cancelled"],
+                                amount=display(order["amount_minor"], order["currency"]))
+    response = _answer(html, "text/html; charset=utf-8", preview=True)  # one customer's page: never cached
+    response.headers["Content-Security-Policy"] = public_csp()
+    return response

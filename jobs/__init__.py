@@ -9,4 +9,5 @@ from jobs import research  # noqa: F401  (offers and analyses)
 from jobs import brief  # noqa: F401  (the nightly research brief)
 from jobs import model3d  # noqa: F401  (3D previews)
 from jobs import store  # noqa: F401  (storefront builds and publishing)
+from jobs import payments  # noqa: F401  (payment confirmation and the sandbox provider's notifications)
 from jobs.send import SendInsideTransaction, send, start  # noqa: F401

@@ -8,6 +8,8 @@ from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
 from models.own_product import FounderImage, FounderProduct
+from models.payment import (CustomerOrder, Payment, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout,
+                            SandboxNotification)
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
@@ -17,4 +19,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence]
+              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
+              Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification]

@@ -199,3 +199,36 @@ def _truncate():
             db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE")
     db.close()
 
+
+
+@pytest.fixture(autouse=True)
+def sandbox_wire(app):
+    """The sandbox payment provider delivers its notifications over HTTP to BASE_URL; the
+    suite runs no server, so they go through the app's WSGI interface instead: the same
+    request, without a socket. It runs in a thread of its own, as a request from outside
+    would (the job that sends it keeps its own database connection). Calls are recorded."""
+    import threading
+    from urllib.parse import urlsplit
+
+    from integrations.payments import sandbox_bank
+
+    delivered = []
+
+    def through_the_app(url, body, headers, timeout):
+        answer = {}
+
+        def post():
+            response = app.test_client().post(urlsplit(url).path, data=body, headers=headers)
+            answer["status"] = response.status_code
+
+        thread = threading.Thread(target=post)
+        thread.start()
+        thread.join(timeout)
+        delivered.append((url, body, answer.get("status")))
+        if "status" not in answer:
+            raise sandbox_bank.ProviderUnavailable("the notification route did not answer in time")
+        return answer["status"]
+
+    saved, sandbox_bank.transport = sandbox_bank.transport, through_the_app
+    yield delivered
+    sandbox_bank.transport = saved

@@ -15,6 +15,7 @@ from integrations import ai
 from models.db import transaction
 from models.job import Job
 from models.store import Store
+from services.commerce import payments
 from services.errors import JobFailed, Refused, TransientError
 from services.reasons import REASONS
 from services.jobs import active_job, create_job
@@ -80,7 +81,7 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
         raise JobFailed(exc.reason if exc.reason in REASONS else "generation_failed") from None
     stage("rendering")
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
-                              slug=store.slug)
+                              slug=store.slug, checkout=payments.configured())
     stage("verifying")
     found = problems_of(document, facts)
     if found:

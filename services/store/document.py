@@ -103,7 +103,8 @@ def evidence_rows(rows: list[dict]) -> list[dict]:
 
 
 def build_document(*, product: dict, evidence: list[dict], price: float, copy: dict, slug: str,
-                   business_name: str | None = None, support_email: str | None = None) -> dict:
+                   business_name: str | None = None, support_email: str | None = None,
+                   checkout: bool = False) -> dict:
     """The document of a freshly built store."""
     name = product["name"]
     return {
@@ -112,8 +113,9 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
         "slug": slug,
         "currency": product["currency"],
         "price": round(float(price), 2),
-        # No payment provider takes orders yet (issue 13): the buy box shows closed.
-        "checkout": False,
+        # Whether the store takes orders: true when it was built with a payment provider
+        # configured (the renderer also closes the buy box while payments are off).
+        "checkout": checkout,
         "business": {"name": business_name or name, "support_email": support_email},
         "theme": {"palette": palette_for(product.get("category", ""))},
         "product": {"name": name, "description": product.get("description", ""),

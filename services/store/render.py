@@ -112,10 +112,13 @@ def page_path(page_id: str) -> str:
     return "" if page_id == "home" else page_id
 
 
-def render_page(document: dict, page_id: str, *, base_path: str, origin: str, preview: bool = False) -> str:
-    """Renders one page of the store as a complete HTML document."""
+def render_page(document: dict, page_id: str, *, base_path: str, origin: str, preview: bool = False,
+                payments_on: bool = True) -> str:
+    """Renders one page of the store as a complete HTML document (`payments_on` false: the
+    service takes no payments now, so the buy box shows closed whatever the document says)."""
     page_path(page_id)  # refuses an unknown page id
     store = _store(document)
+    store["checkout"] = store["checkout"] and payments_on
     links = _links(base_path)
     page = _page(document, page_id, store)
     absolute = {pid: origin.rstrip("/") + href for pid, href in links.items() if pid in PAGE_IDS}
@@ -381,3 +384,11 @@ def _jsonld(store: dict, *, origin: str, url: str) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: bool, amount: str) -> str:
+    """The thank-you page of an order, as the provider's answer left it."""
+    store = _store(document)
+    return _env.get_template("thanks.html").render(store=store, order=order, links=_links(base_path),
+                                                   cancelled=cancelled, amount=amount,
+                                                   tracker=TRACKER if store["product_id"] else None)

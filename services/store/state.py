@@ -161,3 +161,8 @@ def page_source(slug: str, *, session: Session | None, preview: bool) -> dict | 
         number = store.published_version
     row = StoreVersion.get_or_none(StoreVersion.store == store.product_id, StoreVersion.number == number)
     return row.document if row else None
+
+
+def slug_sells(slug: str, product_id: str) -> bool:
+    """Whether the store at `slug` is the store of `product_id` (a buy box names its product)."""
+    return Store.select().where(Store.slug == slug, Store.product == product_id).exists()

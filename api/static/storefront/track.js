@@ -1,5 +1,6 @@
 // The store's funnel events (POST /api/track): page_view on every page load, add_to_cart when
-// a buy form is first used, checkout when it is submitted. No dependencies, no cookies: the
+// a buy form is first used, checkout when it is submitted, and paid on the thank-you page of
+// an order the payment provider confirmed (data-paid on this script tag; the server decides). No dependencies, no cookies: the
 // visitor is a random id kept in this tab's sessionStorage. The owner's preview pages do not
 // load this script, so a preview never counts. Every failure is silent: a store page works
 // the same whether or not its events arrive.
@@ -68,6 +69,7 @@
 
   function start() {
     send("page_view");
+    if (script.getAttribute("data-paid") === "1") send("paid");
     var forms = document.querySelectorAll("form.buy-form");
     for (var i = 0; i < forms.length; i++) watch(forms[i]);
   }

@@ -1,0 +1,95 @@
+"""The sandbox payment provider's own face (PAYMENT_PROVIDER=sandbox): the hosted checkout
+page a customer pays on, and its state API. It stands in for a remote provider's site,
+so it reads only the sandbox's records (services/commerce/sandbox_pages.py) and never the
+service's payments or orders."""
+from flask import Response, render_template
+from marshmallow import Schema, fields, validate
+
+from api.errors import ApiError
+from api.routing import Blueprint
+from jobs.send import send_all
+from services.commerce import sandbox_pages
+from services.commerce.money import display
+from services.errors import Refused
+
+bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provider (hosted checkout and state API).")
+
+DECISIONS: list[str] = [
+    "The sandbox provider's hosted page GET /pay/sandbox/checkout/{id} shows the amount, what is bought and three "
+    "buttons: pay, decline (the card is declined: the checkout fails for good) and abandon (back to the shop: the "
+    "checkout expires). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
+    "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
+    "expires after 24 hours. GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
+    "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at}; "
+    "an unknown id (or another provider configured) is 404 `not_found`.",
+]
+
+PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; "
+            "frame-ancestors 'none'; base-uri 'none'")
+
+
+class ActionForm(Schema):
+    action = fields.String(required=True, validate=validate.OneOf(["pay", "decline", "abandon"]))
+
+
+class CheckoutStateAnswer(Schema):
+    id = fields.String(required=True)
+    object = fields.String(required=True)
+    state = fields.String(required=True, metadata={"enum": ["open", "paid", "failed", "expired"]})
+    amount_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    reference = fields.String(required=True)
+    payment_ref = fields.String(allow_none=True)
+    refunded_minor = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    expires_at = fields.String(required=True)
+
+
+_HTML = {"type": "string", "description": "The hosted checkout page"}
+_REDIRECT = {"Location": {"schema": {"type": "string"}}}
+
+
+def _page(checkout: dict, *, status: int = 200) -> Response:
+    html = render_template("pay/checkout.html", checkout=checkout,
+                           amount=display(checkout["amount_minor"], checkout["currency"]))
+    response = Response(html, status=status, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
+
+
+@bp.get("/pay/sandbox/checkout/<checkout_id>")
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.response(200, _HTML, content_type="text/html")
+def sandbox_checkout_page(checkout_id):
+    """The sandbox provider's hosted checkout page."""
+    checkout = sandbox_pages.checkout_page(checkout_id)
+    if checkout is None:
+        raise ApiError(404, "not_found")
+    return _page(checkout)
+
+
+@bp.post("/pay/sandbox/checkout/<checkout_id>")
+@bp.declare(changes_state=True, session=False, form=True, refuses={404: ["not_found"]})
+@bp.arguments(ActionForm, location="form")
+@bp.response(303, headers=_REDIRECT)
+def sandbox_checkout_action(form, checkout_id):
+    """The customer's choice: pay, decline or abandon."""
+    try:
+        checkout, job = sandbox_pages.settle(checkout_id, form["action"])
+    except Refused:
+        raise ApiError(404, "not_found") from None
+    send_all([job])
+    target = checkout["success_url"] if checkout["state"] == "paid" else checkout["cancel_url"]
+    if checkout["state"] == "open":
+        target = f"/pay/sandbox/checkout/{checkout_id}"
+    return Response(status=303, headers={"Location": target})
+
+
+@bp.get("/pay/sandbox/v1/checkouts/<checkout_id>")
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.response(200, CheckoutStateAnswer)
+def sandbox_checkout_state(checkout_id):
+    """The sandbox provider's state API: a checkout as the provider sees it."""
+    return sandbox_pages.state_api(checkout_id)

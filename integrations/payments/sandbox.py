@@ -1,0 +1,85 @@
+"""The service's side of the sandbox provider: the seam's four calls, answered by the
+sandbox bank (sandbox_bank.py) exactly as a remote provider would answer them.
+
+Checkout pages live at {BASE_URL}/pay/sandbox/checkout/<id>. Notifications carry the
+`Sandbox-Signature` header; they are checked here with the same key the bank signs with.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from typing import Mapping
+
+from integrations.payments import (PAID, Checkout, CheckoutRequest, CheckoutState, Notification,
+                                   NotificationRejected, ProviderRefused, Refund)
+from integrations.payments import sandbox_bank as bank
+from models.clock import clock
+
+WINDOW_SECONDS = 300
+_TIMESTAMP = re.compile(r"\d{1,12}")
+_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+class SandboxProvider:
+    name = "sandbox"
+    signature_header = bank.SIGNATURE_HEADER
+
+    def __init__(self, settings):
+        self.base_url = settings.base_url
+        self.key = bank.signing_secret(settings.secret_key)
+
+    def checkout_url(self, checkout_id: str) -> str:
+        return f"{self.base_url}/pay/sandbox/checkout/{checkout_id}"
+
+    def create_checkout(self, request: CheckoutRequest) -> Checkout:
+        row = bank.create(request)
+        return Checkout(provider_ref=row.id, url=self.checkout_url(row.id))
+
+    def checkout_state(self, provider_ref: str) -> CheckoutState:
+        row = bank.find(provider_ref)
+        if row is None:
+            raise ProviderRefused("the sandbox has no checkout with that id")
+        return CheckoutState(provider_ref=row.id, state=row.state, amount_minor=row.amount_minor,
+                             currency=row.currency, payment_ref=row.payment_ref if row.state == PAID else None,
+                             reference=row.reference)
+
+    def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
+        header = headers.get(self.signature_header)
+        if header is None:
+            raise NotificationRejected("unsigned", f"the notification has no {self.signature_header} header")
+        timestamp, candidates = _parse(header)
+        if timestamp is None or not candidates:
+            raise NotificationRejected("bad_signature", "the signature header is malformed")
+        if abs(clock.time() - timestamp) > WINDOW_SECONDS:
+            raise NotificationRejected("bad_signature", "the signature's timestamp is outside the window")
+        expected = bank.sign(key=self.key, timestamp=timestamp, payload=payload)
+        if not any([hmac.compare_digest(expected, candidate) for candidate in candidates]):
+            raise NotificationRejected("bad_signature", "no signature matches the body")
+        try:
+            event = json.loads(payload)
+            data = event["data"]
+            return Notification(event_id=str(event["id"]), provider_ref=str(data["checkout"]), type=str(event["type"]),
+                                reference=data.get("reference"))
+        except (ValueError, KeyError, TypeError):
+            # Signed by the sandbox but not shaped as its events are: a bug, refused all the same.
+            raise NotificationRejected("bad_signature", "the signed body is not a sandbox event") from None
+
+    def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund:
+        refund_ref, amount = bank.refund(payment_ref, amount_minor)
+        return Refund(refund_ref=refund_ref, amount_minor=amount, state="succeeded")
+
+
+def _parse(header: str) -> tuple[int | None, list[str]]:
+    timestamps, candidates = [], []
+    for part in header.split(","):
+        key, _, value = part.strip().partition("=")
+        if key == "t":
+            timestamps.append(value)
+        elif key == "v1":
+            if not _HEX.fullmatch(value.lower()):
+                return None, []
+            candidates.append(value.lower())
+    if len(timestamps) != 1 or not _TIMESTAMP.fullmatch(timestamps[0]):
+        return None, []
+    return int(timestamps[0]), candidates

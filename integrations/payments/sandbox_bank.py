@@ -1,0 +1,172 @@
+"""The sandbox payment provider itself: the "bank" behind /pay/sandbox/.
+
+It keeps its own checkouts (SandboxCheckout), lets a customer pay, decline or abandon one
+on its hosted page, answers what state a checkout is in, refunds, and owes the service a
+signed notification for every settled checkout (SandboxNotification, delivered over HTTP
+to the service's notification route by a job, retried until it is taken).
+
+Nothing else in the service reads these tables: the service talks to the sandbox only
+through the provider seam (integrations/payments/sandbox.py), as it would to Stripe.
+
+Notifications are signed like the billing webhook: `Sandbox-Signature: t=<unix>,v1=<hex
+HMAC-SHA256 of "<t>." + body>`, keyed with a secret derived from SECRET_KEY (both sides of
+the sandbox live in this service, so they share it without another setting).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import urllib.error
+import urllib.request
+from datetime import timedelta
+
+from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, CheckoutRequest, ProviderRefused,
+                                   ProviderUnavailable)
+from models.clock import clock, utcnow
+from models.db import UNAVAILABLE, transaction
+from models.payment import SandboxCheckout, SandboxNotification
+
+SIGNATURE_HEADER = "Sandbox-Signature"
+CHECKOUT_LIFETIME = timedelta(hours=24)
+ACTIONS = {"pay": PAID, "decline": FAILED, "abandon": EXPIRED}
+EVENT_TYPES = {PAID: "checkout.paid", FAILED: "checkout.failed", EXPIRED: "checkout.expired"}
+
+
+def signing_secret(secret_key: str) -> bytes:
+    """The notification key: derived from SECRET_KEY, never the key itself."""
+    return hmac.new(secret_key.encode("utf-8"), b"sandbox-payments-notifications", hashlib.sha256).digest()
+
+
+def sign(*, key: bytes, timestamp: int, payload: bytes) -> str:
+    return hmac.new(key, f"{timestamp}.".encode("ascii") + payload, hashlib.sha256).hexdigest()
+
+
+def signature_header(*, key: bytes, payload: bytes, timestamp: int | None = None) -> str:
+    moment = int(clock.time()) if timestamp is None else timestamp
+    return f"t={moment},v1={sign(key=key, timestamp=moment, payload=payload)}"
+
+
+def _guarded(fn):
+    """The sandbox's database is the provider's server: when it cannot answer, the
+    provider is unavailable (not a bug of the caller)."""
+
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UNAVAILABLE as exc:
+            raise ProviderUnavailable(f"the sandbox provider could not answer ({type(exc).__name__})") from None
+
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+@_guarded
+def create(request: CheckoutRequest) -> SandboxCheckout:
+    """Opens a checkout the customer can pay on the hosted page for a day."""
+    if request.amount_minor <= 0 or len(request.currency) != 3:
+        raise ProviderRefused("the amount must be positive and the currency a three-letter code")
+    now = utcnow()
+    with transaction():
+        return SandboxCheckout.create(
+            id=f"cs_sbx_{secrets.token_hex(12)}", reference=request.reference, amount_minor=request.amount_minor,
+            currency=request.currency.upper(), description=request.description[:300],
+            customer_email=request.customer_email, success_url=request.success_url, cancel_url=request.cancel_url,
+            logo_url=request.logo_url, state=OPEN, created_at=now, expires_at=now + CHECKOUT_LIFETIME)
+
+
+@_guarded
+def find(checkout_id: str) -> SandboxCheckout | None:
+    """The checkout as it stands; an open one past its day expires now (and is notified)."""
+    row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+    if row is not None and row.state == OPEN and row.expires_at <= utcnow():
+        settle(checkout_id, "abandon")
+        row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+    return row
+
+
+@_guarded
+def settle(checkout_id: str, action: str) -> tuple[SandboxCheckout | None, str | None]:
+    """The customer's choice on the hosted page: pay, decline or abandon. Only an open
+    checkout settles, once (a conditional UPDATE); answers the checkout and the id of the
+    notification the settlement owes (None when nothing changed)."""
+    state = ACTIONS[action]
+    now = utcnow()
+    with transaction():
+        changes = {"state": state, "settled_at": now}
+        if state == PAID:
+            changes["payment_ref"] = f"pi_sbx_{secrets.token_hex(12)}"
+        settled = (SandboxCheckout.update(**changes)
+                   .where(SandboxCheckout.id == checkout_id, SandboxCheckout.state == OPEN).execute())
+        row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+        if not settled or row is None:
+            return row, None
+        event_id = f"evt_sbx_{secrets.token_hex(12)}"
+        payload = json.dumps({"id": event_id, "type": EVENT_TYPES[state], "created": int(clock.time()),
+                              "data": {"checkout": row.id, "reference": row.reference}},
+                             separators=(",", ":")).encode("utf-8")
+        SandboxNotification.create(id=event_id, checkout=row.id, type=EVENT_TYPES[state],
+                                   payload=payload.decode("utf-8"), created_at=now)
+    return row, event_id
+
+
+@_guarded
+def refund(payment_ref: str, amount_minor: int | None) -> tuple[str, int]:
+    """Refunds a paid checkout, in part or in full (never more than was paid)."""
+    with transaction():
+        row = SandboxCheckout.get_or_none(SandboxCheckout.payment_ref == payment_ref)
+        if row is None or row.state != PAID:
+            raise ProviderRefused("no paid checkout has that payment reference")
+        amount = row.amount_minor - row.refunded_minor if amount_minor is None else amount_minor
+        if amount <= 0 or row.refunded_minor + amount > row.amount_minor:
+            raise ProviderRefused("a refund cannot exceed what was paid")
+        SandboxCheckout.update(refunded_minor=SandboxCheckout.refunded_minor + amount).where(
+            SandboxCheckout.id == row.id).execute()
+    return f"re_sbx_{secrets.token_hex(12)}", amount
+
+
+def deliver(notification_id: str, *, notify_url: str, key: bytes, timeout: float) -> bool:
+    """Sends one notification to the service's notification route; True once it was taken
+    (any 2xx). Raises ProviderUnavailable when the route could not be reached or answered
+    a server error, so the delivery job tries again later."""
+    row = SandboxNotification.get_or_none(SandboxNotification.id == notification_id)
+    if row is None or row.delivered_at is not None:
+        return True
+    SandboxNotification.update(attempts=SandboxNotification.attempts + 1).where(
+        SandboxNotification.id == notification_id).execute()
+    body = row.payload.encode("utf-8")
+    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: signature_header(key=key, payload=body),
+               "User-Agent": "sandbox-payments/1"}
+    status = transport(notify_url, body, headers, timeout)
+    if status >= 500:
+        raise ProviderUnavailable(f"the notification route answered {status}")
+    SandboxNotification.update(delivered_at=utcnow()).where(SandboxNotification.id == notification_id).execute()
+    # A 4xx means the service refused it for good (a bad signature, say): retrying will not help.
+    return 200 <= status < 300
+
+
+def http_post(url: str, body: bytes, headers: dict, timeout: float) -> int:
+    """POSTs over the network; answers the HTTP status (ProviderUnavailable when unreachable)."""
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (our own http(s) URL)
+            return answer.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (urllib.error.URLError, OSError) as exc:
+        raise ProviderUnavailable(f"the notification route could not be reached ({type(exc).__name__})") from None
+
+
+# How notifications travel: the network. Tests that run no server swap in the app's own
+# WSGI interface (the test client), which is the same request without a socket.
+transport = http_post
+
+
+def notification(notification_id: str) -> SandboxNotification | None:
+    return SandboxNotification.get_or_none(SandboxNotification.id == notification_id)
+
+
+def notifications_for(checkout_id: str) -> list[SandboxNotification]:
+    return list(SandboxNotification.select().where(SandboxNotification.checkout == checkout_id)
+                .order_by(SandboxNotification.created_at))

@@ -1,0 +1,187 @@
+"""Customer orders in a founder's published store, and the revenue they bring.
+
+An order is opened against the store's published version at that version's price (the
+order row and its payment are committed before the customer leaves for the provider);
+it is paid only when the provider says so (services/commerce/payments.py), and a paid
+order credits its store's revenue once: one RevenueCredit per payment (its primary key)
+and the running RevenueTotal, in the transaction that marks the payment paid.
+"""
+from __future__ import annotations
+
+import secrets
+
+from config import get_settings
+from models.catalog import Product
+from models.clock import iso, utcnow
+from models.db import transaction
+from models.discovery import Claim
+from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal
+from models.session import Session
+from models.store import Store, StoreVersion
+from integrations.payments import minor_units
+from services.accounts import normalize_email
+from services.commerce import payments
+from services.errors import Refused
+from services.ownership import owner_of
+from services.research.launch import launch_fact
+
+MAX_QUANTITY = 99  # the buy box's own ceiling
+MAX_TRACKING = 200
+
+
+def open_order(*, session: Session | None, product_id: str, quantity, email: str) -> dict:
+    """Opens a customer's order in a published store and starts its payment: answers
+    `{status: checkout_started, order_id, checkout_url}`."""
+    if not isinstance(quantity, int) or isinstance(quantity, bool) or not 1 <= quantity <= MAX_QUANTITY:
+        raise Refused("invalid_quantity", f"quantity must be a whole number from 1 to {MAX_QUANTITY}; "
+                                          "no order was opened.")
+    address = normalize_email(email or "", reason="invalid_email")
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None and Product.get_or_none(Product.product_id == product_id) is None:
+        raise Refused("unknown_product", "No store sells a product with that id; no order was opened.")
+    if store is None or store.published_version is None:
+        raise Refused("store_not_published")
+    document = StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
+    if document.get("checkout") is not True or not payments.configured() or not document.get("price"):
+        raise Refused("payment_unavailable", "This store does not take payments right now, so no order was opened "
+                                             "and nothing was charged.")
+    currency = str(document["currency"]).upper()
+    unit = minor_units(document["price"], currency)
+    order_id = secrets.token_hex(16)
+    with transaction():
+        payment = payments.new_payment(purpose=Payment.ORDER, subject=order_id, amount_minor=unit * quantity,
+                                       currency=currency, session_id=session.id if session else None, account_id=None)
+        CustomerOrder.create(id=order_id, product=product_id, session=session.id if session else None, email=address,
+                             quantity=quantity, unit_price_minor=unit, amount_minor=unit * quantity, currency=currency,
+                             store_version=store.published_version, payment=payment.id, state=CustomerOrder.OPEN,
+                             created_at=utcnow())
+    name = (document.get("product") or {}).get("name") or product_id
+    try:
+        url = payments.open_checkout(payment, description=f"{quantity} × {name}"[:300], customer_email=address)
+    except Refused as refusal:
+        refusal.fields["order_id"] = order_id
+        raise
+    return {"status": "checkout_started", "order_id": order_id, "checkout_url": url}
+
+
+def confirm_order(*, order_id: str) -> dict:
+    """Asks the provider about an order's payment (GET /api/store/confirm): paid once,
+    credited once. A provider that does not answer leaves the order as it was."""
+    order = _order(order_id)
+    payment, answered = payments.confirm_quietly(order.payment) if order.payment else (None, True)
+    order = CustomerOrder.get_by_id(order.id)
+    answer = {"status": "ok", "order_id": order.id, "state": order.state, "product_id": order.product_id,
+              "quantity": order.quantity, "amount_minor": order.amount_minor, "currency": order.currency,
+              "paid_at": iso(order.paid_at), "provider_answered": answered}
+    if not answered:
+        answer["explanation"] = ("The payment provider did not answer in time, so the order is unchanged; "
+                                 "ask again in a moment.")
+    return answer
+
+
+def _order(order_id) -> CustomerOrder:
+    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if isinstance(order_id, str) else None
+    if order is None:
+        raise Refused("order_not_found", "No order has that id.")
+    return order
+
+
+def _order_paid(payment: Payment) -> None:
+    """The order's payment is paid: mark it and credit its store, once (inside the
+    transaction that marked the payment paid)."""
+    order = CustomerOrder.get_or_none(CustomerOrder.payment == payment.id)
+    if order is None:
+        return
+    now = utcnow()
+    CustomerOrder.update(state=CustomerOrder.PAID, paid_at=now).where(CustomerOrder.id == order.id).execute()
+    credited = (RevenueCredit.insert(payment=payment.id, order=order.id, product=order.product_id,
+                                     amount_minor=payment.amount_minor, currency=payment.currency, credited_at=now)
+                .on_conflict_ignore().as_rowcount().execute())
+    if not credited:
+        return  # the ledger already has it: the total has it too
+    (RevenueTotal.insert(product=order.product_id, currency=payment.currency, confirmed_minor=payment.amount_minor,
+                         orders=1, updated_at=now)
+     .on_conflict(conflict_target=[RevenueTotal.product, RevenueTotal.currency],
+                  update={RevenueTotal.confirmed_minor: RevenueTotal.confirmed_minor + payment.amount_minor,
+                          RevenueTotal.orders: RevenueTotal.orders + 1, RevenueTotal.updated_at: now})
+     .execute())
+
+
+def _order_failed(payment: Payment) -> None:
+    CustomerOrder.update(state=payment.state).where(CustomerOrder.payment == payment.id,
+                                                    CustomerOrder.state == CustomerOrder.OPEN).execute()
+
+
+def _order_landing(payment: Payment, how: str) -> str:
+    order = CustomerOrder.get_or_none(CustomerOrder.payment == payment.id)
+    store = Store.get_or_none(Store.product == order.product_id) if order else None
+    if store is None:
+        return "/"
+    return f"/store/{store.slug}/thanks?order={order.id}" + ("&cancelled=1" if how == "cancelled" else "")
+
+
+payments.purpose(Payment.ORDER, paid=_order_paid, failed=_order_failed, landing=_order_landing)
+
+
+def _owned_products(session: Session):
+    """The founder's stores: the products they claimed (a query of product ids)."""
+    return Claim.select(Claim.product).where(owner_of(session).owns(Claim))
+
+
+def tracking(*, session: Session, order_id: str | None = None, limit: int = 50) -> dict:
+    """The founder's own orders, newest first (GET /api/tracking); one when `order_id` names it."""
+    query = (CustomerOrder.select().where(CustomerOrder.product.in_(_owned_products(session)))
+             .order_by(CustomerOrder.created_at.desc(), CustomerOrder.id.desc()))
+    if order_id is not None:
+        order = query.where(CustomerOrder.id == order_id).first()
+        if order is None:
+            raise Refused("order_not_found")
+        return {"status": "ok", "orders": [_order_row(order)]}
+    orders = [_order_row(row) for row in query.limit(max(1, min(limit, MAX_TRACKING)))]
+    if not orders:
+        return {"status": "no_orders_yet", "reason": "no_orders_yet",
+                "explanation": "No customer has ordered from your store yet.", "orders": []}
+    return {"status": "ok", "orders": orders}
+
+
+def _order_row(order: CustomerOrder) -> dict:
+    return {"order_id": order.id, "product_id": order.product_id, "state": order.state, "email": order.email,
+            "quantity": order.quantity, "unit_price_minor": order.unit_price_minor,
+            "amount_minor": order.amount_minor, "currency": order.currency, "store_version": order.store_version,
+            "created_at": iso(order.created_at), "paid_at": iso(order.paid_at)}
+
+
+def revenue(*, session: Session) -> dict:
+    """Confirmed revenue per store and currency (GET /api/revenue): one query, whatever the
+    number of orders."""
+    rows = (RevenueTotal.select().where(RevenueTotal.product.in_(_owned_products(session)))
+            .order_by(RevenueTotal.product, RevenueTotal.currency))
+    return {"status": "ok", "stores": [{"product_id": row.product_id, "currency": row.currency,
+                                        "confirmed_minor": row.confirmed_minor, "orders": row.orders} for row in rows]}
+
+
+def thanks(*, order_id: str) -> dict | None:
+    """What the store's thank-you page shows for an order (after asking the provider)."""
+    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if order_id else None
+    if order is None:
+        return None
+    if order.state == CustomerOrder.OPEN and order.payment:
+        payments.confirm_quietly(order.payment)
+        order = CustomerOrder.get_by_id(order.id)
+    return {"order_id": order.id, "state": order.state, "quantity": order.quantity,
+            "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id}
+
+
+@launch_fact("payments_ready")
+def _payments_ready(owner, resolved) -> tuple[bool, str]:
+    if not payments.configured():
+        return False, "Payments are switched off on this service (PAYMENT_PROVIDER=off), so no store takes orders."
+    product_id = resolved.claimed_product_id if resolved is not None else None
+    store = Store.get_or_none(Store.product == product_id) if product_id else None
+    if store is None or store.published_version is None:
+        return False, "Publish your store: its buy box takes payments once it is live."
+    document = StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
+    if document.get("checkout") is not True:
+        return False, "Your published store was built before payments were on: rebuild and publish it to open checkout."
+    provider = get_settings().payment_provider
+    return True, f"Checkout is open on your published store, through the {provider} payment provider."
