@@ -2,6 +2,8 @@
 (GET /store/<slug>/preview/...), rendered from the store document (services/store/render.py)."""
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from flask import Response, make_response, render_template_string
 from marshmallow import Schema, fields, validate
 
@@ -136,7 +138,7 @@ def store_checkout(form, slug):
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout_page(slug):
     """Sends the browser to the store's buy box."""
-    return Response(status=303, headers={"Location": f"/store/{slug}/product#buy"})
+    return Response(status=303, headers={"Location": f"/store/{quote(slug, safe='')}/product#buy"})
 
 
 def _refusal_page(slug: str, refusal: Refused):
