@@ -1,0 +1,194 @@
+"""Stripe behind the payment seam: Checkout Sessions, their state, signed webhooks, refunds.
+
+Each provider holds its own `stripe.StripeClient` (its own key, HTTP client and timeout), so
+nothing is set on the `stripe` module and two providers in one process never share a key.
+
+The library retries nothing (max_network_retries=0): a call that times out or meets a
+server error raises ProviderUnavailable at once and the service asks again later, so a
+web request never waits for more than one timeout. A checkout created by a call whose
+answer was lost is harmless: nobody is sent to its page and Stripe expires it unpaid.
+"""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Mapping
+
+import stripe
+
+from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, CheckoutRequest, CheckoutState,
+                                   Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
+                                   Refund)
+
+# Seconds a signed webhook stays acceptable after Stripe signed it (Stripe's own default);
+# older ones are refused as replays.
+SIGNATURE_TOLERANCE_SECONDS = 300
+
+# The events the service acts on: each concerns one Checkout Session, whose state the service
+# then asks for. Every other event type answers a Notification with an empty provider_ref.
+CHECKOUT_EVENTS = frozenset({
+    "checkout.session.completed",
+    "checkout.session.async_payment_succeeded",
+    "checkout.session.async_payment_failed",
+    "checkout.session.expired",
+})
+
+# A complete session whose payment intent is back at one of these statuses cannot be paid
+# any more (a delayed method such as a bank debit failed): it is FAILED, not OPEN.
+_FAILED_INTENT_STATUSES = frozenset({"requires_payment_method", "canceled"})
+
+_REFUND_STATES = {"succeeded": "succeeded", "pending": "pending", "requires_action": "pending",
+                  "failed": "failed", "canceled": "failed"}
+
+# Stripe masks most of a key it quotes in an error message; this removes what it leaves, so
+# no part of a key or webhook secret reaches an exception message or a log.
+_SECRET = re.compile(r"\b(?:sk|rk|pk)_(?:test|live)_[*\w]*|\bwhsec_\w*")
+
+
+class StripeProvider:
+    name = "stripe"
+    signature_header = "Stripe-Signature"
+
+    def __init__(self, *, secret_key: str, webhook_secret: str, timeout_seconds: float,
+                 http_client: stripe.HTTPClient | None = None):
+        if not secret_key or not webhook_secret:
+            raise ValueError("StripeProvider needs a secret key and a webhook secret")
+        self._webhook_secret = webhook_secret
+        self._client = stripe.StripeClient(
+            secret_key,
+            http_client=http_client or stripe.RequestsClient(timeout=timeout_seconds),
+            max_network_retries=0,
+        )
+
+    def __repr__(self) -> str:
+        # Never the default repr: the client holds the key, and reprs end up in logs.
+        return "StripeProvider()"
+
+    def create_checkout(self, request: CheckoutRequest) -> Checkout:
+        """Opens a Checkout Session for one line: the description at the amount asked."""
+        product = {"name": request.description}
+        if request.logo_url:
+            product["images"] = [request.logo_url]
+        params = {
+            "mode": "payment",
+            "line_items": [{
+                "price_data": {"currency": request.currency.lower(), "unit_amount": request.amount_minor,
+                               "product_data": product},
+                "quantity": 1,
+            }],
+            "success_url": request.success_url,
+            "cancel_url": request.cancel_url,
+            "client_reference_id": request.reference,
+            "metadata": {"reference": request.reference},
+        }
+        if request.customer_email:
+            params["customer_email"] = request.customer_email
+        with _mapped_errors("creating a checkout"):
+            session = self._client.v1.checkout.sessions.create(params=params)
+        return Checkout(provider_ref=session.id, url=session.url)
+
+    def checkout_state(self, provider_ref: str) -> CheckoutState:
+        """Asks Stripe for the session and maps it onto OPEN, PAID, FAILED or EXPIRED."""
+        # The payment intent comes expanded: its status is the only way to tell a delayed
+        # payment that failed from one still on its way.
+        with _mapped_errors("reading a checkout"):
+            found = self._client.v1.checkout.sessions.retrieve(provider_ref, params={"expand": ["payment_intent"]})
+        session = found.to_dict()
+        intent = session.get("payment_intent")
+        intent_id = intent.get("id") if isinstance(intent, dict) else intent
+        intent_status = intent.get("status") if isinstance(intent, dict) else None
+        payment_ref = None
+        if session.get("payment_status") in ("paid", "no_payment_required"):
+            state, payment_ref = PAID, intent_id
+        elif session.get("status") == "expired":
+            state = EXPIRED
+        elif session.get("status") == "complete" and intent_status in _FAILED_INTENT_STATUSES:
+            state = FAILED
+        else:
+            state = OPEN
+        currency = session.get("currency")
+        return CheckoutState(provider_ref=session["id"], state=state, amount_minor=session.get("amount_total"),
+                             currency=currency.upper() if currency else None, payment_ref=payment_ref,
+                             reference=session.get("client_reference_id"))
+
+    def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
+        """Checks the Stripe-Signature of a webhook and answers the session it concerns.
+
+        Only the four checkout.session events in CHECKOUT_EVENTS name a session; any other
+        event answers a Notification with an empty provider_ref, which the service ignores.
+        """
+        signature = _header(headers, self.signature_header)
+        if not signature:
+            raise NotificationRejected("unsigned", "the notification has no Stripe-Signature header")
+        try:
+            event = self._client.construct_event(payload, signature, self._webhook_secret,
+                                                 tolerance=SIGNATURE_TOLERANCE_SECONDS)
+        except stripe.SignatureVerificationError:
+            raise NotificationRejected("bad_signature", "the Stripe-Signature is malformed, stale or wrong") from None
+        except ValueError:
+            # A correctly signed body that is not a Stripe event (or not UTF-8 JSON at all).
+            raise NotificationRejected("bad_signature", "the signed notification is not a Stripe event") from None
+        if event.type not in CHECKOUT_EVENTS:
+            return Notification(event_id=event.id, provider_ref="", type=event.type)
+        session = event.to_dict()["data"]["object"]
+        return Notification(event_id=event.id, provider_ref=session["id"], type=event.type,
+                            reference=session.get("client_reference_id"))
+
+    def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund:
+        """Refunds the payment intent, all of it or amount_minor of it."""
+        params = {"payment_intent": payment_ref}
+        if amount_minor is not None:
+            params["amount"] = amount_minor
+        # The key makes a refund asked again (after a lost answer) replay the first one
+        # instead of refunding twice. Stripe keeps keys for 24 hours, so within that time a
+        # second refund of the same amount on the same payment answers the first refund.
+        key = f"refund:{payment_ref}:{'full' if amount_minor is None else amount_minor}"
+        with _mapped_errors("refunding a payment"):
+            refund = self._client.v1.refunds.create(params=params, options={"idempotency_key": key})
+        return Refund(refund_ref=refund.id, amount_minor=refund.amount,
+                      state=_REFUND_STATES.get(refund.to_dict().get("status"), "pending"))
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    """The header's value, whatever the case of its name (a plain dict is case-sensitive)."""
+    value = headers.get(name)
+    if value is None:
+        wanted = name.lower()
+        value = next((v for k, v in headers.items() if k.lower() == wanted), None)
+    return value
+
+
+@contextmanager
+def _mapped_errors(doing: str):
+    """Turns the library's errors into the seam's: unavailable (try later) or refused (for good)."""
+    # `from None`: the library's exception carries Stripe's whole answer; the message kept
+    # here is scrubbed of secrets, and the original stays out of logged tracebacks.
+    try:
+        yield
+    except (stripe.APIConnectionError, stripe.RateLimitError) as error:
+        raise ProviderUnavailable(f"Stripe could not answer {doing}: {_describe(error)}") from None
+    except stripe.StripeError as error:
+        if _transient(error):
+            raise ProviderUnavailable(f"Stripe could not answer {doing}: {_describe(error)}") from None
+        raise ProviderRefused(f"Stripe refused {doing}: {_describe(error)}") from None
+
+
+def _transient(error: stripe.StripeError) -> bool:
+    """A server error, a lock conflict (409) or an answer that was not Stripe's JSON."""
+    status = error.http_status
+    if status is None:
+        return isinstance(error, stripe.APIError)
+    return status >= 500 or status == 409
+
+
+def _describe(error: stripe.StripeError) -> str:
+    """The error's kind, status, code, request id and Stripe's message, scrubbed of secrets."""
+    parts = [type(error).__name__]
+    if error.http_status:
+        parts.append(f"HTTP {error.http_status}")
+    if error.code:
+        parts.append(f"code {error.code}")
+    if error.request_id:
+        parts.append(f"request {error.request_id}")
+    message = _SECRET.sub("[redacted]", error.user_message or "").strip()
+    return ", ".join(parts) + (f": {message}" if message else "")
