@@ -11,10 +11,12 @@ from models.own_product import FounderImage, FounderProduct
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
+from models.supplier import SupplierConnection
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
               MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
-              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence]
+              Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
+              SupplierConnection]
