@@ -13,6 +13,7 @@ from models.payment import (CustomerOrder, Payment, RevenueCredit, RevenueTotal,
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
+from models.supplier import SupplierConnection
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
@@ -20,4 +21,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
-              Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification]
+              Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
+              SupplierConnection]

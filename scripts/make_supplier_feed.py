@@ -4,7 +4,7 @@
 Output: ``scripts/data/supplier_feed.jsonl.gz`` - about 3,000 products, one JSON object a
 line in the catalog format of decisions.md (product_id, name, description, category,
 price, cost, currency, images, rank, evidence) plus supplier fields the catalog keeps as
-extras (supplier, sku, moq, lead_time_days, ships_from).
+extras (supplier, sku, moq, lead_time_days, ships_from, rating).
 
 Deterministic and standard library only: a fixed seed, evidence dated relative to the
 fixed anchor ``ANCHOR`` (never today's date), and a gzip stream with no timestamp or file
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import io
 import json
 import random
@@ -229,6 +230,14 @@ TRENDS = ["is climbing steadily", "is stable year round", "peaks ahead of the ho
           "is up about 20 % year on year", "shows a late-summer bump"]
 
 
+def supplier_rating(supplier: str) -> float:
+    """The supplier's rating, 3.5 to 5.0 in steps of 0.1, derived from a hash of its name:
+    the same supplier always has the same rating, and drawing it takes nothing from the
+    random stream (every other field of every line stays as it was before ratings)."""
+    digest = hashlib.sha256(supplier.encode("utf-8")).digest()
+    return round(3.5 + int.from_bytes(digest[:4], "big") % 16 / 10, 1)
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
@@ -323,7 +332,7 @@ def _product(rng, number, category, noun, what, a, b, low, high, name) -> dict:
     description = (f"{what}. This {a.lower()} version comes as {b.lower() if not b[0].isdigit() else b}. "
                    f"Popular with {audience}; ships in plain retail packaging.")
     images = [f"{IMAGE_HOST}/{product_id}/{n}.jpg" for n in range(1, rng.randint(2, 4) + 1)]
-    return {
+    line = {
         "product_id": product_id,
         "name": name,
         "description": description,
@@ -340,6 +349,8 @@ def _product(rng, number, category, noun, what, a, b, low, high, name) -> dict:
         "lead_time_days": rng.randint(7, 45),
         "ships_from": rng.choice(SHIPS_FROM),
     }
+    line["rating"] = supplier_rating(line["supplier"])  # after every draw, outside the random stream
+    return line
 
 
 def write(items: list[dict], out: Path) -> int:

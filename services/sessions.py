@@ -14,6 +14,7 @@ from models.db import is_sqlite, transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.job import Job
 from models.session import Session
+from models.supplier import SupplierConnection
 from services.accounts import SIGN_IN_MAIL
 from services.tokens import hash_token
 
@@ -80,6 +81,9 @@ SESSION_REFERENCES = {
     "milestone.session_id": "history: deleted with it (ON DELETE CASCADE)",
     "session_presence.session_id": "history: the session's last screen, deleted with it (ON DELETE CASCADE); it "
                                    "keeps no session (funnel events name no session: a visitor's id is not one)",
+    "supplier_connection.session_id": "keeps the session while the connection is its own (owner 'session:<id>'): "
+                                      "the founder chose a supplier; an account's connection loses the reference "
+                                      "(ON DELETE SET NULL), though a bound session is never pruned",
     "referral_code.session_id": "kept without the reference (ON DELETE SET NULL): a published coded link keeps "
                                 "resolving to its code",
 }
@@ -110,6 +114,8 @@ def _prunable(cutoff, now):
         & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(SupplierConnection.select(pw.SQL("1")).where(
+            SupplierConnection.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(Watch.select(pw.SQL("1")).where(
             (Watch.session == Session.id)
             & (Watch.closed_at.is_null() | Watch.account.is_null(False) | (Watch.created_at >= cutoff))))
