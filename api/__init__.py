@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # One blueprint module per feature area (each has `bp`, and may have `DECISIONS`).
 BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research", "ask",
               "brief", "workspace", "learning", "model3d", "webapp",
-              "store", "storefront", "intents", "editor", "launch", "product", "funnel"]
+              "store", "storefront", "intents", "editor", "launch", "product", "funnel", "domains"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:

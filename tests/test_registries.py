@@ -73,6 +73,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "launch_blocked",
     # the founder's own product
     "invalid_price", "invalid_images", "images_too_large",
+    # domains
+    "not_available",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the
