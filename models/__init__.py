@@ -4,6 +4,7 @@ from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
 from models.funnel import FunnelEvent, Presence
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
+from models.domain import DomainOrder
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
@@ -22,4 +23,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SupplierConnection]
+              SupplierConnection, DomainOrder]

@@ -13,6 +13,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
     "invalid_days": Reason(400, "days must be a whole number of days from 1 to 90; nothing was counted."),
+    "invalid_domain": Reason(400, "That is not a domain name anyone could register: send one like yourbrand.com (letters, digits and hyphens, or Unicode, in labels of at most 63 characters); nothing was quoted or ordered."),
     "invalid_event": Reason(400, "That is not a store event: send page_view, add_to_cart, checkout or paid; nothing was recorded."),
     "invalid_quantity": Reason(400, "quantity must be a whole number from 1 to 99; no order was opened."),
     "invalid_presence": Reason(400, "area and screen must each be 1 to 40 lowercase letters, digits, underscores or hyphens; nothing was recorded."),

@@ -12,6 +12,7 @@ from models.clock import utcnow
 from models.compiled import Param, Statement
 from models.db import is_sqlite, transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
+from models.domain import DomainOrder
 from models.job import Job
 from models.session import Session
 from models.supplier import SupplierConnection
@@ -64,6 +65,9 @@ def rotate(session: Session) -> str:
 SESSION_REFERENCES = {
     "product_hold.session_id": "keeps the session: it holds a product (deleting it would cascade the hold away)",
     "product_claim.session_id": "keeps the session: it claimed a product",
+    "domain_order.session_id": "keeps the session: it ordered a domain for its store (a payment may be pending "
+                               "or made); were it deleted anyway, the order would stay without it (ON DELETE "
+                               "SET NULL)",
     "claim_allowance.owner": "keeps the session ('session:<id>', not a foreign key): its claim meter, made by a "
                              "claim or a share, carries allowance it earned",
     "product_watch.session_id": "keeps the session while a watch is open (the notice is still owed); closed "
@@ -112,6 +116,7 @@ def _prunable(cutoff, now):
         & Session.bound_at.is_null()
         & none(Hold.select(pw.SQL("1")).where(Hold.session == Session.id))
         & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
+        & none(DomainOrder.select(pw.SQL("1")).where(DomainOrder.session == Session.id))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(SupplierConnection.select(pw.SQL("1")).where(

@@ -75,6 +75,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "invalid_price", "invalid_images", "images_too_large",
     # commerce and payments
     "no_orders_yet", "order_not_found", "payment_unavailable",
+    # domains
+    "not_available",
 }
 
 # The one refusal without a reason code, documented in the decisions: spec 5.13 gives the
