@@ -14,6 +14,7 @@ from models.db import is_sqlite, transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.domain import DomainOrder
 from models.job import Job
+from models.payment import SampleOrder
 from models.session import Session
 from models.supplier import SupplierConnection
 from services.accounts import SIGN_IN_MAIL
@@ -68,6 +69,12 @@ SESSION_REFERENCES = {
     "domain_order.session_id": "keeps the session: it ordered a domain for its store (a payment may be pending "
                                "or made); were it deleted anyway, the order would stay without it (ON DELETE "
                                "SET NULL)",
+    "sample_order.session_id": "keeps the session: it ordered a supplier's sample (a payment may be pending or "
+                               "made); were it deleted anyway, the order would stay without it (ON DELETE SET NULL)",
+    "payment.session_id": "kept without the reference (ON DELETE SET NULL): a payment is the money's record and "
+                          "outlives whoever started it",
+    "customer_order.session_id": "kept without the reference (ON DELETE SET NULL): a store's order belongs to the "
+                                 "store; the customer's session only started it",
     "claim_allowance.owner": "keeps the session ('session:<id>', not a foreign key): its claim meter, made by a "
                              "claim or a share, carries allowance it earned",
     "product_watch.session_id": "keeps the session while a watch is open (the notice is still owed); closed "
@@ -117,6 +124,7 @@ def _prunable(cutoff, now):
         & none(Hold.select(pw.SQL("1")).where(Hold.session == Session.id))
         & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
         & none(DomainOrder.select(pw.SQL("1")).where(DomainOrder.session == Session.id))
+        & none(SampleOrder.select(pw.SQL("1")).where(SampleOrder.session == Session.id))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(SupplierConnection.select(pw.SQL("1")).where(
