@@ -201,20 +201,27 @@ def _truncate():
 
 
 
-@pytest.fixture(autouse=True)
-def sandbox_wire(app):
+_SANDBOX_DELIVERIES: list = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sandbox_wired(app):
     """The sandbox payment provider delivers its notifications over HTTP to BASE_URL; the
-    suite runs no server, so they go through the app's WSGI interface instead: the same
-    request, without a socket. It runs in a thread of its own, as a request from outside
-    would (the job that sends it keeps its own database connection). Calls are recorded."""
+    suite's BASE_URL (http://localhost) has no server, so notifications to it go through the
+    app's WSGI interface instead: the same request, without a socket. It runs in a thread
+    of its own, as a request from outside would (the job that sends it keeps its own
+    database connection). Wired for the whole session, so a delivery that runs after its
+    test ended still arrives; a live server's own BASE_URL (browser tests) gets real HTTP."""
     import threading
     from urllib.parse import urlsplit
 
     from integrations.payments import sandbox_bank
 
-    delivered = []
+    saved = sandbox_bank.transport
 
     def through_the_app(url, body, headers, timeout):
+        if not url.startswith(SETTINGS.base_url + "/"):
+            return saved(url, body, headers, timeout)
         answer = {}
 
         def post():
@@ -224,11 +231,18 @@ def sandbox_wire(app):
         thread = threading.Thread(target=post)
         thread.start()
         thread.join(timeout)
-        delivered.append((url, body, answer.get("status")))
+        _SANDBOX_DELIVERIES.append((url, body, answer.get("status")))
         if "status" not in answer:
             raise sandbox_bank.ProviderUnavailable("the notification route did not answer in time")
         return answer["status"]
 
-    saved, sandbox_bank.transport = sandbox_bank.transport, through_the_app
-    yield delivered
+    sandbox_bank.transport = through_the_app
+    yield
     sandbox_bank.transport = saved
+
+
+@pytest.fixture
+def sandbox_wire():
+    """The sandbox notifications delivered during this test: (url, body, status)."""
+    _SANDBOX_DELIVERIES.clear()
+    return _SANDBOX_DELIVERIES
