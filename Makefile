@@ -72,3 +72,13 @@ bench-store: install-dev
 EDIT_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_edit_bench
 bench-edit: install-dev
 	$(BIN)/python bench/edit_bench.py $(EDIT_BENCH_DB) $(EDIT_BENCH_ARGS)
+
+# Customer orders: checkout -> sandbox hosted-page pay -> confirm round trips against gunicorn, with a
+# revenue check, and GET /api/revenue at 1k and 100k paid orders (bench/README.md); not part of the tests.
+# COMMERCE_BENCH_DB must name a database with "bench" in it (its schema is dropped and rebuilt);
+# COMMERCE_BENCH_REDIS is a Redis database it flushes.
+.PHONY: bench-commerce
+COMMERCE_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_commerce_bench
+COMMERCE_BENCH_REDIS ?= redis://127.0.0.1:6379/14
+bench-commerce: install-dev
+	$(BIN)/python bench/commerce_bench.py $(COMMERCE_BENCH_DB) --redis-url $(COMMERCE_BENCH_REDIS) $(COMMERCE_BENCH_ARGS)
