@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 from api.routing import Blueprint
 from api.session import current_session
 from services import domains
+from services.commerce import domain_orders
 
 bp = Blueprint("domains", __name__, description="Domain suggestions and quotes for the founder's store.")
 
@@ -13,6 +14,14 @@ _PRICES = ", ".join(f".{tld} {minor / 100:.2f}" for tld, minor in domains.SANDBO
 _PREMIUMS = ", ".join(f"{longest} characters or fewer x{factor}" for longest, factor in domains.SANDBOX_PREMIUMS)
 
 DECISIONS: list[str] = [
+    "POST /api/domains/checkout {domain} (session) orders the quoted domain for the founder's store and starts "
+    "its payment: 200 {status: checkout_started, domain_order_id, domain, checkout_url, amount_minor, currency}. "
+    "The domain is connected to the store when the provider confirms the payment (the landing, a notification or "
+    "a later confirmation), in the transaction that marks it paid; a payment that fails or expires fails the "
+    "order. Refusals: 200 `not_available` (taken, unpriceable or connected), 200 `not_claimed`, 409 "
+    "`not_started` (no built store), 400 `invalid_domain`, 200 `payment_unavailable` (nothing charged). Of two "
+    "orders of one name paid at once, one connects; the other payment is marked refund_due for an operator to "
+    "refund (PaymentProvider.refund).",
     "GET /api/domains ?q= answers {status: ok, query, suggestions: [{domain, available, price_minor, currency}], "
     f"connected}}: at most `limit` names (1-{domains.MAX_SUGGESTIONS}, default {domains.DEFAULT_SUGGESTIONS}) made "
     "from the query's words (accents dropped, small words like `the` and `for` left out, at most four words: the "
@@ -87,3 +96,26 @@ def get_domains(query):
     if "domain" in query:
         return domains.quote(session=session, domain=query["domain"])
     return domains.suggest(session=session, query=query.get("q"), limit=query.get("limit"))
+
+
+class DomainCheckoutBody(Schema):
+    domain = fields.String(required=True, validate=validate.Length(min=1, max=300), metadata={"reason": "invalid_domain"})
+
+
+class DomainCheckoutAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["checkout_started"]})
+    domain_order_id = fields.String(required=True)
+    domain = fields.String(required=True)
+    checkout_url = fields.String(required=True)
+    amount_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+
+
+@bp.post("/api/domains/checkout")
+@bp.declare(changes_state=True, refuses={200: ["not_available", "not_claimed", "payment_unavailable"],
+                                         400: ["invalid_domain"], 409: ["not_started"]})
+@bp.arguments(DomainCheckoutBody)
+@bp.response(200, DomainCheckoutAnswer)
+def domains_checkout(body):
+    """Orders a domain for the founder's store and starts its payment; it connects once paid."""
+    return domain_orders.start_domain_checkout(session=current_session(), domain=body["domain"])

@@ -29,6 +29,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "nothing_to_change": Reason(400, "Send at least one of name, description, price or images to change; nothing was changed."),
     "not_published": Reason(200, "Events count only for a store that is published, and this product has none; nothing was recorded."),
     "note_too_long": Reason(400, "That note is longer than the research workspace keeps. Shorten it and try again; nothing was saved."),
+    "no_samples_yet": Reason(200, "You have not ordered a sample yet: pick a supplier and order one."),
     "store_not_published": Reason(409, "That store is not published, so it takes no orders; nothing was charged."),
     "unknown_payment": Reason(200, "No payment of this service has that checkout, so the notification changed nothing."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),

@@ -93,3 +93,10 @@ def supplier_named(name: str, *, source: str | None = None) -> str | None:
     """The feed's spelling of a supplier name (matched ignoring case and surrounding
     spaces), or None when no feed line has that supplier."""
     return _feed(source).suppliers.get(" ".join(name.split()).casefold())
+
+
+def offers_of(supplier: str, *, source: str | None = None) -> list[SupplierOption]:
+    """Every feed line of one supplier (spelled as the feed spells it), cheapest first."""
+    lines = sorted((line for line in _feed(source).lines if line.supplier == supplier),
+                   key=lambda line: (line.cost, line.product_id))
+    return [_option(line, 0) for line in lines]

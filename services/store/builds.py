@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 
+from config import get_settings
 from integrations import ai
 from models.db import transaction
 from models.job import Job
 from models.store import Store
-from services.commerce import payments
 from services.errors import JobFailed, Refused, TransientError
 from services.reasons import REASONS
 from services.jobs import active_job, create_job
@@ -81,7 +81,9 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
         raise JobFailed(exc.reason if exc.reason in REASONS else "generation_failed") from None
     stage("rendering")
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
-                              slug=store.slug, checkout=payments.configured())
+                              slug=store.slug,
+                              # Open for orders when a payment provider is configured (services.commerce).
+                              checkout=get_settings().payment_provider != "off")
     stage("verifying")
     found = problems_of(document, facts)
     if found:

@@ -1,0 +1,50 @@
+"""Buying a domain for the founder's store (POST /api/domains/checkout): the registrar's
+quote becomes a pending domain order (services/domains.py), paid through the provider; the
+domain is connected to the store in the transaction that marks the payment paid."""
+from __future__ import annotations
+
+import logging
+
+from models.db import transaction
+from models.domain import DomainOrder
+from models.payment import Payment
+from models.session import Session
+from services import domains
+from services.commerce import payments
+
+log = logging.getLogger("services.payments")
+
+
+def start_domain_checkout(*, session: Session, domain) -> dict:
+    """Orders a quoted domain and starts its payment."""
+    order = domains.start_domain_order(session=session, domain=domain if isinstance(domain, str) else "")
+    with transaction():
+        payment = payments.new_payment(purpose=Payment.DOMAIN, subject=order.id, amount_minor=order.price_minor,
+                                       currency=order.currency, session_id=session.id, account_id=session.account_id)
+        DomainOrder.update(payment_id=payment.id).where(DomainOrder.id == order.id).execute()
+    try:
+        url = payments.open_checkout(payment, description=f"Domain {order.domain}, one year")
+    except Exception:
+        domains.fail_domain_order(domain_order_id=order.id)
+        raise
+    return {"status": "checkout_started", "domain_order_id": order.id, "domain": order.domain, "checkout_url": url,
+            "amount_minor": order.price_minor, "currency": order.currency}
+
+
+def _domain_paid(payment: Payment) -> None:
+    if not domains.connect_paid_domain(domain_order_id=payment.subject):
+        # Paid, but another store connected the name first: the money must go back. The
+        # payment says so; an operator refunds it (PaymentProvider.refund).
+        Payment.update(error="refund_due").where(Payment.id == payment.id).execute()
+        log.warning("domain paid but not connected; refund due", extra={"fields": {"payment_id": payment.id}})
+
+
+def _domain_failed(payment: Payment) -> None:
+    domains.fail_domain_order(domain_order_id=payment.subject)
+
+
+def _domain_landing(payment: Payment, how: str) -> str:
+    return f"/#/app/domains?payment={payment.id}" + ("&cancelled=1" if how == "cancelled" else "")
+
+
+payments.purpose(Payment.DOMAIN, paid=_domain_paid, failed=_domain_failed, landing=_domain_landing)
