@@ -124,10 +124,19 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     # A domain for the store, bought through the hosted page.
     page = screen(founder, "/#/app/domains", "domains")
     assert page.locator("[data-connected='']").count() == 1
-    available = page.locator("table.domains tr[data-available=true]").first
-    domain = available.get_attribute("data-domain")
+    assert page.get_by_label("Words about your business").input_value() == "Long Cat Tunnel"
+    assert page.locator("table.domains tr[data-available=true]").count() >= 1
     founder.shot("domains-suggestions")
-    available.get_by_role("button", name=f"Buy {domain}").click()
+    quote = page.locator("form[data-form=quote]")
+    quote.get_by_label("A domain you have in mind").fill("taken-tunnel.com")
+    quote.get_by_role("button", name="Get a price").click()
+    page.locator("[data-reason=not_available]").wait_for()
+    domain = "long-cat-tunnel-store.com"
+    quote.get_by_label("A domain you have in mind").fill(domain.upper())
+    quote.get_by_role("button", name="Get a price").click()
+    page.locator(f"[data-quote='{domain}']").wait_for()
+    founder.shot("domains-quoted")
+    page.get_by_role("button", name=f"Buy {domain}").click()
     pay_on_the_hosted_page(founder, "hosted-checkout-domain")
     page.wait_for_url(re.compile(r"#/app/domains\?payment="))
     page.wait_for_selector("main[data-screen=domains][data-state=ready]", state="attached", timeout=30_000)

@@ -131,7 +131,8 @@ function suggestionsTable(answer, buy) {
         h("th", { scope: "col" }, "Price per year"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Buy")))),
       h("tbody", {}, names.map((name) => h("tr", { dataset: { domain: name.domain, available: String(name.available) } },
         h("th", { scope: "row" }, name.domain),
-        h("td", {}, name.available ? h("span", { class: "tag tag-ok" }, "Available") : h("span", { class: "tag tag-stop" }, "Taken")),
+        h("td", {}, name.domain === answer.connected ? h("span", { class: "tag tag-ok" }, "Yours")
+          : name.available ? h("span", { class: "tag tag-ok" }, "Available") : h("span", { class: "tag tag-stop" }, "Taken")),
         h("td", { class: "num" }, name.available ? moneyMinor(name.price_minor, name.currency) : "—"),
         h("td", {}, name.available
           ? button("Buy", buy(name.domain), { kind: "secondary", class: "btn btn-secondary btn-small",
