@@ -172,3 +172,37 @@ def test_the_meter_offers_upgrades_only_when_signed_in(open_app):
     assert [b.inner_text() for b in page.locator("[data-upgrade=ready] button").all()] == [
         "Upgrade to Max 5x", "Upgrade to Max 20x"]
     founder.shot("meter-after-upgrade")
+
+
+def test_before_any_sale_the_screens_explain_and_a_declined_sample_is_not_paid(open_app):
+    catalog_with_a_sourceable_product()
+    founder = open_app("phone")  # nothing claimed yet
+    page = screen(founder, "/#/app/orders", "orders")
+    page.locator("[data-reason=no_orders_yet]").wait_for()
+    assert page.locator("[data-revenue=none]").count() == 1
+    founder.shot("orders-empty")
+
+    page = screen(founder, "/#/app/domains", "domains")
+    page.locator("[data-reason=not_claimed]").get_by_role("link", name="Find a product").wait_for()
+    founder.shot("domains-not-claimed")
+
+    # Sourcing comes before the claim: search by words, connect, then decline the sample's card.
+    page = screen(founder, "/#/app/suppliers", "suppliers")
+    page.get_by_text("No product claimed yet").wait_for()
+    page.locator("[data-reason=no_samples_yet]").wait_for()
+    page.get_by_label("Product id or words").fill("cat tunnel")
+    page.get_by_role("button", name="Search suppliers").click()
+    options = page.locator("table.options tbody tr")
+    options.first.wait_for()
+    supplier = options.first.get_attribute("data-supplier")
+    options.first.get_by_role("button", name=f"Connect {supplier}").click()
+    page.locator("[data-connection=connected]").wait_for()
+    founder.shot("suppliers-connected-before-a-claim")
+    page.get_by_role("button", name="Order a sample").click()
+    page.wait_for_url(HOSTED_PAGE)
+    page.get_by_role("button", name="Simulate a declined card").click()
+    page.wait_for_url(re.compile(r"#/app/suppliers\?payment=[^&]+&cancelled=1"))
+    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
+    page.locator("[data-payment-state=cancelled]").get_by_text("Not paid").wait_for()
+    assert page.locator("table.samples tr[data-state=failed]").count() == 1
+    founder.shot("suppliers-sample-declined")
