@@ -1,7 +1,7 @@
 """The launch state in Chromium: a founder claims a product, sees it in draft with "Get ready"
 waiting on the store, builds the store, gets ready, tries to launch and is told what it
-waits on (the store published, payments ready), publishes, is still told payments are not
-ready, and retires the product; another founder on a phone sees only their own draft."""
+waits on (the store published, payments ready), publishes (checkout opens with it), launches,
+and retires the product; another founder on a phone sees only their own draft."""
 from __future__ import annotations
 
 from tests.browser.test_journey import catalog, screen
@@ -50,7 +50,7 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     assert blocked.get_attribute("data-blocked-by") == "store_published payments_ready"
     assert [text.split(":")[0] for text in blocked.locator("li").all_inner_texts()] == [
         "Store published", "Payments ready"]
-    assert "not available on this service yet" in blocked.locator("li").nth(1).inner_text()
+    assert "Publish your store" in blocked.locator("li").nth(1).inner_text()
     assert page.locator("[data-launch-state=ready]").count() == 1  # nothing changed
     founder.shot("launch-blocked")
 
@@ -58,13 +58,14 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     page.get_by_role("button", name="Publish").click()
     page.locator("[data-store-status=published]").wait_for(timeout=60_000)
 
+    # Published with checkout open (the sandbox payment provider): payments are ready, so it launches.
     page = screen(founder, "/#/app/launch", "launch")
-    assert step(page, "launch").locator("[data-waits]").get_attribute("data-waits") == "payments_ready"
+    assert page.locator("[data-fact=payments_ready]").get_attribute("data-true") == "true"
+    assert step(page, "launch").get_attribute("data-blocked") == "false"
     page.get_by_role("button", name="Launch", exact=True).click()
-    page.locator("[data-reason=launch_blocked]").wait_for()
-    assert page.locator("[data-blocked-by]").get_attribute("data-blocked-by") == "payments_ready"
-    assert page.locator("[data-fact=payments_ready]").get_attribute("data-true") == "false"
-    founder.shot("launch-waits-on-payments")
+    page.locator("[data-launch-state=live]").wait_for()
+    page.locator("#toast").get_by_text("Launch: your product is live now.").wait_for()
+    founder.shot("launch-live")
 
     step(page, "retire").get_by_role("button", name="Retire").click()
     page.get_by_role("button", name="Yes, retire it").click()

@@ -65,6 +65,17 @@ export function money(value, currency) {
   }
 }
 
+/** Money the server sent in minor units (cents; yen as they are), with its currency. */
+export function moneyMinor(minor, currency) {
+  if (minor === null || minor === undefined) return "—";
+  try {
+    const format = new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "USD" });
+    return format.format(minor / 10 ** format.resolvedOptions().maximumFractionDigits);
+  } catch {
+    return `${(Number(minor) / 100).toFixed(2)} ${currency || ""}`.trim();
+  }
+}
+
 export function percent(value) {
   return value === null || value === undefined ? "—" : `${Number(value).toFixed(value % 1 ? 2 : 0)}%`;
 }

@@ -1,0 +1,67 @@
+// Orders: the confirmed revenue of your stores (per store and currency, from the payment
+// ledger), then the customers' orders, newest first, with their payment state.
+import { h, fill, title, when, moneyMinor, linkButton, button, busy, scrollingTable } from "../dom.js";
+import { get, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { stateTag } from "../checkout.js";
+
+export const name = "orders";
+export const label = "Orders";
+
+export async function render(ctx) {
+  const body = h("div", { class: "stack" });
+  fill(ctx.main, title("Orders", "What customers bought in your store and what the payment provider confirmed "
+    + "they paid."), body);
+  const [revenue, tracking] = await Promise.all([get("/api/revenue"), get("/api/tracking")]);
+  if (!ctx.alive()) return;
+  const refresh = button("Refresh", (event) => busy(event.currentTarget, () => ctx.rerender()),
+    { kind: "secondary", "data-action": "refresh" });
+  const saidRevenue = refusalOf(revenue);
+  const saidOrders = refusalOf(tracking);
+  fill(body,
+    h("section", { class: "panel", "aria-labelledby": "revenue-title" },
+      h("h2", { id: "revenue-title" }, "Confirmed revenue"),
+      saidRevenue ? refusal(saidRevenue, { retry: () => ctx.rerender() }, revenue.http) : revenueView(revenue.data.stores || [])),
+    h("section", { class: "panel", "aria-labelledby": "orders-title" },
+      h("h2", { id: "orders-title" }, "Orders"),
+      saidOrders ? refusal(saidOrders, { retry: () => ctx.rerender() }, tracking.http) : ordersView(tracking.data.orders || [])),
+    h("p", { class: "actions" }, refresh, linkButton("Your store", "#/app/store")));
+}
+
+function revenueView(stores) {
+  if (!stores.length) {
+    return h("p", { class: "empty", dataset: { revenue: "none" } }, "No confirmed revenue yet: it counts once a "
+      + "customer's payment is confirmed by the payment provider.");
+  }
+  return [
+    h("div", { class: "stats" }, stores.map((store) => h("div", {
+      class: "stat", dataset: { revenueProduct: store.product_id, currency: store.currency, confirmedMinor: String(store.confirmed_minor) },
+    },
+    h("p", { class: "stat-label" }, `Store ${store.product_id} (${store.currency})`),
+    h("p", { class: "stat-value" }, moneyMinor(store.confirmed_minor, store.currency)),
+    h("p", { class: "stat-label" }, `${store.orders} paid order${store.orders === 1 ? "" : "s"}`)))),
+    h("p", { class: "hint" }, "Only payments the payment provider confirmed count; an order still awaiting payment "
+      + "does not."),
+  ];
+}
+
+function ordersView(orders) {
+  return scrollingTable("Orders", h("table", { class: "orders" },
+    h("caption", { class: "visually-hidden" }, "Orders of your stores, newest first"),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, "Order"), h("th", { scope: "col" }, "State"),
+      h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
+      h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Placed"),
+      h("th", { scope: "col" }, "Paid"))),
+    h("tbody", {}, orders.map((order) => h("tr", { dataset: { orderId: order.order_id, state: order.state } },
+      // The id's first characters name the order on screen; the whole id is in data-order-id.
+      h("th", { scope: "row" }, h("span", { title: order.order_id }, order.order_id.slice(0, 8)), h("br"),
+        h("span", { class: "muted" }, `${order.product_id}, version ${order.store_version}`)),
+      h("td", {}, stateTag(order.state)),
+      h("td", { class: "num" }, String(order.quantity)),
+      h("td", { class: "num" }, moneyMinor(order.amount_minor, order.currency), h("br"),
+        h("span", { class: "muted" }, `${moneyMinor(order.unit_price_minor, order.currency)} each`)),
+      h("td", {}, order.email),
+      h("td", {}, when(order.created_at)),
+      h("td", {}, order.paid_at ? when(order.paid_at) : "—"))))));
+}
