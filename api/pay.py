@@ -42,6 +42,16 @@ DECISIONS: list[str] = [
     "notifications replayed any number of times, concurrently or not, credit once. A provider that is slow or "
     "failing changes nothing; the next confirmation (landing, GET /api/store/confirm, the job's retries at 5, 30 "
     "and 120 s) tries again. A paid amount or currency that differs from the payment's is never credited.",
+    "PAYMENT_PROVIDER=stripe: each payment is a Stripe Checkout Session (one line item: the description at the "
+    "amount in the payment's currency; client_reference_id and metadata.reference carry the payment id). The "
+    "webhook at /pay/notify acts on checkout.session.completed, checkout.session.async_payment_succeeded, "
+    "checkout.session.async_payment_failed and checkout.session.expired (others are acknowledged and ignored), "
+    "after checking Stripe-Signature (300 s tolerance); the state always comes from retrieving the session: "
+    "payment_status paid or no_payment_required is paid, an expired session expired, a complete session whose "
+    "delayed payment failed failed, anything else open. Stripe unreachable, rate limiting or failing (409, 429, "
+    "5xx) counts as unavailable (try later); another 4xx is final. Calls time out after PAYMENT_TIMEOUT_SECONDS and "
+    "are not retried inside a request. A refund repeated for the same payment and amount within 24 hours replays "
+    "the first (idempotency key).",
     "POST /pay/upgrade {tier: pro | max5 | max20} (signed-in account) starts a month of that plan: 200 {status: "
     "checkout_started, payment_id, checkout_url, tier, amount_minor, currency}; prices per month: "
     + ", ".join(f"{tier} {minor / 100:.2f} {CURRENCY}" for tier, minor in PRICES_MINOR.items())
