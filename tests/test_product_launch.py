@@ -19,7 +19,7 @@ from services.errors import Refused
 from services.research.launch import FACT_IDS
 from tests.helpers import in_threads
 from tests.test_discovery import claim, find, item, load, refusal
-from tests.test_store import built, claimed_founder, demo_item
+from tests.test_store import built, claimed_founder, demo_item, settings_with  # noqa: F401  (fixture)
 
 ALL_TRUE = {fact: True for fact in FACT_IDS}
 NONE_TRUE = {fact: False for fact in FACT_IDS}
@@ -172,7 +172,8 @@ def test_prepare_before_the_research_finishes_names_the_offer_too(founder, worke
         worker.resume()
 
 
-def test_a_built_store_makes_it_ready_and_launching_waits_on_publishing_and_payments(founder, run_jobs):
+def test_a_built_store_makes_it_ready_and_launching_waits_on_publishing_and_payments(founder, run_jobs,
+                                                                                     settings_with):
     client = claimed_founder(founder)
     built(client, run_jobs)
     ready = ok(move(client, "prepare"))
@@ -189,10 +190,11 @@ def test_a_built_store_makes_it_ready_and_launching_waits_on_publishing_and_paym
         refused_move(client, action, "invalid_transition", "ready")
 
     assert client.post("/api/store/publish").get_json()["status"] == "published"
+    settings_with(payment_provider="off")  # published, but no payment can be taken
     body = refused_move(client, "launch", "launch_blocked", "ready")
     assert body["blocked_by"] == ["payments_ready"]
     assert "payments_ready" in body["explanation"]
-    assert not facts_of(client)["payments_ready"]  # the honest reason: no payments on this service yet
+    assert not facts_of(client)["payments_ready"]
     assert client.get("/api/launch").get_json()["launch_state"]["state"] == "ready"
 
     retired = ok(move(client, "retire"))
@@ -211,13 +213,23 @@ def test_a_draft_can_be_retired_at_once(founder):
     assert ProductLaunch.get(ProductLaunch.product == "p00").state == "retired"
 
 
-def test_from_live_pause_resume_and_retire_go_through_the_route(founder, run_jobs):
+def test_with_the_store_published_and_payments_on_the_product_goes_live(founder, run_jobs):
     client = claimed_founder(founder)
     built(client, run_jobs)
     assert client.post("/api/store/publish").get_json()["status"] == "published"
     ok(move(client, "prepare"))
-    # What `launch` will do once payments exist (payments_ready has no check yet).
-    ProductLaunch.update(state="live", previous="ready").where(ProductLaunch.product == "p00").execute()
+    assert facts_of(client)["payments_ready"]
+    live = ok(move(client, "launch"))
+    assert (live["state"], live["previous"], live["blocked"]) == ("live", "ready", {})
+
+
+def test_from_live_pause_resume_and_retire_go_through_the_route(founder, run_jobs, settings_with):
+    client = claimed_founder(founder)
+    built(client, run_jobs)
+    assert client.post("/api/store/publish").get_json()["status"] == "published"
+    ok(move(client, "prepare"))
+    ok(move(client, "launch"))
+    settings_with(payment_provider="off")  # payments switched off while the product is live
     state = client.get("/api/launch").get_json()["launch_state"]
     assert (state["state"], state["allowed"], state["blocked"]) == ("live", ["pause", "retire"], {})
     for action in ["prepare", "launch", "resume"]:
