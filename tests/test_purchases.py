@@ -10,7 +10,7 @@ import pytest
 from integrations import suppliers as feed
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.domain import DomainOrder
-from models.payment import Payment, SampleOrder
+from models.payment import Payment, SampleOrder, SandboxCheckout
 from tests.test_commerce import choose, confirm, follow, path_of  # noqa: F401
 from tests.test_discovery import refusal
 from tests.test_store import built, claimed_founder, demo_item
@@ -135,8 +135,11 @@ def test_two_founders_paying_for_one_domain_connect_it_once(owner, founder, run_
     run_jobs()
     states = sorted(DomainOrder.get_by_id(o["domain_order_id"]).state for o in (first_order, second_order))
     assert states == ["connected", "failed"]
-    refund_due = Payment.select().where(Payment.error == "refund_due").count()
-    assert refund_due == 1  # the second payer's money is owed back, and says so
+    # The second payer's money went back through the provider, once.
+    refunded = list(Payment.select().where(Payment.error == "refunded"))
+    assert len(refunded) == 1 and Payment.select().where(Payment.error == "refund_due").count() == 0
+    checkout = SandboxCheckout.get(SandboxCheckout.id == refunded[0].provider_ref)
+    assert checkout.refunded_minor == checkout.amount_minor
 
 
 @pytest.mark.parametrize("body, status, reason", [

@@ -3,16 +3,12 @@ quote becomes a pending domain order (services/domains.py), paid through the pro
 domain is connected to the store in the transaction that marks the payment paid."""
 from __future__ import annotations
 
-import logging
-
 from models.db import transaction
 from models.domain import DomainOrder
 from models.payment import Payment
 from models.session import Session
 from services import domains
 from services.commerce import payments
-
-log = logging.getLogger("services.payments")
 
 
 def start_domain_checkout(*, session: Session, domain) -> dict:
@@ -33,10 +29,9 @@ def start_domain_checkout(*, session: Session, domain) -> dict:
 
 def _domain_paid(payment: Payment) -> None:
     if not domains.connect_paid_domain(domain_order_id=payment.subject):
-        # Paid, but another store connected the name first: the money must go back. The
-        # payment says so; an operator refunds it (PaymentProvider.refund).
-        Payment.update(error="refund_due").where(Payment.id == payment.id).execute()
-        log.warning("domain paid but not connected; refund due", extra={"fields": {"payment_id": payment.id}})
+        # Paid, but another store connected the name first: the money goes back (refunded
+        # through the provider once this transaction commits).
+        payments.owe_refund(payment)
 
 
 def _domain_failed(payment: Payment) -> None:

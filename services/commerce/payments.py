@@ -100,6 +100,9 @@ def confirm(payment_id: str) -> Payment | None:
     """Asks the provider about a payment and applies its answer; answers the payment as it
     now stands. Raises ProviderUnavailable when the provider did not answer."""
     payment = Payment.get_or_none(Payment.id == payment_id)
+    if payment is not None and payment.state == Payment.PAID and payment.error == REFUND_DUE:
+        refund_if_due(payment.id)
+        return Payment.get_by_id(payment.id)
     if payment is None or payment.state == Payment.PAID or payment.provider_ref is None:
         return payment
     chosen = provider()
@@ -120,6 +123,7 @@ def confirm(payment_id: str) -> Payment | None:
             Payment.update(error="amount_mismatch", checked_at=utcnow()).where(Payment.id == payment.id).execute()
             return Payment.get_by_id(payment.id)
         _mark_paid(payment.id, answer.payment_ref)
+        refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
         _fail(payment.id, answer.state)
     else:
@@ -158,6 +162,38 @@ def _mark_paid(payment_id: str, payment_ref: str | None) -> None:
         payment = Payment.get_by_id(payment_id)
         PURPOSES[payment.purpose].paid(payment)
     log.info("payment confirmed", extra={"fields": {"payment_id": payment_id, "purpose": payment.purpose}})
+
+
+REFUND_DUE, REFUNDING, REFUNDED = "refund_due", "refunding", "refunded"
+
+
+def owe_refund(payment: Payment) -> None:
+    """Marks a payment whose purpose could not be fulfilled (inside the paid transaction):
+    the money goes back once the transaction commits (`refund_if_due`)."""
+    Payment.update(error=REFUND_DUE).where(Payment.id == payment.id).execute()
+    log.warning("payment paid but not fulfilled; refund due", extra={"fields": {"payment_id": payment.id}})
+
+
+def refund_if_due(payment_id: str) -> None:
+    """Refunds a paid payment marked refund_due, once: the conditional UPDATE to
+    `refunding` lets one caller ask the provider; when the provider cannot answer, the mark
+    goes back to refund_due and the next confirmation tries again."""
+    taken = (Payment.update(error=REFUNDING)
+             .where(Payment.id == payment_id, Payment.error == REFUND_DUE, Payment.state == Payment.PAID).execute())
+    if not taken:
+        return
+    payment = Payment.get_by_id(payment_id)
+    chosen = provider()
+    try:
+        if chosen is None or chosen.name != payment.provider or not payment.payment_ref:
+            raise ProviderRefused("no provider can refund this payment here")
+        chosen.refund(payment_ref=payment.payment_ref, amount_minor=payment.amount_minor)
+    except (ProviderUnavailable, ProviderRefused) as exc:
+        log.warning("refund not made yet", extra={"fields": {"payment_id": payment_id, "error": type(exc).__name__}})
+        Payment.update(error=REFUND_DUE).where(Payment.id == payment_id, Payment.error == REFUNDING).execute()
+        return
+    Payment.update(error=REFUNDED).where(Payment.id == payment_id).execute()
+    log.info("payment refunded", extra={"fields": {"payment_id": payment_id}})
 
 
 def _fail(payment_id: str, state: str, *, error: str | None = None) -> None:
