@@ -41,7 +41,8 @@ DECISIONS: list[str] = [
     "for (credit the order's store, connect a domain, mark a sample ordered, set a plan). Confirmations and "
     "notifications replayed any number of times, concurrently or not, credit once. A provider that is slow or "
     "failing changes nothing; the next confirmation (landing, GET /api/store/confirm, the job's retries at 5, 30 "
-    "and 120 s) tries again. A paid amount or currency that differs from the payment's is never credited.",
+    "and 120 s, and the clock's re-check every 10 minutes of payments open for over 10 minutes and under 2 days) "
+    "tries again. A paid amount or currency that differs from the payment's is never credited.",
     "PAYMENT_PROVIDER=stripe: each payment is a Stripe Checkout Session (one line item: the description at the "
     "amount in the payment's currency; client_reference_id and metadata.reference carry the payment id). The "
     "webhook at /pay/notify acts on checkout.session.completed, checkout.session.async_payment_succeeded, "

@@ -1,11 +1,12 @@
-"""Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper and the
-prune of idle anonymous sessions."""
+"""Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper, the
+prune of idle anonymous sessions and the re-check of payments left open."""
 import logging
 
 import dramatiq
 
 from config import get_settings
 from jobs.send import send
+from services.commerce.payments import recheck_open_payments
 from services.health import record_worker_beat, worker_name
 from services.jobs import reclaim_stale
 from services.sessions import prune_anonymous_sessions
@@ -33,3 +34,12 @@ def prune_sessions():
     removed = prune_anonymous_sessions(older_than_days=get_settings().anon_session_days)
     if removed:
         log.info("idle anonymous sessions pruned", extra={"fields": {"removed": removed}})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)
+def recheck_payments():
+    """Asks the payment provider about payments still open after ten minutes (a lost
+    notification, a closed tab) and makes refunds still due."""
+    changed = recheck_open_payments()
+    if changed:
+        log.info("open payments settled by a re-check", extra={"fields": {"changed": changed}})

@@ -445,3 +445,25 @@ def test_the_logo_the_provider_shows_is_served(client):
 def test_landing_for_an_unknown_payment_goes_home(client):
     answer = client.get("/pay/landing?payment=nope")
     assert answer.status_code == 303 and parse_qs(urlsplit(answer.headers["Location"]).query) == {}
+
+
+# --- The clock's re-check --------------------------------------------------------------------
+
+
+def test_a_payment_whose_notification_was_lost_is_settled_by_the_re_check(shop, founder):
+    from datetime import timedelta
+
+    from models.clock import utcnow
+    from services.commerce.payments import recheck_open_payments
+
+    customer = founder()
+    paid_order, left_order = started(customer), started(customer)
+    # Paid at the provider, but the customer closed the tab and the notification never came.
+    sandbox_bank.settle(payment_of(paid_order["order_id"]).provider_ref, "pay")
+    assert recheck_open_payments() == 0  # too recent: the landing or the notification may still come
+    Payment.update(created_at=utcnow() - timedelta(minutes=11)).execute()
+    assert recheck_open_payments() == 1
+    assert CustomerOrder.get_by_id(paid_order["order_id"]).state == "paid"
+    assert CustomerOrder.get_by_id(left_order["order_id"]).state == "open"  # still payable: left alone
+    assert revenue_of(shop)[0]["confirmed_minor"] == PRICE_MINOR
+    assert recheck_open_payments() == 0  # asked again later, it changes nothing

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Callable
 
 from config import get_settings
@@ -194,6 +195,30 @@ def refund_if_due(payment_id: str) -> None:
         return
     Payment.update(error=REFUNDED).where(Payment.id == payment_id).execute()
     log.info("payment refunded", extra={"fields": {"payment_id": payment_id}})
+
+
+RECHECK_AFTER = timedelta(minutes=10)  # a customer is usually back (or notified) by then
+RECHECK_FOR = timedelta(days=2)  # past this, an open checkout has long expired at the provider
+
+
+def recheck_open_payments(*, limit: int = 200) -> int:
+    """Asks the provider about payments still open after RECHECK_AFTER (a notification that
+    never arrived, a tab closed before the landing) and about refunds still due; the clock
+    runs it every 10 minutes. Answers how many payments changed state."""
+    now = utcnow()
+    stale = (Payment.select(Payment.id).where(
+        Payment.state == Payment.OPEN, Payment.provider_ref.is_null(False),
+        Payment.created_at <= now - RECHECK_AFTER, Payment.created_at > now - RECHECK_FOR,
+        Payment.checked_at.is_null() | (Payment.checked_at <= now - RECHECK_AFTER))
+        .order_by(Payment.created_at).limit(limit))
+    changed = 0
+    for row in list(stale):
+        payment, _answered = confirm_quietly(row.id)
+        changed += payment is not None and payment.state != Payment.OPEN
+    for row in list(Payment.select(Payment.id).where(Payment.state == Payment.PAID, Payment.error == REFUND_DUE)
+                    .limit(limit)):
+        refund_if_due(row.id)
+    return changed
 
 
 def _fail(payment_id: str, state: str, *, error: str | None = None) -> None:
