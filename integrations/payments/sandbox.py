@@ -6,19 +6,16 @@ Checkout pages live at {BASE_URL}/pay/sandbox/checkout/<id>. Notifications carry
 """
 from __future__ import annotations
 
-import hmac
 import json
-import re
 from typing import Mapping
 
+from integrations import signatures
 from integrations.payments import (PAID, Checkout, CheckoutRequest, CheckoutState, Notification,
                                    NotificationRejected, ProviderRefused, Refund)
 from integrations.payments import sandbox_bank as bank
 from models.clock import clock
 
 WINDOW_SECONDS = 300
-_TIMESTAMP = re.compile(r"\d{1,12}")
-_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class SandboxProvider:
@@ -48,13 +45,12 @@ class SandboxProvider:
         header = headers.get(self.signature_header)
         if header is None:
             raise NotificationRejected("unsigned", f"the notification has no {self.signature_header} header")
-        timestamp, candidates = _parse(header)
+        timestamp, candidates = signatures.parse_header(header)
         if timestamp is None or not candidates:
             raise NotificationRejected("bad_signature", "the signature header is malformed")
         if abs(clock.time() - timestamp) > WINDOW_SECONDS:
             raise NotificationRejected("bad_signature", "the signature's timestamp is outside the window")
-        expected = bank.sign(key=self.key, timestamp=timestamp, payload=payload)
-        if not any([hmac.compare_digest(expected, candidate) for candidate in candidates]):
+        if not signatures.matches(key=self.key, timestamp=timestamp, payload=payload, candidates=candidates):
             raise NotificationRejected("bad_signature", "no signature matches the body")
         try:
             event = json.loads(payload)
@@ -68,18 +64,3 @@ class SandboxProvider:
     def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund:
         refund_ref, amount = bank.refund(payment_ref, amount_minor)
         return Refund(refund_ref=refund_ref, amount_minor=amount, state="succeeded")
-
-
-def _parse(header: str) -> tuple[int | None, list[str]]:
-    timestamps, candidates = [], []
-    for part in header.split(","):
-        key, _, value = part.strip().partition("=")
-        if key == "t":
-            timestamps.append(value)
-        elif key == "v1":
-            if not _HEX.fullmatch(value.lower()):
-                return None, []
-            candidates.append(value.lower())
-    if len(timestamps) != 1 or not _TIMESTAMP.fullmatch(timestamps[0]):
-        return None, []
-    return int(timestamps[0]), candidates

@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 from datetime import timedelta
 
+from integrations import signatures
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, CheckoutRequest, ProviderRefused,
                                    ProviderUnavailable)
 from models.clock import clock, utcnow
@@ -39,13 +40,9 @@ def signing_secret(secret_key: str) -> bytes:
     return hmac.new(secret_key.encode("utf-8"), b"sandbox-payments-notifications", hashlib.sha256).digest()
 
 
-def sign(*, key: bytes, timestamp: int, payload: bytes) -> str:
-    return hmac.new(key, f"{timestamp}.".encode("ascii") + payload, hashlib.sha256).hexdigest()
-
-
 def signature_header(*, key: bytes, payload: bytes, timestamp: int | None = None) -> str:
     moment = int(clock.time()) if timestamp is None else timestamp
-    return f"t={moment},v1={sign(key=key, timestamp=moment, payload=payload)}"
+    return f"t={moment},v1={signatures.sign(key=key, timestamp=moment, payload=payload)}"
 
 
 def _guarded(fn):
