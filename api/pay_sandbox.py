@@ -10,7 +10,6 @@ from api.routing import Blueprint
 from jobs.send import send_all
 from services.commerce import sandbox_pages
 from services.commerce.money import display
-from services.errors import Refused
 
 bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provider (hosted checkout and state API).")
 
@@ -76,10 +75,9 @@ def sandbox_checkout_page(checkout_id):
 @bp.response(303, headers=_REDIRECT)
 def sandbox_checkout_action(form, checkout_id):
     """The customer's choice: pay, decline or abandon."""
-    try:
-        checkout, job = sandbox_pages.settle(checkout_id, form["action"])
-    except Refused:
-        raise ApiError(404, "not_found") from None
+    checkout, job = sandbox_pages.settle(checkout_id, form["action"])
+    if checkout is None:
+        raise ApiError(404, "not_found")
     send_all([job])
     target = checkout["success_url"] if checkout["state"] == "paid" else checkout["cancel_url"]
     if checkout["state"] == "open":

@@ -18,11 +18,8 @@ def start_domain_checkout(*, session: Session, domain) -> dict:
         payment = payments.new_payment(purpose=Payment.DOMAIN, subject=order.id, amount_minor=order.price_minor,
                                        currency=order.currency, session_id=session.id, account_id=session.account_id)
         DomainOrder.update(payment_id=payment.id).where(DomainOrder.id == order.id).execute()
-    try:
-        url = payments.open_checkout(payment, description=f"Domain {order.domain}, one year")
-    except Exception:
-        domains.fail_domain_order(domain_order_id=order.id)
-        raise
+    # When the provider cannot start, the payment fails and its `failed` step fails the order.
+    url = payments.open_checkout(payment, description=f"Domain {order.domain}, one year")
     return {"status": "checkout_started", "domain_order_id": order.id, "domain": order.domain, "checkout_url": url,
             "amount_minor": order.price_minor, "currency": order.currency}
 

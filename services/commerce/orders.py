@@ -29,6 +29,14 @@ MAX_QUANTITY = 99  # the buy box's own ceiling
 MAX_TRACKING = 200
 
 
+def _published(product_id: str | None) -> tuple[Store | None, dict | None]:
+    """A store and the document of its published version ((store, None) unpublished)."""
+    store = Store.get_or_none(Store.product == product_id) if product_id else None
+    if store is None or store.published_version is None:
+        return store, None
+    return store, StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
+
+
 def open_order(*, session: Session | None, product_id: str, quantity, email: str) -> dict:
     """Opens a customer's order in a published store and starts its payment: answers
     `{status: checkout_started, order_id, checkout_url}`."""
@@ -36,12 +44,11 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
         raise Refused("invalid_quantity", f"quantity must be a whole number from 1 to {MAX_QUANTITY}; "
                                           "no order was opened.")
     address = normalize_email(email or "", reason="invalid_email")
-    store = Store.get_or_none(Store.product == product_id)
+    store, document = _published(product_id)
     if store is None and Product.get_or_none(Product.product_id == product_id) is None:
         raise Refused("unknown_product", "No store sells a product with that id; no order was opened.")
-    if store is None or store.published_version is None:
+    if document is None:
         raise Refused("store_not_published")
-    document = StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
     if document.get("checkout") is not True or not payments.configured() or not document.get("price"):
         raise Refused("payment_unavailable", "This store does not take payments right now, so no order was opened "
                                              "and nothing was charged.")
@@ -67,9 +74,7 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
 def confirm_order(*, order_id: str) -> dict:
     """Asks the provider about an order's payment (GET /api/store/confirm): paid once,
     credited once. A provider that does not answer leaves the order as it was."""
-    order = _order(order_id)
-    payment, answered = payments.confirm_quietly(order.payment) if order.payment else (None, True)
-    order = CustomerOrder.get_by_id(order.id)
+    order, answered = _confirmed(_order(order_id))
     answer = {"status": "ok", "order_id": order.id, "state": order.state, "product_id": order.product_id,
               "quantity": order.quantity, "amount_minor": order.amount_minor, "currency": order.currency,
               "paid_at": iso(order.paid_at), "provider_answered": answered}
@@ -77,6 +82,14 @@ def confirm_order(*, order_id: str) -> dict:
         answer["explanation"] = ("The payment provider did not answer in time, so the order is unchanged; "
                                  "ask again in a moment.")
     return answer
+
+
+def _confirmed(order: CustomerOrder) -> tuple[CustomerOrder, bool]:
+    """The order after asking the provider about an open one: (order, provider answered)."""
+    if order.state != CustomerOrder.OPEN or not order.payment:
+        return order, True
+    _payment, answered = payments.confirm_quietly(order.payment)
+    return CustomerOrder.get_by_id(order.id), answered
 
 
 def _order(order_id) -> CustomerOrder:
@@ -165,9 +178,7 @@ def thanks(*, order_id: str) -> dict | None:
     order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if order_id else None
     if order is None:
         return None
-    if order.state == CustomerOrder.OPEN and order.payment:
-        payments.confirm_quietly(order.payment)
-        order = CustomerOrder.get_by_id(order.id)
+    order, _answered = _confirmed(order)
     return {"order_id": order.id, "state": order.state, "quantity": order.quantity,
             "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id}
 
@@ -176,11 +187,9 @@ def thanks(*, order_id: str) -> dict | None:
 def _payments_ready(owner, resolved) -> tuple[bool, str]:
     if not payments.configured():
         return False, "Payments are switched off on this service (PAYMENT_PROVIDER=off), so no store takes orders."
-    product_id = resolved.claimed_product_id if resolved is not None else None
-    store = Store.get_or_none(Store.product == product_id) if product_id else None
-    if store is None or store.published_version is None:
+    _store, document = _published(resolved.claimed_product_id if resolved is not None else None)
+    if document is None:
         return False, "Publish your store: its buy box takes payments once it is live."
-    document = StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
     if document.get("checkout") is not True:
         return False, "Your published store was built before payments were on: rebuild and publish it to open checkout."
     provider = get_settings().payment_provider

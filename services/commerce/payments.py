@@ -123,8 +123,8 @@ def confirm(payment_id: str) -> Payment | None:
             log.error("paid amount differs from the payment", extra={"fields": {"payment_id": payment.id}})
             Payment.update(error="amount_mismatch", checked_at=utcnow()).where(Payment.id == payment.id).execute()
             return Payment.get_by_id(payment.id)
-        _mark_paid(payment.id, answer.payment_ref)
-        refund_if_due(payment.id)
+        if _mark_paid(payment.id, answer.payment_ref) == REFUND_DUE:
+            refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
         _fail(payment.id, answer.state)
     else:
@@ -150,7 +150,9 @@ def confirm_in_job(payment_id: str) -> dict:
     return {"state": payment.state if payment else None}
 
 
-def _mark_paid(payment_id: str, payment_ref: str | None) -> None:
+def _mark_paid(payment_id: str, payment_ref: str | None) -> str | None:
+    """Marks the payment paid and runs its purpose, once; answers the payment's error mark
+    when this call did it (refund_due: the purpose could not be fulfilled)."""
     now = utcnow()
     with transaction():
         # The only way a payment becomes paid. On PostgreSQL a concurrent confirmation
@@ -159,10 +161,11 @@ def _mark_paid(payment_id: str, payment_ref: str | None) -> None:
         changed = (Payment.update(state=Payment.PAID, payment_ref=payment_ref, paid_at=now, checked_at=now, error=None)
                    .where(Payment.id == payment_id, Payment.state != Payment.PAID).execute())
         if not changed:
-            return
+            return None
         payment = Payment.get_by_id(payment_id)
         PURPOSES[payment.purpose].paid(payment)
     log.info("payment confirmed", extra={"fields": {"payment_id": payment_id, "purpose": payment.purpose}})
+    return Payment.get_by_id(payment_id).error
 
 
 REFUND_DUE, REFUNDING, REFUNDED = "refund_due", "refunding", "refunded"

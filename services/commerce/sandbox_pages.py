@@ -30,14 +30,14 @@ def checkout_page(checkout_id: str) -> dict | None:
             "success_url": row.success_url, "cancel_url": row.cancel_url}
 
 
-def settle(checkout_id: str, action: str) -> tuple[dict, str | None]:
-    """The customer's choice on the hosted page. Answers the page's new state and the
-    delivery job to send (None when the checkout was already settled)."""
-    if not sandbox_on() or action not in bank.ACTIONS:
-        raise Refused("not_found")
+def settle(checkout_id: str, action: str) -> tuple[dict | None, object]:
+    """The customer's choice on the hosted page. Answers the page's new state (None: no
+    such checkout here) and the delivery job to send (None when nothing was settled)."""
+    if not sandbox_on():
+        return None, None
     row, event_id = bank.settle(checkout_id, action)
     if row is None:
-        raise Refused("not_found")
+        return None, None
     job = None
     if event_id is not None:
         with transaction():
