@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timezone
 
 from flask import Response, request
 from marshmallow import Schema, fields, validate
@@ -11,7 +12,7 @@ from api.routing import Blueprint
 from api.session import current_session, reissue_cookie, replace_cookie
 from jobs.send import send_all
 from services import referrals, sign_in
-from services.accounts import (ENGINE, account_of, describe, mailer_accepting, normalize_email,
+from services.accounts import (ENGINE, account_of, describe, mailer_accepting, mask_email, normalize_email,
                                request_product_link, request_sign_in_mail, save_account, saved_answer, sign_out)
 from services.errors import Refused
 
@@ -24,6 +25,12 @@ def _login_failure(*, reason: str) -> str:
 
 SUCCESS_LOCATION = "/?view=home#/app/home"
 FAILURE_LOCATION = _login_failure(reason="invalid_link")
+CONFIRM_SCREEN = "/#/app/confirm-sign-in"
+
+
+def _confirm_location(code: str | None) -> str:
+    """The app's confirmation screen for a held link (HEAD holds nothing, so names no code)."""
+    return f"{CONFIRM_SCREEN}?code={code}" if code else CONFIRM_SCREEN
 LINK_EXPLANATION = ("If an account exists for that address, a sign-in link is on its way. "
                     f"The link works once, for {sign_in.TOKEN_MINUTES} minutes.")
 
@@ -39,10 +46,27 @@ DECISIONS = [
     f"address, and at most {sign_in.MAILS_PER_HOUR} links an hour to one address (further requests answer the "
     "same and send nothing). "
     "`email_sent` says whether the deployment's mailer accepts messages now.",
-    "Anonymous sessions are never asked to prove anything: binding is immediate, and the first redemption of a "
-    "link verifies the account, rotates the redeeming session's cookie, and unbinds every other session bound to "
-    "the address while it was unverified.",
-    "HEAD /login?token=… never spends the token; its Location says what a GET would do.",
+    "Saving an address proves nothing, so it gives no access (account pre-hijacking): POST /api/account shows the "
+    "address back to the session that saved it (GET /api/account, `verified: false`), but until a sign-in link "
+    "is redeemed that session acts for itself alone, as an anonymous one does: any number of sessions may save "
+    "one unverified address and none sees or changes another's hold, claim, offer, store, product, orders or "
+    "meter. `adopted_claims` is empty until then. Routes that need an account (401 `no_account`) and the credit "
+    "meter (GET /api/usage answers `account: false`) count only a signed-in session, one that redeemed a link. "
+    "The first redemption verifies the account, makes the redeeming session's journey the account's, rotates "
+    "its cookie, and unbinds every other session that saved the address (they stay anonymous with their own "
+    "work). A session signed in may save its own address again (`adopted_claims` lists anything it adopted).",
+    "Sign-in links cannot be planted (login CSRF): a link opened in the browser session that asked for it, or in "
+    "a session with nothing of its own, signs in at once (303 to the success location). Opened in another "
+    "session that has work of its own (a live hold, a claim, a sample or domain order) or is signed in to "
+    "another account (or saved another address), it spends nothing and switches nothing: it answers 303 to the "
+    f"app's confirmation screen `{CONFIRM_SCREEN}?code=…`, which reads GET /api/login/confirm?code=… (the "
+    "account's address masked, the account this session is signed in to, and what becomes of the current work) "
+    "and completes the sign-in only by a same-origin POST /api/login/confirm `{code}` from that session (one "
+    f"use, at most {sign_in.CONFIRM_MINUTES} minutes and never past the link's own life; another session, a "
+    "spent, expired or unknown code: 400 `invalid_confirmation`). Confirming spends the link, moves the "
+    "current session's work into the account, and leaves another account's work with that account.",
+    "HEAD /login?token=… never spends the token nor holds the link; its Location says what a GET would do (the "
+    "success location, the confirmation screen without a code, or the failure location).",
     "POST /api/auth/request-link: a JSON object with an `email` string answers {ok: true} whatever the address; "
     "`returnTo` is kept only when it is a path on this service (starts with one `/`, no scheme or host), else "
     "dropped. GET /api/auth/callback?token=… redeems like /login and answers 303 to the kept `returnTo` (default "
@@ -165,12 +189,15 @@ def _redeem_and_redirect(token: str, *, success: str | None) -> Response:
     session = current_session()
     reissue_cookie()
     if request.method == "HEAD":
-        return _redirect((success or "/") if sign_in.peek(token) else FAILURE_LOCATION)
-    redeemed = sign_in.redeem(token, session_id=session.id)
-    if redeemed is None:
+        would = sign_in.peek(token, session_id=session.id)
+        return _redirect({"sign_in": success or "/", "confirm": _confirm_location(None)}.get(would, FAILURE_LOCATION))
+    opened = sign_in.open_link(token, session_id=session.id)
+    if opened is None:
         return _redirect(FAILURE_LOCATION)
-    replace_cookie(redeemed.cookie_value)
-    return _redirect(success or redeemed.return_to or "/")
+    if isinstance(opened, sign_in.Held):
+        return _redirect(_confirm_location(opened.code))
+    replace_cookie(opened.cookie_value)
+    return _redirect(success or opened.return_to or "/")
 
 
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
@@ -183,6 +210,72 @@ _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 def login(query):
     """Redeems a sign-in link from an inbox and redirects to the app (303 in every case)."""
     return _redeem_and_redirect(query["token"], success=SUCCESS_LOCATION)
+
+
+class ConfirmQuery(Schema):
+    code = fields.String(required=True, validate=validate.Length(max=200),
+                         metadata={"reason": "invalid_confirmation"})
+
+
+class ConfirmBody(Schema):
+    code = fields.String(required=True, validate=validate.Length(max=200),
+                         metadata={"reason": "invalid_confirmation"})
+
+
+class WorkAnswer(Schema):
+    held = fields.String(allow_none=True, required=True, metadata={"description": "The product this browser holds"})
+    claimed = fields.List(fields.String(), required=True, metadata={"description": "The products it claimed"})
+    orders = fields.Integer(required=True, metadata={"description": "Its sample and domain orders"})
+
+
+class PendingAnswer(Schema):
+    status = fields.String(required=True)
+    account = fields.String(required=True, metadata={"description": "The account the link signs in to, masked"})
+    signed_in_as = fields.String(allow_none=True, required=True,
+                                 metadata={"description": "The account this browser is signed in to now, masked"})
+    saved_as = fields.String(allow_none=True, required=True,
+                             metadata={"description": "The unproven address this browser saved, masked"})
+    work = fields.Nested(WorkAnswer, required=True)
+    expires_at = fields.Integer(required=True, metadata={"description": "Epoch seconds"})
+
+
+class ConfirmedAnswer(Schema):
+    status = fields.String(required=True)
+    account = fields.String(required=True)
+    location = fields.String(required=True, metadata={"description": "Where the app goes next"})
+
+
+def _masked(address: str | None) -> str | None:
+    return mask_email(address) if address else None
+
+
+@bp.get("/api/login/confirm")
+@bp.declare(changes_state=False, refuses={400: ["invalid_confirmation"]})
+@bp.arguments(ConfirmQuery, location="query")
+@bp.response(200, PendingAnswer)
+def pending_sign_in(query):
+    """Says which account a sign-in link opened in this browser would sign in to, and what becomes of the work here."""
+    held = sign_in.pending(query["code"], session_id=current_session().id)
+    if held is None:
+        raise ApiError(400, "invalid_confirmation")
+    return {"status": "confirm", "account": mask_email(held.account_email),
+            "signed_in_as": _masked(held.signed_in_email), "saved_as": _masked(held.saved_email),
+            "work": {"held": held.work.held, "claimed": list(held.work.claimed), "orders": held.work.orders},
+            "expires_at": int(held.expires_at.replace(tzinfo=timezone.utc).timestamp())}
+
+
+@bp.post("/api/login/confirm")
+@bp.declare(changes_state=True, refuses={400: ["invalid_confirmation"]})
+@bp.arguments(ConfirmBody)
+@bp.response(200, ConfirmedAnswer)
+def confirm_sign_in(body):
+    """Completes a sign-in link held for confirmation in this browser (from the app's confirmation screen)."""
+    redeemed = sign_in.confirm(body["code"], session_id=current_session().id)
+    if redeemed is None:
+        raise ApiError(400, "invalid_confirmation")
+    replace_cookie(redeemed.cookie_value)
+    location = SUCCESS_LOCATION if redeemed.surface == ENGINE else (redeemed.return_to or "/")
+    return {"status": "signed_in", "account": redeemed.account.email, "location": location}
 
 
 @bp.post("/api/logout")

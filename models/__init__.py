@@ -1,5 +1,6 @@
 """Peewee models, the database proxy and the migrations."""
-from models.account import Account, BillingEvent, MeterUsage, Milestone, Referral, ReferralCode, SignInToken
+from models.account import (Account, BillingEvent, MeterUsage, Milestone, Referral, ReferralCode, SignInConfirmation,
+                            SignInToken)
 from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
 from models.funnel import FunnelEvent, Presence
@@ -17,8 +18,8 @@ from models.store import Store, StoreIntent, StoreVersion
 from models.supplier import SupplierConnection
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
-ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, Milestone, ReferralCode, Referral,
-              MeterUsage, BillingEvent,
+ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, SignInConfirmation, Milestone,
+              ReferralCode, Referral, MeterUsage, BillingEvent,
               ProductGate, Hold, Claim, ClaimAllowance, Seen, Passed, ShareAction, Watch, Outcome,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,

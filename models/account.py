@@ -42,6 +42,20 @@ class SignInToken(BaseModel):
         indexes = ((("account", "created_at"), False),)
 
 
+class SignInConfirmation(BaseModel):
+    """A sign-in link opened in a browser other than the one that asked for it, while that
+    browser had work of its own or another account: nothing is switched until the founder
+    confirms on the app's screen (one use, a few minutes). Only the code's hash is stored."""
+
+    id = pw.BigAutoField()
+    code_hash = pw.CharField(max_length=64, unique=True)
+    token = pw.ForeignKeyField(SignInToken, on_delete="CASCADE", backref="+")
+    session = pw.ForeignKeyField(Session, on_delete="CASCADE", backref="+")  # the browser it was opened in
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+    spent_at = pw.DateTimeField(null=True)
+
+
 class Milestone(BaseModel):
     """A step of the journey reached once (find_served, shown_field, account_saved, ...),
     by a session or by an account."""

@@ -11,10 +11,15 @@ class Session(BaseModel):
     # everything keyed by the session id follows the journey to the new value.
     token_hash = pw.CharField(max_length=64, unique=True)
     created_at = pw.DateTimeField(default=utcnow)
-    # The account this cookie is signed in to (null = anonymous). Declared as a plain
-    # column here because the account model imports this one.
+    # The account this cookie is signed in to: always a verified one, proven by a sign-in
+    # link opened in this session (null = not signed in). Declared as a plain column here
+    # because the account model imports this one.
     account_id = pw.BigIntegerField(null=True, index=True)
-    bound_at = pw.DateTimeField(null=True)
+    # An address this session saved that nobody has proven yet (POST /api/account). It is
+    # shown back to this session only; the session keeps acting for itself alone until a
+    # link is redeemed, so two sessions naming one unverified address share nothing.
+    saved_account_id = pw.BigIntegerField(null=True, index=True)
+    bound_at = pw.DateTimeField(null=True)  # when the session was signed in or saved an address
     arrived_with_code = pw.CharField(max_length=32, null=True)  # from a coded referral link
 
 

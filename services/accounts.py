@@ -1,8 +1,11 @@
-"""Accounts: binding a session to an email address, and what an account reads as.
+"""Accounts: saving an email address to a session, and what an account reads as.
 
-Binding is immediate and needs no proof (spec 5.3-5.5); proof comes with the sign-in link
-(services/sign_in.py). Everything the session did becomes the account's (the adopters of
-services/ownership.py), so a founder who signs in elsewhere later finds it again.
+Saving an address needs no proof (spec 5.3-5.5) and proves nothing: the session shows the
+address back, but until a sign-in link is redeemed it keeps acting for itself alone, so
+any number of sessions may name one unverified address and none sees another's work
+(account pre-hijacking). Redeeming a link (services/sign_in.py) signs the session in:
+everything it did becomes the account's (the adopters of services/ownership.py), so a
+founder who signs in elsewhere later finds it again.
 """
 from __future__ import annotations
 
@@ -41,8 +44,18 @@ def normalize_email(raw: str, *, reason: str) -> str:
     return address
 
 
+def mask_email(address: str) -> str:
+    """The address as a screen names it to someone who may not own it: enough for its owner
+    to recognise it (first letters, the domain's ending), too little to learn it."""
+    local, _, domain = address.partition("@")
+    name, dot, ending = domain.partition(".")
+    return f"{local[:2 if len(local) > 4 else 1]}•••@{name[:1]}•••{dot}{ending}"
+
+
 def account_of(session: Session) -> Account | None:
-    return Account.get_or_none(Account.id == session.account_id) if session.account_id else None
+    """The account the session is signed in to, else the address it saved (unverified)."""
+    account_id = session.account_id or session.saved_account_id
+    return Account.get_or_none(Account.id == account_id) if account_id else None
 
 
 def describe(account: Account | None) -> dict:
@@ -97,8 +110,9 @@ def mailer_accepting() -> bool:
 
 
 def save_account(*, session_id: int, email: str, source: str | None) -> SaveOutcome:
-    """Binds the session to the account of `email` (created if new) and adopts what the
-    session did; a verified account the session is not signed in to is only sent a link."""
+    """Saves `email` to the session (its account created if new) and mails a link to it. A
+    verified account is joined only by redeeming that link: a session not signed in to it
+    is only sent one. Until the address is proven the session acts for itself alone."""
     with transaction():
         session = Session.get_by_id(session_id)
         account = Account.get_or_none(Account.email == email)
@@ -108,10 +122,14 @@ def save_account(*, session_id: int, email: str, source: str | None) -> SaveOutc
         if session.account_id is not None and (account is None or session.account_id != account.id):
             # Adopting this session's claims into a second account would take them from the first.
             raise Refused("bound_to_another_account")
-        if account is None:
-            account = _create_account(email=email, source=source)
-        Session.update(account_id=account.id, bound_at=utcnow()).where(Session.id == session_id).execute()
-        adopted = adopt(session_id, account.id)
+        adopted: dict = {}
+        if account is not None and session.account_id == account.id:
+            adopted = adopt(session_id, account.id)  # signed in already: anything left over joins it
+        else:
+            if account is None:
+                account = _create_account(email=email, source=source)
+            # Saved, not proven: nothing is adopted, and another address saved before is replaced.
+            Session.update(saved_account_id=account.id, bound_at=utcnow()).where(Session.id == session_id).execute()
         job = sign_in_mail_job(email=email, session_id=session_id, surface="engine")
     return SaveOutcome(account=Account.get_by_id(account.id), already_verified=False, adopted=adopted, mail_job=job)
 
@@ -137,5 +155,6 @@ def _create_account(*, email: str, source: str | None) -> Account:
 
 
 def sign_out(*, session_id: int) -> None:
-    """Unbinds the cookie from its account; the account and everything it owns stay."""
-    Session.update(account_id=None, bound_at=None).where(Session.id == session_id).execute()
+    """Unbinds the cookie from its account (or the address it saved); the account and
+    everything it owns stay."""
+    Session.update(account_id=None, saved_account_id=None, bound_at=None).where(Session.id == session_id).execute()

@@ -12,6 +12,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "claimed_by_you": Reason(409, "You have claimed this product, and a claim cannot be passed on; it stays yours."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),
+    "invalid_confirmation": Reason(400, "This sign-in is no longer waiting for you: it was confirmed already, its few minutes have passed, or it was opened in another browser. Nothing was changed; open the sign-in link again, or ask for a new one."),
     "invalid_days": Reason(400, "days must be a whole number of days from 1 to 90; nothing was counted."),
     "invalid_domain": Reason(400, "That is not a domain name anyone could register: send one like yourbrand.com (letters, digits and hyphens, or Unicode, in labels of at most 63 characters); nothing was quoted or ordered."),
     "invalid_event": Reason(400, "That is not a store event: send page_view, add_to_cart, checkout or paid; nothing was recorded."),

@@ -9,7 +9,7 @@ SPEC_REASONS: dict[str, Reason] = {
     # Account and sign-in
     "account_required": Reason(400, "That address cannot be saved to this session. Either it is not an email address we can use, so check it and try again, or it already belongs to a verified account, so use the sign-in link we have sent to it."),
     "invalid_link": Reason(303, "This sign-in link is not valid. Ask for a new one; each link works once and only for 15 minutes."),
-    "no_account": Reason(401, "This action needs a signed-in account. Save your email address or sign in, then try again."),
+    "no_account": Reason(401, "This action needs a signed-in account. Open the sign-in link we email you (saving your address sends one), then try again."),
     "no_account_yet": Reason(200, "There is nothing to show here yet. It fills in once you claim a product or save your email address."),
     "invalid_email": Reason(400, "That email address is missing or not valid. Check it and try again."),
     # Discovery, holds and claims

@@ -84,6 +84,9 @@ SESSION_REFERENCES = {
                                      "history (the hourly mail bound counts it) and loses the reference "
                                      "(ON DELETE SET NULL)",
     "sign_in_token.spent_by_id": "keeps the session: it signed in, so it was bound once",
+    "sign_in_confirmation.session_id": "history: a sign-in link held for this browser's confirmation (minutes "
+                                       "long), deleted with it (ON DELETE CASCADE); a session that has one "
+                                       "had work of its own or an account, which keep it",
     "job.subject": "keeps the session while its sign-in mail job is queued or running (the job mints a token "
                    "naming the session)",
     "product_seen.session_id": "history: deleted with it (ON DELETE CASCADE)",

@@ -1,30 +1,43 @@
-"""Sign-in links (spec 2.3): minting, mailing limits and redemption.
+"""Sign-in links (spec 2.3): minting, mailing limits, redemption and its confirmation.
 
 A token is 32 bytes from the operating system; only its SHA-256 is stored. It lives 15
 minutes and is spent by ONE conditional UPDATE (still unspent and unexpired), so of any
 number of simultaneous redemptions exactly one succeeds. Expired, spent and unknown tokens
 fail the same way. The first redemption verifies the account: it settles the account's
 referral code, credits the friend who invited it, records account_saved, and unbinds every
-other session that bound itself to the address while it was unverified (an attacker who
-saved a victim's address first loses it). The redeeming session's cookie is rotated.
+other session that saved the address while it was unverified (an attacker who saved a
+victim's address first loses it, and never saw anything of the victim's: an unproven
+address gives no access, services/accounts.py). The redeeming session's cookie is rotated.
+
+Login CSRF: an attacker can ask for a link to their own address and get a victim to open
+it. A link opened in the browser that asked for it, or in an empty browser, signs in at
+once; opened in another browser that has work of its own (a hold, a claim, an order) or
+another account, it switches and merges nothing: it is held as a SignInConfirmation bound
+to that browser, and only the founder's same-origin POST from the app's confirmation
+screen, naming its code, completes it (one use, CONFIRM_MINUTES).
 """
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from models.account import Account, SignInToken
+from models.account import Account, SignInConfirmation, SignInToken
+from models.catalog import Product
 from models.clock import utcnow
 from models.db import transaction
+from models.discovery import Claim, Hold
+from models.domain import DomainOrder
+from models.payment import SampleOrder
 from models.session import Session
 from services import milestones, referrals
-from services.ownership import adopt
+from services.ownership import Owner, adopt
 from services.sessions import rotate
 from services.tokens import hash_token
 
 TOKEN_MINUTES = 15
 MAILS_PER_HOUR = 5  # per address, however often a link is asked for
+CONFIRM_MINUTES = 10  # how long a held link waits for the founder's confirmation (never past the token's life)
 
 
 def mint(*, account_id: int, requested_by: int | None, surface: str, return_to: str | None) -> str:
@@ -45,10 +58,24 @@ def mails_in_last_hour(account_id: int) -> int:
     return SignInToken.select().where(SignInToken.account == account_id, SignInToken.mailed_at >= since).count()
 
 
-def peek(raw: str) -> bool:
-    """Whether a token would redeem now, without spending it (HEAD requests)."""
-    return SignInToken.select().where(SignInToken.token_hash == hash_token(raw), SignInToken.spent_at.is_null(),
-                                      SignInToken.expires_at > utcnow()).exists()
+def _live(raw: str, now: datetime):
+    """The condition selecting the unspent, unexpired token `raw` names."""
+    return (SignInToken.token_hash == hash_token(raw), SignInToken.spent_at.is_null(), SignInToken.expires_at > now)
+
+
+def _well_formed(raw: str) -> bool:
+    return bool(raw) and len(raw) <= 200
+
+
+def peek(raw: str, *, session_id: int) -> str | None:
+    """What opening the link would do now, without spending or holding anything (HEAD
+    requests): "sign_in", "confirm", or None for an expired, spent or unknown token."""
+    if not _well_formed(raw):
+        return None
+    token = SignInToken.get_or_none(*_live(raw, utcnow()))
+    if token is None:
+        return None
+    return "confirm" if _needs_confirmation(Session.get_by_id(session_id), token) else "sign_in"
 
 
 @dataclass
@@ -57,40 +84,151 @@ class Redeemed:
     cookie_value: str  # the redeeming session's new cookie value
     return_to: str | None
     first_time: bool
+    surface: str
 
 
-def redeem(raw: str, *, session_id: int) -> Redeemed | None:
-    """Spends the token and signs the session in; None for an expired, spent or unknown token."""
-    if not raw or len(raw) > 200:
+@dataclass
+class Held:
+    """A link held for the founder's confirmation; `code` names it on the confirmation screen."""
+
+    code: str
+
+
+def open_link(raw: str, *, session_id: int) -> Redeemed | Held | None:
+    """Signs the session in with the token, or holds the link for confirmation when it was
+    asked for in another browser and this one has work or an account of its own; None for
+    an expired, spent or unknown token."""
+    if not _well_formed(raw):
         return None
     now = utcnow()
     with transaction():
-        spent = (SignInToken.update(spent_at=now, spent_by=session_id)
-                 .where(SignInToken.token_hash == hash_token(raw), SignInToken.spent_at.is_null(),
-                        SignInToken.expires_at > now)
-                 .execute())
-        if spent != 1:
+        token = SignInToken.get_or_none(*_live(raw, now))
+        if token is None:
             return None
-        token = SignInToken.get(SignInToken.token_hash == hash_token(raw))
-        first_time = (Account.update(verified=True, verified_at=now)
-                      .where(Account.id == token.account_id, Account.verified == False)  # noqa: E712
-                      .execute()) == 1
-        if first_time:
-            _first_verification(token.account_id, session_id, token.requested_by_id)
-        Session.update(account_id=token.account_id, bound_at=now).where(Session.id == session_id).execute()
-        adopt(session_id, token.account_id)
-        if token.requested_by_id and token.requested_by_id != session_id and token.surface == SignInToken.PRODUCT:
-            # A guest who asked for the link on the product surface: what it made is upgraded too.
-            adopt(token.requested_by_id, token.account_id)
-        cookie_value = rotate(Session.get_by_id(session_id))
-        account = Account.get_by_id(token.account_id)
-    return Redeemed(account=account, cookie_value=cookie_value, return_to=token.return_to, first_time=first_time)
+        if _needs_confirmation(Session.get_by_id(session_id), token):
+            code = secrets.token_urlsafe(24)
+            SignInConfirmation.create(code_hash=hash_token(code), token=token.id, session=session_id, created_at=now,
+                                      expires_at=min(token.expires_at, now + timedelta(minutes=CONFIRM_MINUTES)))
+            return Held(code=code)
+        return _redeem(SignInToken.token_hash == hash_token(raw), session_id=session_id, now=now)
+
+
+def _needs_confirmation(session: Session, token: SignInToken) -> bool:
+    """Whether opening this link in this session would switch an account or carry off work
+    the session's own founder did not ask to move: it was asked for elsewhere, and this
+    session is signed in to (or saved) another address or has work of its own."""
+    if token.requested_by_id == session.id:
+        return False
+    if session.account_id is not None:
+        return session.account_id != token.account_id
+    if session.saved_account_id not in (None, token.account_id):
+        return True
+    return current_work(session.id).any
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a session that is not signed in did: what would move into an account."""
+
+    held: str | None  # the name of the product it holds now
+    claimed: tuple[str, ...]  # the names of the products it claimed
+    orders: int  # its sample and domain orders
+
+    @property
+    def any(self) -> bool:
+        return bool(self.held or self.claimed or self.orders)
+
+
+def current_work(session_id: int) -> Work:
+    """The work of a session that is not signed in (its rows no account adopted)."""
+    mine = Owner(session_id=session_id, account_id=None)
+    held = (Product.select(Product.name).join(Hold, on=(Hold.product == Product.product_id))
+            .where(mine.owns(Hold), Hold.expires_at > utcnow()).order_by(Hold.expires_at.desc()).first())
+    claimed = (Product.select(Product.name).join(Claim, on=(Claim.product == Product.product_id))
+               .where(mine.owns(Claim)).order_by(Claim.created_at))
+    orders = (SampleOrder.select().where(mine.owns(SampleOrder)).count()
+              + DomainOrder.select().where(mine.owns(DomainOrder)).count())
+    return Work(held=held.name if held else None, claimed=tuple(row.name for row in claimed), orders=orders)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A held link, as its confirmation screen shows it."""
+
+    account_email: str  # the account the link signs in to
+    signed_in_email: str | None  # the account this session is signed in to now, if another
+    saved_email: str | None  # the unproven address this session saved, if another
+    work: Work
+    expires_at: datetime
+
+
+def _pending_confirmation(code: str, session_id: int, now: datetime):
+    return (SignInConfirmation.code_hash == hash_token(code), SignInConfirmation.session == session_id,
+            SignInConfirmation.spent_at.is_null(), SignInConfirmation.expires_at > now)
+
+
+def pending(code: str, *, session_id: int) -> Pending | None:
+    """The held link `code` names, if it waits for this session's confirmation."""
+    if not _well_formed(code):
+        return None
+    row = SignInConfirmation.get_or_none(*_pending_confirmation(code, session_id, utcnow()))
+    if row is None:
+        return None
+    session = Session.get_by_id(session_id)
+    target = SignInToken.get_by_id(row.token_id).account_id
+
+    def email_of(account_id):
+        return Account.get_by_id(account_id).email if account_id not in (None, target) else None
+
+    return Pending(account_email=Account.get_by_id(target).email, signed_in_email=email_of(session.account_id),
+                   saved_email=email_of(session.saved_account_id), work=current_work(session_id),
+                   expires_at=row.expires_at)
+
+
+def confirm(code: str, *, session_id: int) -> Redeemed | None:
+    """Completes a held link for the session it was opened in: the confirmation and the
+    token are each spent by one conditional UPDATE; None when either is no longer live."""
+    if not _well_formed(code):
+        return None
+    now = utcnow()
+    with transaction():
+        taken = (SignInConfirmation.update(spent_at=now)
+                 .where(*_pending_confirmation(code, session_id, now)).execute())
+        if taken != 1:
+            return None
+        token_id = SignInConfirmation.get(SignInConfirmation.code_hash == hash_token(code)).token_id
+        return _redeem(SignInToken.id == token_id, session_id=session_id, now=now)
+
+
+def _redeem(which, *, session_id: int, now: datetime) -> Redeemed | None:
+    """Spends the token `which` selects and signs the session in (inside the caller's transaction)."""
+    spent = (SignInToken.update(spent_at=now, spent_by=session_id)
+             .where(which, SignInToken.spent_at.is_null(), SignInToken.expires_at > now)
+             .execute())
+    if spent != 1:
+        return None
+    token = SignInToken.get(which)
+    first_time = (Account.update(verified=True, verified_at=now)
+                  .where(Account.id == token.account_id, Account.verified == False)  # noqa: E712
+                  .execute()) == 1
+    if first_time:
+        _first_verification(token.account_id, session_id, token.requested_by_id)
+    Session.update(account_id=token.account_id, saved_account_id=None, bound_at=now).where(Session.id == session_id).execute()
+    adopt(session_id, token.account_id)
+    if token.requested_by_id and token.requested_by_id != session_id and token.surface == SignInToken.PRODUCT:
+        # A guest who asked for the link on the product surface: what it made is upgraded too.
+        adopt(token.requested_by_id, token.account_id)
+    cookie_value = rotate(Session.get_by_id(session_id))
+    account = Account.get_by_id(token.account_id)
+    return Redeemed(account=account, cookie_value=cookie_value, return_to=token.return_to, first_time=first_time,
+                    surface=token.surface)
 
 
 def _first_verification(account_id: int, session_id: int, requested_by: int | None) -> None:
-    # Sessions that bound themselves while the address was unproven lose it (pre-hijacking).
-    Session.update(account_id=None, bound_at=None).where(Session.account_id == account_id,
-                                                         Session.id != session_id).execute()
+    # Sessions that saved the address while it was unproven lose it (pre-hijacking); what
+    # they did was never the account's, so they keep it as anonymous sessions.
+    Session.update(account_id=None, saved_account_id=None, bound_at=None).where(
+        (Session.account_id == account_id) | (Session.saved_account_id == account_id), Session.id != session_id).execute()
     referrals.settle_for_account(account_id)
     arrived = [s.arrived_with_code for s in Session.select(Session.arrived_with_code)
                .where(Session.id.in_([sid for sid in (session_id, requested_by) if sid]))

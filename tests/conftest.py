@@ -167,6 +167,21 @@ def founder(app):
 
 
 @pytest.fixture
+def signed_in(founder, run_jobs):
+    """Makes a founder signed in to an address: saved, and the mailed link opened in the
+    same browser (which asked for it, so it signs in at once)."""
+
+    def make(email):
+        from tests.mailbox import sign_in_here
+
+        browser = founder()
+        sign_in_here(browser, run_jobs, email)
+        return browser
+
+    return make
+
+
+@pytest.fixture
 def client(founder):
     return founder()
 

@@ -94,11 +94,19 @@ def test_a_verified_address_is_not_bound_but_gets_a_link(founder, run_jobs):
     assert len(links_to("owner@x.com")) == before + 1
 
 
-def test_a_session_signed_in_elsewhere_cannot_save_another_address(founder):
-    client = founder()
-    save(client, "first@x.com")
+def test_a_session_signed_in_elsewhere_cannot_save_another_address(founder, run_jobs):
+    client = new_account(founder, run_jobs, "first@x.com")
     response = save(client, "second@x.com")
     assert response.status_code == 409 and response.get_json()["reason"] == "bound_to_another_account"
+    assert client.get("/api/account").get_json()["account"] == "first@x.com"
+
+
+def test_an_unproven_address_is_replaced_by_the_next_one_saved(client):
+    """Nothing was adopted by an address nobody proved, so saving another one takes nothing from anyone."""
+    save(client, "typo@x.con")
+    response = save(client, "right@x.com")
+    assert response.status_code == 200 and response.get_json()["verified"] is False
+    assert client.get("/api/account").get_json()["account"] == "right@x.com"
 
 
 def test_redeeming_the_link_verifies_rotates_the_cookie_and_records_account_saved(client, run_jobs):

@@ -14,6 +14,7 @@ from services.ask import CITED, MAX_QUESTION, RESULTS
 from services.ownership import Owner
 from tests.test_discovery_queries import statements
 from tests.test_discovery import claim, find, frozen_clock, item, jobs_drained, load, refusal  # noqa: F401
+from tests.mailbox import sign_in_here
 
 ANON_ASK = 2  # statements of an anonymous ask: the session lookup and the search
 RESULT_FIELDS = {"product_id", "name", "category", "price", "currency", "score", "snippet"}
@@ -232,8 +233,7 @@ def test_a_product_claimed_by_one_founder_is_cited_to_them_and_never_to_another(
     first, second = founder(), founder()
     if signed_in:
         for n, browser in enumerate((first, second)):
-            assert browser.post("/api/account", json={"email": f"asker{n}@example.com"}).status_code == 200
-        run_jobs()
+            sign_in_here(browser, run_jobs, f"asker{n}@example.com")
     assert find(first).get_json()["product_id"] == "k-knife"  # the best-ranked product
     assert claim(first).get_json()["status"] == "claimed"
     mine = answered(ask(first, "chef knife"))
@@ -249,12 +249,13 @@ def test_a_product_claimed_by_one_founder_is_cited_to_them_and_never_to_another(
 def test_a_claim_follows_its_account_to_another_device(founder, run_jobs):
     load(*KITCHEN)
     first = founder()
-    assert first.post("/api/account", json={"email": "two-devices@example.com"}).status_code == 200
+    sign_in_here(first, run_jobs, "two-devices@example.com")
     find(first)
     claim(first)
     other_device = founder()
-    assert other_device.post("/api/account", json={"email": "two-devices@example.com"}).status_code == 200
-    run_jobs()
+    assert other_device.post("/api/account", json={"email": "two-devices@example.com"}).status_code == 409
+    assert "k-knife" not in answered(ask(other_device, "chef knife"))["citations"]  # saving proves nothing
+    sign_in_here(other_device, run_jobs, "two-devices@example.com")
     assert answered(ask(other_device, "chef knife"))["citations"][0] == "k-knife"
 
 
@@ -351,9 +352,9 @@ def test_postgresql_ranks_a_bounded_pool_of_matches_every_word_first_then_names(
 
 # --- The meter -------------------------------------------------------------------------------------
 
-def test_an_accounts_asks_spend_the_find_bucket_and_429_when_it_is_used_up(client, jobs_drained):
+def test_an_accounts_asks_spend_the_find_bucket_and_429_when_it_is_used_up(client, jobs_drained, run_jobs):
     load(*KITCHEN)
-    assert client.post("/api/account", json={"email": "asker@example.com"}).status_code == 200
+    sign_in_here(client, run_jobs, "asker@example.com")
     # Refused and abstaining questions spend nothing.
     refusal(ask(client, ""), 200, "empty_question")
     assert ask(client, "what is it?").get_json()["status"] == "abstained"

@@ -13,6 +13,7 @@ from services import domains
 from services.errors import Refused
 from tests.conftest import SETTINGS
 from tests.helpers import in_threads
+from tests.mailbox import last_link, path_of
 from tests.test_accounts import save
 from tests.test_discovery import catalog, claim, find, refusal, session_of
 from tests.test_store import built, claimed_founder, demo_item
@@ -332,7 +333,9 @@ def test_signing_up_moves_the_sessions_domain_orders_to_the_account(founder, run
     row = order(client, "knifestrip.com")
     domains.connect_paid_domain(domain_order_id=row.id)
     assert save(client, "domains@example.com").status_code == 200
+    assert DomainOrder.get_by_id(row.id).account_id is None  # an unproven address adopts nothing
     run_jobs()
+    assert client.get(path_of(last_link("domains@example.com"))).status_code == 303
     stored = DomainOrder.get_by_id(row.id)
     assert stored.account_id is not None and stored.account_id == session_of(client).account_id
     assert ok(client.get("/api/domains?q=x"))["connected"] == "knifestrip.com"

@@ -1,13 +1,14 @@
 """HTTP conventions: JSON for every failure, cache headers, routing, bodies, cross-site."""
 import json
 
-import pytest
 import flask
+import pytest
 from marshmallow import Schema, fields
 
 from api import create_app
 from api.routing import Blueprint
 from tests.conftest import SETTINGS, reconnect
+from tests.mailbox import last_link, path_of
 from services.errors import Refused
 
 
@@ -256,9 +257,12 @@ def test_unreachable_database_is_json_503_and_the_service_recovers(c):
     assert c.get("/api/_probe/count").get_json() == {"products": 0}
 
 
-def test_an_action_that_must_belong_to_an_account_is_401_no_account(c):
+def test_an_action_that_must_belong_to_an_account_is_401_no_account(c, run_jobs):
     _refusal(c.post("/api/_probe/mine"), 401, "no_account")
     c.post("/api/account", json={"email": "someone@x.com"})
+    _refusal(c.post("/api/_probe/mine"), 401, "no_account")  # a saved address proves nothing
+    run_jobs()
+    assert c.get(path_of(last_link("someone@x.com"))).status_code == 303  # the link, opened here, signs in
     assert c.post("/api/_probe/mine").get_json() == {"status": "ok"}
 
 

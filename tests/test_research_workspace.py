@@ -23,11 +23,9 @@ RESEARCH = "/api/discovery-research"
 SIGN_IN_ANSWER = {"status": "refused", "explanation": SIGN_IN_TO_RESEARCH}
 
 
-def bound(founder, email="researcher@example.com"):
-    """A founder whose session is bound to an account (POST /api/account binds at once)."""
-    client = founder()
-    assert client.post("/api/account", json={"email": email}).status_code == 200
-    return client
+def bound(signed_in, email="researcher@example.com"):
+    """A founder signed in to an account (the mailed link opened in the same browser)."""
+    return signed_in(email)
 
 
 def act(client, op, **fields):
@@ -80,13 +78,13 @@ def test_the_401_sentence_is_published_in_the_decisions(client):
 
 # --- Notes ------------------------------------------------------------------------------------------
 
-def test_an_empty_workspace_reads_ok_with_three_empty_lists(founder):
-    assert bound(founder).get(WORKSPACE).get_json() == {"status": "ok", "notes": [], "shortlist": [],
+def test_an_empty_workspace_reads_ok_with_three_empty_lists(founder, signed_in):
+    assert bound(signed_in).get(WORKSPACE).get_json() == {"status": "ok", "notes": [], "shortlist": [],
                                                        "saved_queries": []}
 
 
-def test_notes_are_added_trimmed_listed_newest_first_and_deleted(founder):
-    client = bound(founder)
+def test_notes_are_added_trimmed_listed_newest_first_and_deleted(founder, signed_in):
+    client = bound(signed_in)
     first = ok(act(client, "add_note", text="  check the supplier's MOQ \n"))
     assert first["op"] == "add_note"
     note = first["note"]
@@ -102,14 +100,14 @@ def test_notes_are_added_trimmed_listed_newest_first_and_deleted(founder):
 
 
 @pytest.mark.parametrize("fields", [{}, {"text": None}, {"text": ""}, {"text": "   \n\t"}])
-def test_a_missing_or_blank_note_is_400_empty_note(founder, fields):
-    client = bound(founder)
+def test_a_missing_or_blank_note_is_400_empty_note(founder, fields, signed_in):
+    client = bound(signed_in)
     refusal(act(client, "add_note", **fields), 400, "empty_note")
     assert ResearchNote.select().count() == 0
 
 
-def test_a_note_past_the_limit_is_400_note_too_long_and_one_at_the_limit_is_kept(founder):
-    client = bound(founder)
+def test_a_note_past_the_limit_is_400_note_too_long_and_one_at_the_limit_is_kept(founder, signed_in):
+    client = bound(signed_in)
     body = refusal(act(client, "add_note", text="x" * (workspace.MAX_NOTE_CHARS + 1)), 400, "note_too_long")
     assert str(workspace.MAX_NOTE_CHARS) in body["explanation"]
     assert ResearchNote.select().count() == 0
@@ -117,8 +115,8 @@ def test_a_note_past_the_limit_is_400_note_too_long_and_one_at_the_limit_is_kept
         workspace.MAX_NOTE_CHARS
 
 
-def test_deleting_a_note_or_query_that_is_not_there_is_404_not_found(founder):
-    client = bound(founder)
+def test_deleting_a_note_or_query_that_is_not_there_is_404_not_found(founder, signed_in):
+    client = bound(signed_in)
     note_id = ok(act(client, "add_note", text="only"))["note"]["id"]
     refusal(act(client, "delete_note", id=note_id + 1000), 404, "not_found")
     refusal(act(client, "delete_query", id=note_id), 404, "not_found")  # a note's id is not a query's
@@ -128,8 +126,8 @@ def test_deleting_a_note_or_query_that_is_not_there_is_404_not_found(founder):
 
 @pytest.mark.parametrize("fields", [{}, {"id": None}, {"id": "3"}, {"id": 1.5}, {"id": True}, {"id": 0},
                                     {"id": 2**63}])
-def test_a_delete_without_a_usable_id_is_400_invalid_request(founder, fields):
-    client = bound(founder)
+def test_a_delete_without_a_usable_id_is_400_invalid_request(founder, fields, signed_in):
+    client = bound(signed_in)
     ok(act(client, "add_note", text="stays"))
     refusal(act(client, "delete_note", **fields), 400, "invalid_request")
     refusal(act(client, "delete_query", **fields), 400, "invalid_request")
@@ -138,13 +136,13 @@ def test_a_delete_without_a_usable_id_is_400_invalid_request(founder, fields):
 
 @pytest.mark.parametrize("body", [{}, {"op": None}, {"op": "add"}, {"op": "ADD_NOTE"}, {"op": 3},
                                   {"op": "delete", "id": 1}])
-def test_a_missing_or_unknown_op_is_400_unknown_workspace_op(founder, body):
-    response = bound(founder).post(WORKSPACE, json=body)
+def test_a_missing_or_unknown_op_is_400_unknown_workspace_op(founder, body, signed_in):
+    response = bound(signed_in).post(WORKSPACE, json=body)
     refusal(response, 400, "unknown_workspace_op")
 
 
-def test_a_body_that_is_not_a_json_object_is_400_invalid_json_for_a_signed_in_session(founder):
-    client = bound(founder)
+def test_a_body_that_is_not_a_json_object_is_400_invalid_json_for_a_signed_in_session(founder, signed_in):
+    client = bound(signed_in)
     for path in (WORKSPACE, RESEARCH):
         refusal(client.post(path, data="[1]", content_type="application/json"), 400, "invalid_json")
         refusal(client.post(path, data="op=add_note", content_type="application/x-www-form-urlencoded"), 400,
@@ -154,9 +152,9 @@ def test_a_body_that_is_not_a_json_object_is_400_invalid_json_for_a_signed_in_se
 
 # --- The shortlist ----------------------------------------------------------------------------------
 
-def test_a_shortlisted_product_is_named_and_a_repeated_add_keeps_one_entry(founder):
+def test_a_shortlisted_product_is_named_and_a_repeated_add_keeps_one_entry(founder, signed_in):
     catalog(3)
-    client = bound(founder)
+    client = bound(signed_in)
     body = ok(act(client, "shortlist", product_id="p01"))
     assert body["op"] == "shortlist"
     assert body["shortlist"] == [{"product_id": "p01", "name": "Product p01", "added_at": "2026-11-22T12:00:00Z"}]
@@ -166,9 +164,9 @@ def test_a_shortlisted_product_is_named_and_a_repeated_add_keeps_one_entry(found
     assert ShortlistEntry.select().count() == 2
 
 
-def test_shortlisting_needs_a_product_in_the_catalog(founder):
+def test_shortlisting_needs_a_product_in_the_catalog(founder, signed_in):
     catalog(1)
-    client = bound(founder)
+    client = bound(signed_in)
     refusal(act(client, "shortlist"), 400, "no_product_id")
     refusal(act(client, "shortlist", product_id=""), 400, "no_product_id")
     refusal(act(client, "shortlist", product_id="nope"), 400, "unknown_product")
@@ -177,9 +175,9 @@ def test_shortlisting_needs_a_product_in_the_catalog(founder):
     assert ShortlistEntry.select().count() == 0
 
 
-def test_unshortlist_removes_the_entry_and_one_not_on_the_list_is_404(founder):
+def test_unshortlist_removes_the_entry_and_one_not_on_the_list_is_404(founder, signed_in):
     catalog(2)
-    client = bound(founder)
+    client = bound(signed_in)
     ok(act(client, "shortlist", product_id="p00"))
     ok(act(client, "shortlist", product_id="p01"))
     assert ok(act(client, "unshortlist", product_id="p00"))["shortlist"][0]["product_id"] == "p01"
@@ -188,19 +186,19 @@ def test_unshortlist_removes_the_entry_and_one_not_on_the_list_is_404(founder):
     assert shortlisted(client) == ["p01"]
 
 
-def test_a_product_claimed_by_another_founder_cannot_be_shortlisted(founder):
+def test_a_product_claimed_by_another_founder_cannot_be_shortlisted(founder, signed_in):
     catalog(3)
     other = founder()
     taken = find(other).get_json()["product_id"]
     assert claim(other).get_json()["status"] == "claimed"
-    client = bound(founder)
+    client = bound(signed_in)
     refusal(act(client, "shortlist", product_id=taken), 409, "claimed_by_another_founder")
     assert shortlisted(client) == [] and ShortlistEntry.select().count() == 0
 
 
-def test_a_shortlisted_product_claimed_later_by_another_founder_leaves_the_shortlist(founder):
+def test_a_shortlisted_product_claimed_later_by_another_founder_leaves_the_shortlist(founder, signed_in):
     catalog(3)
-    client = bound(founder)
+    client = bound(signed_in)
     ok(act(client, "shortlist", product_id="p00"))
     ok(act(client, "shortlist", product_id="p01"))
     other = founder()
@@ -211,9 +209,9 @@ def test_a_shortlisted_product_claimed_later_by_another_founder_leaves_the_short
     refusal(act(client, "shortlist", product_id="p00"), 409, "claimed_by_another_founder")
 
 
-def test_your_own_claimed_product_can_be_shortlisted(founder):
+def test_your_own_claimed_product_can_be_shortlisted(founder, signed_in):
     catalog(3)
-    client = bound(founder)
+    client = bound(signed_in)
     mine = find(client).get_json()["product_id"]
     assert claim(client).get_json()["status"] == "claimed"
     assert shortlisted(client) == []
@@ -222,8 +220,8 @@ def test_your_own_claimed_product_can_be_shortlisted(founder):
 
 # --- Saved queries ----------------------------------------------------------------------------------
 
-def test_queries_are_saved_trimmed_once_and_deleted(founder):
-    client = bound(founder)
+def test_queries_are_saved_trimmed_once_and_deleted(founder, signed_in):
+    client = bound(signed_in)
     first = ok(act(client, "save_query", query="  bamboo cutting board "))
     saved = first["saved_query"]
     assert (saved["query"], saved["created_at"]) == ("bamboo cutting board", "2026-11-22T12:00:00Z")
@@ -236,26 +234,26 @@ def test_queries_are_saved_trimmed_once_and_deleted(founder):
 
 
 @pytest.mark.parametrize("query", [None, "", "   ", "q" * (discovery.MAX_QUERY_CHARS + 1)])
-def test_a_blank_missing_or_too_long_query_is_400_invalid_query(founder, query):
-    client = bound(founder)
+def test_a_blank_missing_or_too_long_query_is_400_invalid_query(founder, query, signed_in):
+    client = bound(signed_in)
     refusal(act(client, "save_query", **({} if query is None else {"query": query})), 400, "invalid_query")
     assert SavedQuery.select().count() == 0
 
 
-def test_a_query_as_long_as_a_discovery_query_may_be_is_saved(founder):
-    client = bound(founder)
+def test_a_query_as_long_as_a_discovery_query_may_be_is_saved(founder, signed_in):
+    client = bound(signed_in)
     assert ok(act(client, "save_query", query="q" * discovery.MAX_QUERY_CHARS))["saved_query"]["query"]
     refusal(client.post("/api/discover", json={"q": "q" * (discovery.MAX_QUERY_CHARS + 1)}), 400, "invalid_request")
 
 
 # --- Limits -----------------------------------------------------------------------------------------
 
-def test_an_add_past_each_cap_is_409_workspace_full_and_adds_nothing(founder, monkeypatch):
+def test_an_add_past_each_cap_is_409_workspace_full_and_adds_nothing(founder, monkeypatch, signed_in):
     catalog(4)
     monkeypatch.setattr(workspace, "MAX_NOTES", 2)
     monkeypatch.setattr(workspace, "MAX_SHORTLIST", 2)
     monkeypatch.setattr(workspace, "MAX_SAVED_QUERIES", 2)
-    client = bound(founder)
+    client = bound(signed_in)
     for n in range(2):
         ok(act(client, "add_note", text=f"note {n}"))
         ok(act(client, "shortlist", product_id=f"p0{n}"))
@@ -273,10 +271,10 @@ def test_an_add_past_each_cap_is_409_workspace_full_and_adds_nothing(founder, mo
     ok(act(client, "add_note", text="room again"))
 
 
-def test_a_shortlisted_product_claimed_by_another_founder_no_longer_counts_against_the_cap(founder, monkeypatch):
+def test_a_shortlisted_product_claimed_by_another_founder_no_longer_counts_against_the_cap(founder, monkeypatch, signed_in):
     catalog(4)
     monkeypatch.setattr(workspace, "MAX_SHORTLIST", 2)
-    client = bound(founder)
+    client = bound(signed_in)
     ok(act(client, "shortlist", product_id="p00"))
     ok(act(client, "shortlist", product_id="p01"))
     other = founder()
@@ -337,9 +335,9 @@ def test_sessions_of_one_account_adding_one_product_or_query_at_once_make_one_en
     assert len(set(saved)) == 1 and SavedQuery.select().count() == 1
 
 
-def test_adds_racing_for_the_last_place_take_it_once(app, founder, monkeypatch):
+def test_adds_racing_for_the_last_place_take_it_once(app, founder, monkeypatch, signed_in):
     monkeypatch.setattr(workspace, "MAX_NOTES", 5)
-    client = bound(founder, "racer@example.com")
+    client = bound(signed_in, "racer@example.com")
     for n in range(4):
         ok(act(client, "add_note", text=f"n{n}"))
     tabs = tabs_of(app, client, 12)
@@ -350,13 +348,13 @@ def test_adds_racing_for_the_last_place_take_it_once(app, founder, monkeypatch):
 
 # --- Accounts: isolation and sharing ----------------------------------------------------------------
 
-def test_another_account_or_an_anonymous_session_never_sees_or_touches_the_workspace(founder):
+def test_another_account_or_an_anonymous_session_never_sees_or_touches_the_workspace(founder, signed_in):
     catalog(2)
-    alice = bound(founder, "alice@example.com")
+    alice = bound(signed_in, "alice@example.com")
     note_id = ok(act(alice, "add_note", text="alice's secret"))["note"]["id"]
     query_id = ok(act(alice, "save_query", query="alice query"))["saved_query"]["id"]
     ok(act(alice, "shortlist", product_id="p00"))
-    bob = bound(founder, "bob@example.com")
+    bob = bound(signed_in, "bob@example.com")
     assert bob.get(WORKSPACE).get_json() == {"status": "ok", "notes": [], "shortlist": [], "saved_queries": []}
     refusal(act(bob, "delete_note", id=note_id), 404, "not_found")
     refusal(act(bob, "delete_query", id=query_id), 404, "not_found")
@@ -383,15 +381,15 @@ def test_a_second_session_signed_in_by_the_link_shares_the_workspace(founder, ru
 
 # --- Discovery research runs ------------------------------------------------------------------------
 
-def test_an_account_with_no_run_reads_never_run_as_a_state(founder):
-    response = bound(founder).get(RESEARCH)
+def test_an_account_with_no_run_reads_never_run_as_a_state(founder, signed_in):
+    response = bound(signed_in).get(RESEARCH)
     assert response.status_code == 200
     body = response.get_json()
     assert body["status"] == "never_run" and "POST /api/discovery-research" in body["explanation"]
 
 
-def test_a_run_starts_at_once_runs_in_the_worker_and_is_reported_by_get(founder, run_jobs, monkeypatch):
-    client = bound(founder)
+def test_a_run_starts_at_once_runs_in_the_worker_and_is_reported_by_get(founder, run_jobs, monkeypatch, signed_in):
+    client = bound(signed_in)
     sent = []
     monkeypatch.setattr(api.workspace, "send_all", lambda jobs: sent.extend(jobs))
     started = client.post(RESEARCH, json={"q": "bamboo cutting board"})
@@ -420,8 +418,8 @@ def test_a_run_starts_at_once_runs_in_the_worker_and_is_reported_by_get(founder,
     assert Product.select().count() == len(added)
 
 
-def test_a_run_without_a_query_runs_the_scheduled_script(founder, run_jobs):
-    client = bound(founder)
+def test_a_run_without_a_query_runs_the_scheduled_script(founder, run_jobs, signed_in):
+    client = bound(signed_in)
     body = client.post(RESEARCH, json={}).get_json()
     assert (body["status"], body["query"], body["ran"]) == ("started", None, discovery.DISCOVER_SCRIPT)
     run_jobs()
@@ -429,8 +427,8 @@ def test_a_run_without_a_query_runs_the_scheduled_script(founder, run_jobs):
     assert (done["status"], done["result"], done["ran"]) == ("done", "ok", discovery.DISCOVER_SCRIPT)
 
 
-def test_a_run_the_script_refuses_is_done_with_result_refused_and_its_own_lines(founder, run_jobs):
-    client = bound(founder)
+def test_a_run_the_script_refuses_is_done_with_result_refused_and_its_own_lines(founder, run_jobs, signed_in):
+    client = bound(signed_in)
     client.post(RESEARCH, json={"q": "kettle", "mode": "sideways"})
     run_jobs()
     done = client.get(RESEARCH).get_json()
@@ -440,15 +438,15 @@ def test_a_run_the_script_refuses_is_done_with_result_refused_and_its_own_lines(
 
 @pytest.mark.parametrize("body", [{"q": 5}, {"q": "q" * (discovery.MAX_QUERY_CHARS + 1)},
                                   {"use_research_brief": "yes"}, {"mode": ["new"]}])
-def test_a_run_body_is_validated_as_for_discover(founder, body):
-    client = bound(founder)
+def test_a_run_body_is_validated_as_for_discover(founder, body, signed_in):
+    client = bound(signed_in)
     refusal(client.post(RESEARCH, json=body), 400, "invalid_request")
     refusal(client.post("/api/discover", json=body), 400, "invalid_request")
     assert Job.select().where(Job.kind == discovery.DISCOVER).count() == 0
 
 
 def test_one_run_at_a_time_per_account_shared_by_its_sessions_and_hidden_from_others(founder, run_jobs,
-                                                                                       monkeypatch):
+                                                                                       monkeypatch, signed_in):
     laptop = new_account(founder, run_jobs, "runner@example.com")
     phone = founder()
     sign_in(phone, run_jobs, "runner@example.com")
@@ -460,7 +458,7 @@ def test_one_run_at_a_time_per_account_shared_by_its_sessions_and_hidden_from_ot
         "running", first["job_id"], "yoga mat", None)
     assert len(sent) == 1
     assert phone.get(RESEARCH).get_json()["job_id"] == first["job_id"]
-    other = bound(founder, "someone-else@example.com")
+    other = bound(signed_in, "someone-else@example.com")
     assert other.get(RESEARCH).get_json()["status"] == "never_run"
     assert founder().get(RESEARCH).get_json() == SIGN_IN_ANSWER
     # A session's own POST /api/discover run is not the account's research run.

@@ -16,6 +16,7 @@ from services import referrals
 from services.accounts import sign_in_mail_job
 from services.sessions import SESSION_REFERENCES, open_session, prune_anonymous_sessions
 from tests.helpers import in_threads
+from tests.mailbox import sign_in_here
 from tests.test_discovery import catalog, claim, find, frozen_clock, session_of  # noqa: F401
 
 DAYS = 30
@@ -121,8 +122,7 @@ def test_a_signed_out_session_whose_rows_an_account_adopted_is_kept(client, run_
     (pid,) = catalog(1)
     client.get("/api/health")
     Seen.create(session=session_of(client), product=pid)
-    client.post("/api/account", json={"email": "adopted@x.com"})
-    run_jobs()
+    sign_in_here(client, run_jobs, "adopted@x.com")
     assert client.post("/api/logout").status_code in (200, 204)
     signed_out = session_of(client)
     assert signed_out.account_id is None and Seen.get().account_id is not None

@@ -20,6 +20,7 @@ from services import suppliers
 from services.sessions import prune_anonymous_sessions
 from tests.conftest import SETTINGS
 from tests.helpers import in_threads
+from tests.mailbox import last_link, path_of
 from tests.test_accounts import new_account, save, sign_in
 from tests.test_discovery import item, load, refusal, session_of
 from tests.test_store import claimed_founder, demo_item
@@ -282,10 +283,13 @@ def test_an_old_anonymous_session_with_a_connection_is_not_pruned(founder):
 
 # --- Accounts: adoption on sign-in ---------------------------------------------------------------
 
-def test_an_anonymous_connection_becomes_the_accounts_when_the_session_is_bound(founder, run_jobs):
+def test_an_anonymous_connection_becomes_the_accounts_when_the_session_signs_in(founder, run_jobs):
     client = founder()
     connect(client, "Yiwu Bright Goods")
     assert save(client, "maker@example.com").status_code == 200
+    assert SupplierConnection.get().owner.startswith("session:")  # an unproven address adopts nothing
+    run_jobs()
+    assert client.get(path_of(last_link("maker@example.com"))).status_code == 303
     assert connection(client)["supplier"] == "Yiwu Bright Goods"
     (row,) = SupplierConnection.select()
     assert row.owner == f"account:{row.account_id}" and row.account_id is not None
