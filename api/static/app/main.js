@@ -23,6 +23,7 @@ const ROUTES = {
   "/app/learn": { load: () => import("./screens/learn.js"), nav: "Learn" },
   "/app/meter": { load: () => import("./screens/meter.js"), nav: "Meter" },
   "/app/account": { load: () => import("./screens/account.js") },
+  "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },
   login: { load: () => import("./screens/login.js") },
 };
 const MISSING = { load: () => import("./screens/missing.js") };
@@ -64,9 +65,14 @@ async function refreshWho() {
   const { data } = await get("/api/account");
   state.account = data && data.status === "ok" ? data : null;
   const who = document.getElementById("who");
-  if (state.account && state.account.account) {
+  if (state.account && state.account.account && state.account.verified) {
     fill(who, h("a", { href: "#/app/account", class: "who-link" },
       h("span", { class: "visually-hidden" }, "Signed in as "), state.account.account));
+  } else if (state.account && state.account.account) {
+    // Saved but not confirmed: the address is shown, and this browser still works alone.
+    fill(who, h("a", { href: "#/app/account", class: "who-link" },
+      h("span", { class: "visually-hidden" }, "Saved, not confirmed: "), state.account.account,
+      h("span", { class: "who-note" }, " · not confirmed")));
   } else {
     fill(who, h("a", { href: "#login", class: "btn btn-secondary btn-small" }, "Sign in"));
   }

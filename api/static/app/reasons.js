@@ -25,6 +25,7 @@ const KNOWN = {
   nothing_to_watch: ["Nothing to watch", "info", null],
   no_account: ["Sign in first", "info", { href: "#login", label: "Sign in" }],
   account_required: ["That address already has an account", "info", null],
+  invalid_confirmation: ["This sign-in is no longer waiting", "warn", { href: "#login", label: "Ask for a new link" }],
   usage_limit_reached: ["Limit reached for this five-hour window", "warn", { href: "#/app/meter", label: "See your meter" }],
   weekly_limit_reached: ["Weekly limit reached", "warn", { href: "#/app/meter", label: "See your meter" }],
   no_query_terms: ["Nothing to search for", "info", null],

@@ -14,8 +14,8 @@ export async function render(ctx) {
   if (!info.account) {
     const form = h("form", { class: "panel narrow", novalidate: true },
       h("h2", {}, "Save your progress"),
-      h("p", {}, "Everything this browser did (holds, claims, research) becomes your account's. We email you a "
-        + "link to confirm the address."),
+      h("p", {}, "We email you a link. Once you open it in this browser, everything this browser did (holds, "
+        + "claims, research) becomes your account's, and you can sign in from any device."),
       field("Email address", { type: "email", name: "email", required: true, autocomplete: "email" }),
       h("div", { class: "form-actions" }, button("Save and email me a link", null, { type: "submit" })),
       message);
@@ -27,9 +27,12 @@ export async function render(ctx) {
         if (data.status === "account_saved") {
           await ctx.refreshWho();
           fill(message, h("div", { class: "notice notice-success", role: "status" },
-            h("p", { class: "notice-title" }, "Saved"),
-            h("p", {}, `This browser is now ${data.email}'s. Open the link we mailed to confirm it`
-              + `${data.adopted_claims.length ? `; your claims (${data.adopted_claims.join(", ")}) came along` : ""}.`)));
+            h("p", { class: "notice-title" }, data.verified ? "Saved" : "Check your inbox"),
+            h("p", {}, data.verified
+              ? `Saved to ${data.email}`
+                + `${data.adopted_claims.length ? `; your claims (${data.adopted_claims.join(", ")}) came along` : ""}.`
+              : `Open the link we mailed to ${data.email} in this browser. Until then your work stays with this `
+                + "browser only, and nobody else who types that address can see it.")));
           return;
         }
         if (data.reason === "account_required" && result.http === 409) {
@@ -59,7 +62,8 @@ export async function render(ctx) {
     h("section", { class: "panel narrow" },
       h("dl", { class: "pairs" },
         h("dt", {}, "Email"), h("dd", { dataset: { account: info.account } }, info.account),
-        h("dt", {}, "Confirmed"), h("dd", {}, info.verified ? "Yes" : "Not yet: open the link we mailed you"),
+        h("dt", {}, "Confirmed"), h("dd", {}, info.verified ? "Yes"
+          : "Not yet: open the link we mailed you in this browser. Until then your work stays with this browser."),
         h("dt", {}, "Plan"), h("dd", {}, info.tier_label || info.tier || "Free"),
         h("dt", {}, "Limits multiplier"), h("dd", {}, usage.multiplier !== undefined
           ? `${usage.multiplier}× (of which referrals ${usage.referral_multiplier}×)` : "—")),
