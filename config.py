@@ -32,6 +32,11 @@ class Settings:
     host: str = "127.0.0.1"
     web_concurrency: int = 2
     web_threads: int = 8
+    # Seconds gunicorn keeps an idle connection open for the next request. Longer than the
+    # browser app's longest poll interval (api/static/app/*.js), so a poll never reuses a
+    # connection the server is closing; behind a proxy, its upstream idle timeout must be
+    # shorter than this.
+    web_keepalive_seconds: int = 5
     database_url: str = f"sqlite:///{VAR / 'app.db'}"
     redis_url: str | None = None
     smtp_url: str | None = None
@@ -227,6 +232,7 @@ def load_settings(environ=None) -> Settings:
         host=env.get("HOST") or "127.0.0.1",
         web_concurrency=_int(env, "WEB_CONCURRENCY", 2, 1, 256),
         web_threads=_int(env, "WEB_THREADS", 8, 1, 256),
+        web_keepalive_seconds=_int(env, "WEB_KEEPALIVE_SECONDS", Settings.web_keepalive_seconds, 1, 3600),
         database_url=database_url,
         redis_url=redis_url,
         smtp_url=_url(env, "SMTP_URL", None, ("smtp", "smtps")),

@@ -13,6 +13,9 @@ bind = f"{_settings.host}:{_settings.port}"
 workers = 1 if _settings.embedded else _settings.web_concurrency
 worker_class = "gthread"
 threads = _settings.web_threads
+# Gunicorn's default (2 s) equals a poll's pause plus its answer: a poll sent as the server
+# closes the idle connection is dropped. WEB_KEEPALIVE_SECONDS outlasts the app's longest poll.
+keepalive = _settings.web_keepalive_seconds
 timeout = 60
 graceful_timeout = 20
 # Gunicorn's access log would print query strings (sign-in tokens); the app logs each

@@ -44,7 +44,9 @@ DECISIONS: list[str] = [
     "for both, so another founder's figures, and whether they exist, are never shown.",
     "Routes declared session=False neither read nor issue the ff_session cookie: POST /api/track, the public store "
     "pages (/store/<slug>/...; a page a shared cache keeps for a minute must carry no Set-Cookie), the registries "
-    "and the OpenAPI document, static files and the provider callbacks. Every other route still gives a request "
+    "and the OpenAPI document, static files, uploaded images (GET /media/ reads a cookie the founder's browser "
+    "sends, to show them their unpublished uploads, and issues none) and the provider callbacks. Every other route "
+    "still gives a request "
     "without a valid cookie a new one (spec 2.1); the owner's preview (/store/<slug>/preview/...) reads it.",
     "POST /api/presence (session) {area, screen}: each 1 to 40 characters of [a-z0-9_-] (else 400 "
     "`invalid_presence`); 200 {status: recorded}. It keeps each session's latest area and screen with the time "

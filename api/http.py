@@ -1,5 +1,6 @@
 """What every request goes through: its id, the size and cross-site checks, the session
-cookie, the cache and security headers, and one structured log line.
+cookie, the cache and security headers (no answer a shared cache may keep carries a
+cookie), and one structured log line.
 
 The log line names the route and the path without its query string: sign-in tokens
 travel in query strings, and cookie values never appear in any log.
@@ -41,6 +42,7 @@ def install_request_conventions(app, settings) -> None:
         ensure_cookie(response, settings)
         if request.path.startswith("/api/") or request.path == "/login" or request.path.startswith("/login/"):
             response.headers["Cache-Control"] = NO_STORE
+        keep_cookies_out_of_shared_caches(response)
         response.headers["X-Request-Id"] = g.get("request_id", "")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -54,6 +56,44 @@ def install_request_conventions(app, settings) -> None:
     @app.teardown_request
     def release_connection(exc):
         close_connection()
+
+
+def shared_cache_may_keep(response) -> bool:
+    """Whether a shared cache (a CDN, a proxy) may store this answer: any answer not marked
+    `private` or `no-store`. A Set-Cookie does not stop a cache from storing an answer (RFC
+    9111, 7.3), and without Cache-Control a 200, 301 or 404 may be kept heuristically, so an
+    answer without either directive counts as kept. `private="Set-Cookie"` (the qualified
+    form) keeps the rest of the answer shareable, so it counts as kept too."""
+    return not any(_name(d) == "no-store" or (_name(d) == "private" and "=" not in d) for d in _directives(response))
+
+
+def keep_cookies_out_of_shared_caches(response) -> None:
+    """An answer that sets a cookie is never left for a shared cache to keep, or it would
+    hand one visitor's session to the next. A route that marked its answer shareable (public,
+    s-maxage, no-cache...) and still sets a cookie is a programming error (the route should be
+    declared `session=False`): it is logged, and the answer is made `private` rather than the
+    cookie dropped, because a route that set a cookie may also have answered for this visitor
+    alone, and the visitor keeps the session it was given. An answer that said nothing about
+    caching (a 404 of an unknown path, a redirect) is simply marked `private`."""
+    if not response.headers.getlist("Set-Cookie") or not shared_cache_may_keep(response):
+        return
+    declared = _directives(response)
+    if declared:
+        log.error("programming error: a shareable answer sets a cookie; made private", extra={"fields": {
+            "request_id": g.get("request_id"), "route": request.url_rule.rule if request.url_rule else None,
+            "cache_control": ", ".join(declared)}})
+    # What only a shared cache reads goes; what the browser's own cache reads stays.
+    kept = [d for d in declared if _name(d) not in ("public", "private", "s-maxage", "proxy-revalidate")]
+    response.headers["Cache-Control"] = ", ".join(["private", *kept])
+
+
+def _directives(response) -> list[str]:
+    """The Cache-Control directives of an answer, as sent (over one header or several)."""
+    return [d.strip() for d in ",".join(response.headers.getlist("Cache-Control")).split(",") if d.strip()]
+
+
+def _name(directive: str) -> str:
+    return directive.partition("=")[0].strip().lower()
 
 
 def body_limit(app, settings) -> int:

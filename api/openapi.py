@@ -41,6 +41,15 @@ DECISIONS = [
     "The ff_session cookie is HttpOnly, SameSite=Lax, Path=/, Max-Age=31536000, without Domain, Secure when "
     "BASE_URL is https; its value is 32 lowercase hex characters (128 random bits). A value the server did not "
     "issue is replaced. The server stores only a SHA-256 hash of it.",
+    "An answer a shared cache may keep never carries a cookie. Kept means not marked `private` (unqualified) or "
+    "`no-store`: `public`, `s-maxage`, `no-cache` alone and no Cache-Control at all count as kept (a Set-Cookie "
+    "does not stop a cache, and a 200, 301 or 404 may be kept heuristically). Routes whose answers are shared "
+    "(static files, public store pages, published images under /media/) are declared session=False and issue no "
+    "cookie. Should any other answer set a cookie while kept, it is made private (`public`, `s-maxage` and "
+    "`proxy-revalidate` removed, `private` added, the browser's own directives kept) rather than the cookie "
+    "dropped: the answer may be this visitor's alone, and the visitor keeps the session it was given; when the "
+    "route had marked it shareable this is logged as a programming error. Everything under /api/ and /login is "
+    "`private, no-store, must-revalidate` (spec 5.14), so those answers may carry the cookie.",
     "GET /api/health always answers 200 (the engine reads any other code as 'no API here'): `status` is `ok` "
     "when the database answers and `degraded` otherwise; `database`, `broker` and `worker` say what answered.",
     "A worker counts as heard from when it has run a heartbeat job (fired every HEARTBEAT_SECONDS by the clock) "

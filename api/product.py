@@ -8,7 +8,7 @@ from marshmallow import Schema, fields
 
 from api.errors import ApiError
 from api.routing import Blueprint
-from api.session import current_session
+from api.session import current_session, sent_session
 from services import images, own_product
 
 bp = Blueprint("product", __name__, description="The founder's own product details and images.")
@@ -41,8 +41,9 @@ DECISIONS: list[str] = [
     "ICC profiles, text chunks and comments are dropped. It is stored in the database (every web host serves it) "
     "and served at GET /media/<32 hex characters>.<png|jpg|webp> with its type, `X-Content-Type-Options: "
     "nosniff`, `Content-Security-Policy: default-src 'none'; sandbox` and `Cross-Origin-Resource-Policy: "
-    "same-origin`: to anyone once the published store shows it, otherwise to its founder only (404 `not_found` "
-    "to anyone else).",
+    "same-origin`: to anyone once the published store shows it (`Cache-Control: public, max-age=300`), otherwise "
+    "to its founder only (`private, max-age=300`; 404 `not_found` to anyone else). An image load never opens a "
+    "session or sets the ff_session cookie: it only reads the cookie a founder's browser sends.",
     f"POST /api/product alone reads bodies up to {own_product.MAX_BODY_BYTES // _MIB} MiB "
     f"({images.MAX_IMAGES} images at their largest, base64, and 1 MiB for the rest; or MAX_BODY_BYTES when that "
     "is larger); past it 413 `payload_too_large`. Every other route keeps MAX_BODY_BYTES.",
@@ -112,13 +113,18 @@ def save_product(body):
     return own_product.save(session=current_session(), values=body)
 
 
+# An image load neither opens a session nor issues the cookie (a published store's visitors
+# load them, and a public answer must carry no Set-Cookie): it reads a cookie the founder's
+# browser sent, to show them their own unpublished uploads.
 @bp.get("/media/<name>")
-@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.doc(parameters=[{"in": "cookie", "name": "ff_session", "required": False, "schema": {"type": "string"},
+                     "description": "Read, never issued: shows a founder their own unpublished uploads."}])
 @bp.response(200, {"type": "string", "format": "binary", "description": "An uploaded image"},
              content_type="image/png")
 def media(name):
     """An image a founder uploaded: to anyone once their published store shows it, else to that founder only."""
-    found = own_product.media(name=name, session_of=current_session)
+    found = own_product.media(name=name, session_of=sent_session)
     if found is None:
         raise ApiError(404, "not_found")
     response = make_response(found.data)

@@ -49,7 +49,8 @@ class Declaration:
     refuses: dict = field(default_factory=dict)  # status -> tuple of reason codes
     callback: bool = False  # called server to server by a provider: no cookie, no cross-site check
     # Reads the ff_session cookie and issues one to a request without it; False: neither
-    # (api/session.py: such a route never calls current_session()).
+    # (api/session.py: such a route never calls current_session(); it may look up a cookie
+    # sent with sent_session(), which never opens a session).
     session: bool = True
     requires_account: bool = False  # 401 no_account unless the session is signed in
     # The research routes (spec 5.13): an account is required, and a session without one is

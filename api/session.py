@@ -30,6 +30,13 @@ def current_session() -> Session:
     return g.session
 
 
+def sent_session() -> Session | None:
+    """The session the request's cookie names, or None: never opens one and never issues a
+    cookie, so a route declared `session=False` may call it (GET /media/ shows founders their
+    own unpublished uploads, and gives nobody a cookie or a session row for an image)."""
+    return find_session(request.cookies.get(COOKIE_NAME))
+
+
 def reissue_cookie() -> None:
     """Sets the cookie on this response even when the request's was valid (GET /login
     always sets it, so a failed redemption never loses the anonymous journey)."""
@@ -54,9 +61,10 @@ def _route_has_sessions() -> bool:
 def ensure_cookie(response, settings) -> None:
     """Issues the cookie if this request came without a valid one. Routes declared
     `session=False` get none: provider callbacks (server to server, never a browser), the
-    public registries and documents, static files, the public store pages and the store's
-    funnel events (a store's visitors are not founders, and a page a shared cache may keep
-    must not carry anyone's cookie)."""
+    public registries and documents, static files, uploaded images (/media/), the public
+    store pages and the store's funnel events (a store's visitors are not founders, and a
+    page a shared cache may keep must not carry anyone's cookie; api/http.py makes private
+    any answer that still would)."""
     if not _route_has_sessions():
         return
     if "session" not in g:

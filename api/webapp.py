@@ -27,7 +27,8 @@ DECISIONS: list[str] = [
     "#/app/learn, #/app/meter, #/app/account, and #login (#login?e=invalid_link tells that a sign-in link was "
     "expired, spent or unknown). "
     "The app branches on `reason` and shows the server's `explanation` for codes it does not know (spec 9.4). "
-    f"The shell answers with Content-Security-Policy `{APP_CSP}` and Cache-Control no-cache.",
+    f"The shell answers with Content-Security-Policy `{APP_CSP}` and Cache-Control `private, no-cache` (it may "
+    "set the session cookie, so no shared cache keeps it).",
 ]
 
 
@@ -39,6 +40,8 @@ def shell():
     response = make_response(render_template("app/index.html", build=get_settings().build))
     response.headers["Content-Type"] = "text/html; charset=utf-8"
     response.headers["Content-Security-Policy"] = APP_CSP
-    response.headers["Cache-Control"] = "no-cache"
+    # Revalidated on every load (a new build's scripts show at once), and private: the first
+    # load sets the session cookie, which no shared cache may keep.
+    response.headers["Cache-Control"] = "private, no-cache"
     response.headers["X-Frame-Options"] = "DENY"
     return response

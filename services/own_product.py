@@ -207,8 +207,8 @@ class Media:
 def media(*, name: str, session_of) -> Media | None:
     """The uploaded image at /media/<name> for this visitor: to anyone when the published
     store shows it, to the founder whose product it is, else None. `session_of()` gives the
-    visitor's session; it is asked only when the image is not public (a store visitor gets
-    no session for looking at a photo)."""
+    visitor's session, or None when they sent no valid cookie; it is asked only when the
+    image is not public (a store visitor gets no session for looking at a photo)."""
     parsed = own_details.parse_media_url(own_details.MEDIA_PREFIX + name)
     if parsed is None:
         return None
@@ -217,7 +217,8 @@ def media(*, name: str, session_of) -> Media | None:
         return None
     if _published_shows(image):
         return Media(bytes(image.data), image.content_type, public=True)
-    resolved = resolve(session_of())
+    session = session_of()
+    resolved = resolve(session) if session is not None else None
     if resolved is not None and resolved.claimed_product_id == image.product_id:
         return Media(bytes(image.data), image.content_type, public=False)
     return None

@@ -21,6 +21,11 @@ def test_defaults_need_nothing_but_python():
     assert settings.ai_backend == "offline" and settings.ai_timeout_seconds == 60
     assert settings.ai_base_url is None and settings.ai_model is None and settings.ai_api_key is None
     assert settings.ai_command is None
+    assert settings.web_keepalive_seconds == 5
+
+
+def test_keepalive_is_read_from_the_environment():
+    assert load_settings({"SECRET_KEY": "x" * 32, "WEB_KEEPALIVE_SECONDS": "75"}).web_keepalive_seconds == 75
 
 
 def test_base_url_follows_port_by_default():
@@ -55,6 +60,8 @@ def test_base_url_follows_port_by_default():
     ({"ANON_SESSION_DAYS": "a month"}, "ANON_SESSION_DAYS"),
     ({"METRICS_PUBLIC": "sometimes"}, "METRICS_PUBLIC"),
     ({"WORKER_METRICS_PORT": "70000"}, "WORKER_METRICS_PORT"),
+    ({"WEB_KEEPALIVE_SECONDS": "0"}, "WEB_KEEPALIVE_SECONDS"),
+    ({"WEB_KEEPALIVE_SECONDS": "5s"}, "WEB_KEEPALIVE_SECONDS"),
 ])
 def test_malformed_setting_names_itself(env, named):
     merged = {k: v for k, v in {"SECRET_KEY": "x" * 32, **env}.items() if v is not None}

@@ -1,7 +1,10 @@
 """The runtime contract, as operators use it: `make run` serves web and an in-process
-worker; the Procfile's web, worker and clock share work through Redis."""
+worker; the Procfile's web, worker and clock share work through Redis; gunicorn keeps an idle
+connection open for longer than the browser app's longest poll."""
+import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -198,3 +201,78 @@ def _recreate_database(url):
         cur.execute(f"DROP DATABASE IF EXISTS {parts.path.lstrip('/')}")
         cur.execute(f"CREATE DATABASE {parts.path.lstrip('/')}")
     conn.close()
+
+
+# --- Keep-alive longer than a poll (issue 19, point 8) -----------------------------------------
+
+APP_JS = ROOT / "api" / "static" / "app"
+
+
+def _poll_intervals_ms() -> dict[str, int]:
+    """Every poll pause the browser app can take, read from its JavaScript: the `every`
+    option of poll() (its default in poll.js and each caller's), and any screen pausing
+    itself with a literal `wait(<ms>)`."""
+    found = {}
+    for path in sorted(APP_JS.rglob("*.js")):
+        for match in re.finditer(r"\bevery\s*[:=]\s*(\d+)|\bwait\(\s*(\d+)\s*\)", path.read_text()):
+            found[f"{path.relative_to(APP_JS)}:{match.start()}"] = int(match.group(1) or match.group(2))
+    return found
+
+
+def test_the_keepalive_outlasts_the_longest_poll_of_the_app():
+    from config import Settings
+
+    intervals = _poll_intervals_ms()
+    # The parse reads the real constants: poll.js's default and the store screen's publish poll.
+    assert any(name.startswith("poll.js:") and ms == 1200 for name, ms in intervals.items()), intervals
+    assert any(name.startswith("screens/") for name in intervals), intervals
+    longest = max(intervals.values()) / 1000
+    assert Settings.web_keepalive_seconds > longest, (Settings.web_keepalive_seconds, intervals)
+    assert re.search(r"^keepalive = _settings\.web_keepalive_seconds$", (ROOT / "gunicorn.conf.py").read_text(), re.M)
+
+
+def _reuse_after(port: int, pause: float) -> str:
+    """Two GETs on one HTTP/1.1 connection with `pause` seconds between them: `kept` when
+    the second is answered on the same connection, `dropped` when the server had closed it."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/static/app/poll.js")
+        first = connection.getresponse()
+        first.read()
+        assert first.status == 200 and not first.will_close
+        local = connection.sock.getsockname()
+        time.sleep(pause)
+        try:
+            connection.request("GET", "/static/app/poll.js")
+            second = connection.getresponse()
+            second.read()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            return "dropped"
+        assert second.status == 200 and connection.sock.getsockname() == local
+        return "kept"
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("keepalive, outcome", [(None, "kept"), ("1", "dropped")])
+def test_a_connection_idle_for_longer_than_a_poll_is_still_open(tmp_path, keepalive, outcome):
+    """gunicorn as the Procfile runs it: a connection reused after a pause longer than the
+    app's longest poll is answered (WEB_KEEPALIVE_SECONDS at its default); with a keep-alive
+    shorter than the pause (1 s) the same reuse is dropped, so the check can tell them apart."""
+    port = _free_port()
+    env = _base_env(tmp_path, port)
+    env.pop("WEB_KEEPALIVE_SECONDS", None)
+    if keepalive is not None:
+        env["WEB_KEEPALIVE_SECONDS"] = keepalive
+    log = open(tmp_path / "web.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "api:create_app()"],
+                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}/static/app/poll.js"
+        _wait_for(lambda: urllib.request.urlopen(url, timeout=5).status == 200, 60, "gunicorn")
+        pause = max(_poll_intervals_ms().values()) / 1000 + 1
+        assert _reuse_after(port, pause) == outcome
+    finally:
+        _stop(process)
+        log.close()
+    assert "Traceback" not in (tmp_path / "web.log").read_text()

@@ -51,7 +51,7 @@ def test_the_shell_answers_html_with_its_policy_and_headers(client):
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     assert response.headers["Content-Security-Policy"] == APP_CSP
-    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["Cache-Control"] == "private, no-cache"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert len(_session_cookies(response)) == 1
 
