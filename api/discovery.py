@@ -15,9 +15,10 @@ bp = Blueprint("discovery", __name__, description="Discovery, holds and claims."
 # document cannot drift from the code (tests/test_discovery_decisions.py changes them and looks).
 DECISIONS: list[str] = [
     "Resolver: a session's product is its most recent claim, else its live hold (claimed first, then hold); every "
-    "founder-scoped endpoint resolves through services.discovery.resolve. A bound session sees its account's "
-    "claims, holds, seen and passed products and allowance (from any device); an anonymous one its own. On "
-    "POST /api/account everything the session did becomes the account's (`adopted_claims` lists its claims).",
+    "founder-scoped endpoint resolves through services.discovery.resolve. A signed-in session sees its account's "
+    "claims, holds, seen and passed products and allowance (from any device); any other session (anonymous, or "
+    "one that saved an address nobody has proven yet) its own. When the session signs in (opens a sign-in link) "
+    "everything it did becomes the account's.",
     f"Holds last {discovery.HOLD_MINUTES} minutes (`held_minutes: {discovery.HOLD_MINUTES}`) and are not extended "
     "by being served again; a founder holds one product at a time (taking a new hold releases the previous one). "
     "An expired hold is free for everyone at once, with no sweeper: every read and write compares its expiry with now. At most one live hold and one "

@@ -36,7 +36,7 @@ DECISIONS: list[str] = [
     "A founder has one connected supplier (a bound session's account, else the anonymous session): connecting "
     "another replaces it, and connects racing each other leave exactly one row (one row per owner, written with "
     "INSERT ... ON CONFLICT). A founder may connect before claiming a product (sourcing comes before the claim): "
-    "product_id is the product claimed when connecting, else null. When an anonymous session is bound to an "
+    "product_id is the product claimed when connecting, else null. When an anonymous session signs in to an "
     "account its connection becomes the account's; if the account has one too, the one connected last stays.",
     "The launch fact supplier_connected (GET /api/launch) is true when the founder has a connected supplier, for "
     "the product they have claimed or made before any claim (product_id null); its detail names the supplier. A "

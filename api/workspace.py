@@ -14,8 +14,8 @@ bp = Blueprint("workspace", __name__, description="Research runs and the researc
 MAX_ID = 2**63 - 1  # ids are 64-bit; a larger number cannot name an entry
 
 DECISIONS: list[str] = [
-    "GET and POST /api/discovery-research and /api/research-workspace belong to the signed-in account (the session "
-    "bound to an account by POST /api/account or a sign-in link): every session of that account reads and changes "
+    "GET and POST /api/discovery-research and /api/research-workspace belong to the signed-in account (a session "
+    "that opened a sign-in link; an address saved by POST /api/account and not yet proven does not count): every session of that account reads and changes "
     "the same runs and workspace, and no other session, signed in or not, ever sees them. A session without an "
     "account is answered 401 {status: refused, explanation} with no reason code, as spec 5.13 has it (\"none "
     "(explanation only)\"); the explanation is always: " + SIGN_IN_TO_RESEARCH + " It is the service's one refusal "
