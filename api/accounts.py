@@ -212,12 +212,9 @@ def login(query):
     return _redeem_and_redirect(query["token"], success=SUCCESS_LOCATION)
 
 
-class ConfirmQuery(Schema):
-    code = fields.String(required=True, validate=validate.Length(max=200),
-                         metadata={"reason": "invalid_confirmation"})
+class ConfirmCode(Schema):
+    """The code of a held sign-in link, as the confirmation screen's URL names it (query or body)."""
 
-
-class ConfirmBody(Schema):
     code = fields.String(required=True, validate=validate.Length(max=200),
                          metadata={"reason": "invalid_confirmation"})
 
@@ -251,7 +248,7 @@ def _masked(address: str | None) -> str | None:
 
 @bp.get("/api/login/confirm")
 @bp.declare(changes_state=False, refuses={400: ["invalid_confirmation"]})
-@bp.arguments(ConfirmQuery, location="query")
+@bp.arguments(ConfirmCode, location="query")
 @bp.response(200, PendingAnswer)
 def pending_sign_in(query):
     """Says which account a sign-in link opened in this browser would sign in to, and what becomes of the work here."""
@@ -266,7 +263,7 @@ def pending_sign_in(query):
 
 @bp.post("/api/login/confirm")
 @bp.declare(changes_state=True, refuses={400: ["invalid_confirmation"]})
-@bp.arguments(ConfirmBody)
+@bp.arguments(ConfirmCode)
 @bp.response(200, ConfirmedAnswer)
 def confirm_sign_in(body):
     """Completes a sign-in link held for confirmation in this browser (from the app's confirmation screen)."""
