@@ -1,5 +1,5 @@
 """Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper, the
-prune of idle anonymous sessions and the re-check of payments left open."""
+prune of idle anonymous sessions and the re-check of payments left open and refunds owed."""
 import logging
 
 import dramatiq

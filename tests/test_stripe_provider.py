@@ -190,24 +190,24 @@ REFUND_ANSWERS = [
 ]
 
 
-@pytest.mark.parametrize("fixture, state, reason", REFUND_ANSWERS)
-def test_a_refund_answers_the_state_stripe_gave_it(fixture, state, reason):
+@pytest.mark.parametrize("fixture, state, failure", REFUND_ANSWERS)
+def test_a_refund_answers_the_state_stripe_gave_it(fixture, state, failure):
     http = RecordedStripe(("post", "/v1/refunds", fixture, 200))
 
     answer = provider(http).refund(payment_ref=INTENT_ID, amount_minor=2499, key="refund:pay_7Qk2:1")
 
     assert answer == RefundAnswer(ref=json.loads(recorded(fixture))["id"], state=state, amount_minor=2499,
-                                  reason=reason)
+                                  failure_reason=failure)
 
 
-@pytest.mark.parametrize("fixture, state, reason", REFUND_ANSWERS)
-def test_a_refunds_state_is_read_back_from_stripe(fixture, state, reason):
+@pytest.mark.parametrize("fixture, state, failure", REFUND_ANSWERS)
+def test_a_refunds_state_is_read_back_from_stripe(fixture, state, failure):
     refund_id = json.loads(recorded(fixture))["id"]
     http = RecordedStripe(("get", f"/v1/refunds/{refund_id}", fixture, 200))
 
     answer = provider(http).refund_state(refund_id)
 
-    assert (answer.ref, answer.state, answer.reason) == (refund_id, state, reason)
+    assert (answer.ref, answer.state, answer.failure_reason) == (refund_id, state, failure)
     assert http.sent[0]["method"] == "get" and "Idempotency-Key" not in http.sent[0]["headers"]
 
 

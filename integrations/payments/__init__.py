@@ -96,7 +96,7 @@ class RefundAnswer:
     ref: str                   # the provider's id of the refund
     state: str                 # one of REFUND_STATES
     amount_minor: int | None   # what the refund returns
-    reason: str | None = None  # the provider's reason, when it failed or was canceled
+    failure_reason: str | None = None  # the provider's reason, when it failed or was canceled
 
 
 class ProviderUnavailable(Exception):

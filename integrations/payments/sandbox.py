@@ -73,4 +73,5 @@ class SandboxProvider:
 
 def _refund_answer(row) -> RefundAnswer:
     # The sandbox's refund states are the seam's.
-    return RefundAnswer(ref=row.id, state=row.state, amount_minor=row.amount_minor, reason=row.failure_reason)
+    return RefundAnswer(ref=row.id, state=row.state, amount_minor=row.amount_minor,
+                        failure_reason=row.failure_reason)

@@ -135,7 +135,7 @@ def refund(payment_ref: str, amount_minor: int | None, key: str) -> SandboxRefun
         amount = row.amount_minor - row.refunded_minor if amount_minor is None else amount_minor
         if amount <= 0 or row.refunded_minor + amount > row.amount_minor:
             raise ProviderRefused("a refund cannot exceed what was paid")
-        state, reason = refund_outcome(row, amount)
+        state, failure = refund_outcome(row, amount)
         now = utcnow()
         try:
             # A savepoint: the same key asked at once by another caller (who committed
@@ -143,7 +143,7 @@ def refund(payment_ref: str, amount_minor: int | None, key: str) -> SandboxRefun
             with transaction():
                 made = SandboxRefund.create(id=f"re_sbx_{secrets.token_hex(12)}", key=key, checkout=row.id,
                                             payment_ref=payment_ref, amount_minor=amount, state=state,
-                                            failure_reason=reason, created_at=now,
+                                            failure_reason=failure, created_at=now,
                                             settled_at=None if state == SandboxRefund.PENDING else now)
         except pw.IntegrityError:
             return _replayed(SandboxRefund.get(SandboxRefund.key == key), payment_ref, amount_minor)
@@ -169,13 +169,13 @@ def find_refund(refund_id: str) -> SandboxRefund | None:
 
 
 @_guarded
-def settle_refund(refund_id: str, state: str, reason: str | None = None) -> bool:
+def settle_refund(refund_id: str, state: str, failure_reason: str | None = None) -> bool:
     """The card network's later answer to a pending refund: succeeded, failed or canceled
     (a refund that did not go back frees its amount again). False when it was not pending."""
     if state not in (SandboxRefund.SUCCEEDED, SandboxRefund.FAILED, SandboxRefund.CANCELED):
         raise ValueError(f"a refund cannot settle as {state!r}")
     with transaction():
-        settled = (SandboxRefund.update(state=state, failure_reason=reason, settled_at=utcnow())
+        settled = (SandboxRefund.update(state=state, failure_reason=failure_reason, settled_at=utcnow())
                    .where(SandboxRefund.id == refund_id, SandboxRefund.state == SandboxRefund.PENDING).execute())
         if settled and state != SandboxRefund.SUCCEEDED:
             row = SandboxRefund.get_by_id(refund_id)

@@ -161,8 +161,8 @@ def _refund_answer(refund: stripe.Refund) -> RefundAnswer:
     body = refund.to_dict()
     # A status this adapter does not know is not money back: pending, and asked again later.
     state = _REFUND_STATES.get(body.get("status"), REFUND_PENDING)
-    reason = body.get("failure_reason") if state in (REFUND_FAILED, REFUND_CANCELED) else None
-    return RefundAnswer(ref=body["id"], state=state, amount_minor=body.get("amount"), reason=reason)
+    failure = body.get("failure_reason") if state in (REFUND_FAILED, REFUND_CANCELED) else None
+    return RefundAnswer(ref=body["id"], state=state, amount_minor=body.get("amount"), failure_reason=failure)
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

@@ -277,7 +277,7 @@ def _record_answer(payment: Payment, answer: RefundAnswer, *, where) -> None:
     elif answer.state == REFUND_PENDING:
         state = Payment.REFUND_PENDING
     else:
-        _record_refusal(payment, answer.state, answer.reason, ref=answer.ref, where=where)
+        _record_refusal(payment, answer.state, answer.failure_reason, ref=answer.ref, where=where)
         return
     recorded = (Payment.update(refund_state=state, refund_ref=answer.ref, refund_updated_at=utcnow())
                 .where(*where).execute())
