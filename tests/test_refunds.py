@@ -35,6 +35,19 @@ class ProcessDied(Exception):
     """Stands for a process that stops (a kill, a crash) right after the provider answered."""
 
 
+def dies_after_asking(monkeypatch, provider_class):
+    """The provider makes the refund, then the process asking dies before it records the
+    answer. Answers a function that lets the next process live."""
+    real = provider_class.refund
+
+    def refund_then_die(self, **kwargs):
+        real(self, **kwargs)
+        raise ProcessDied()
+
+    monkeypatch.setattr(provider_class, "refund", refund_then_die)
+    return lambda: monkeypatch.setattr(provider_class, "refund", real)
+
+
 @pytest.fixture
 def owed(founder, run_jobs):
     """A founder (p01's store) who paid for a domain that p00's store connected while they
@@ -215,16 +228,10 @@ def test_a_refund_that_keeps_failing_ends_failed_after_the_last_attempt(owed, mo
 
 def test_a_refund_interrupted_after_the_provider_made_it_ends_refunded_once(owed, monkeypatch):
     _client, payment_id = owed
-    real = SandboxProvider.refund
-
-    def dies_after_asking(self, **kwargs):
-        real(self, **kwargs)
-        raise ProcessDied()
-
-    monkeypatch.setattr(SandboxProvider, "refund", dies_after_asking)
+    live_again = dies_after_asking(monkeypatch, SandboxProvider)
     with pytest.raises(ProcessDied):
         payments.confirm(payment_id)  # marks it paid, asks for the refund, and dies before recording
-    monkeypatch.setattr(SandboxProvider, "refund", real)
+    live_again()
     row = Payment.get_by_id(payment_id)
     assert (row.state, row.refund_state, row.refund_ref) == ("paid", "refunding", None)
     [made] = bank_refunds(payment_id)
@@ -240,6 +247,24 @@ def test_a_refund_interrupted_after_the_provider_made_it_ends_refunded_once(owed
     # Asked again under the same key, the bank answered the refund it had made: one refund, paid back once.
     assert [r.id for r in bank_refunds(payment_id)] == [made.id]
     assert refunded_at_bank(payment_id) == row.amount_minor
+
+
+def test_a_caller_that_stalled_while_the_clock_finished_its_refund_records_nothing(owed, monkeypatch):
+    client, payment_id = owed
+    real = sandbox_bank.refund
+
+    def stalls_then_times_out(payment_ref, amount_minor, key):
+        # While this caller waits on the provider, the clock finds the refund left half-way
+        # and finishes it; then this caller's call times out.
+        monkeypatch.setattr(sandbox_bank, "refund", real)
+        clock.advance(PAST_STALE.total_seconds())
+        assert recheck_refunds() == 1
+        raise ProviderUnavailable("timed out")
+
+    monkeypatch.setattr(sandbox_bank, "refund", stalls_then_times_out)
+    land(client, payment_id)
+    assert refund_of(payment_id) == ("refunded", 1, None)  # its late "due again" was not written
+    assert len(bank_refunds(payment_id)) == 1
 
 
 def test_concurrent_confirmations_and_re_checks_make_one_refund(owed, monkeypatch):
@@ -377,16 +402,10 @@ def test_a_stripe_refund_interrupted_half_way_is_asked_again_under_the_same_key(
     payment_id, answers = stripe_refund
     # Stripe replays the first call's answer for the same Idempotency-Key: the recording twice.
     http = answers(create("refund_succeeded.json"), create("refund_succeeded.json"))
-    real = StripeProvider.refund
-
-    def dies_after_asking(self, **kwargs):
-        real(self, **kwargs)
-        raise ProcessDied()
-
-    monkeypatch.setattr(StripeProvider, "refund", dies_after_asking)
+    live_again = dies_after_asking(monkeypatch, StripeProvider)
     with pytest.raises(ProcessDied):
         payments.refund_if_due(payment_id)
-    monkeypatch.setattr(StripeProvider, "refund", real)
+    live_again()
     assert refund_of(payment_id)[0] == "refunding"
     clock.advance(PAST_STALE.total_seconds())
     assert recheck_refunds() == 1
