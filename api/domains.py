@@ -21,8 +21,9 @@ DECISIONS: list[str] = [
     "order. Refusals: 200 `not_available` (taken, unpriceable or connected), 200 `not_claimed`, 409 "
     "`not_started` (no built store), 400 `invalid_domain`, 200 `payment_unavailable` (nothing charged). Of two "
     "orders of one name paid at once, one connects; the other order fails and its payment is refunded through "
-    "the provider right after (if the provider cannot answer then, the next confirmation of that payment "
-    "refunds it; the payment row says refund_due, refunding or refunded).",
+    "the provider right after, and recorded as the provider settled it (the payment's refund_state: due, "
+    "refunding, pending, refunded or failed; a refund the provider could not answer, refused, failed or canceled "
+    "is asked again by the next confirmation or the clock: see the payments decisions).",
     "GET /api/domains ?q= answers {status: ok, query, suggestions: [{domain, available, price_minor, currency}], "
     f"connected}}: at most `limit` names (1-{domains.MAX_SUGGESTIONS}, default {domains.DEFAULT_SUGGESTIONS}) made "
     "from the query's words (accents dropped, small words like `the` and `for` left out, at most four words: the "

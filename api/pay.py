@@ -51,8 +51,25 @@ DECISIONS: list[str] = [
     "payment_status paid or no_payment_required is paid, an expired session expired, a complete session whose "
     "delayed payment failed failed, anything else open. Stripe unreachable, rate limiting or failing (409, 429, "
     "5xx) counts as unavailable (try later); another 4xx is final. Calls time out after PAYMENT_TIMEOUT_SECONDS and "
-    "are not retried inside a request. A refund repeated for the same payment and amount within 24 hours replays "
-    "the first (idempotency key).",
+    "are not retried inside a request. Refunds carry the Idempotency-Key refund:{payment id}:{attempt}, so a "
+    "refund asked again within an attempt (within Stripe's 24 hours) replays the first; past that, Stripe refuses "
+    "to refund more than the charge has left. Refund statuses map as succeeded -> succeeded, pending and "
+    "requires_action -> pending, failed -> failed (with Stripe's failure_reason), canceled -> canceled; a pending "
+    "refund is read back with GET /v1/refunds/{id}.",
+    "Refunds (a purpose paid but not fulfilled: a domain another store connected first) are recorded as the "
+    "provider settled them, on the payment's own refund columns (refund_state, refund_attempt, refund_ref, "
+    "refund_error, refund_requested_at, refund_updated_at, refund_retry_at), never in `error`. refund_state: "
+    "null (none owed), due, refunding (one caller, chosen by a conditional UPDATE, is asking the provider), "
+    "pending (the provider accepted it; nothing is back yet), refunded (the provider says it succeeded), failed "
+    "(given up: a person returns the money). The refund is asked right after the payment's confirmation commits, "
+    "under the idempotency key refund:{payment id}:{attempt}. A provider that does not answer leaves it due under "
+    "the same attempt (the next confirmation or the clock asks again; the same key answers the refund if it was "
+    "made). A refusal, a failed or a canceled refund records the provider's reason in refund_error and makes the "
+    "next attempt (a new key) due after 10 minutes, 1 hour, then 6 hours; the fourth `no` ends it failed. Every "
+    "10 minutes the clock makes due refunds whose pause is over, asks again (same key) for a refund left "
+    "`refunding` for over 5 minutes (its caller died after or before asking: it ends refunded once), and asks the "
+    "provider how refunds pending for over 5 minutes stand. Every change is a conditional UPDATE checked by its "
+    "row count; a caller that stalled past 5 minutes finds its take gone and records nothing.",
     "POST /pay/upgrade {tier: pro | max5 | max20} (signed-in account) starts a month of that plan: 200 {status: "
     "checkout_started, payment_id, checkout_url, tier, amount_minor, currency}; prices per month: "
     + ", ".join(f"{tier} {minor / 100:.2f} {CURRENCY}" for tier, minor in PRICES_MINOR.items())

@@ -20,7 +20,12 @@ DECISIONS: list[str] = [
     "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
     "expires after 24 hours. GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
     "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at}; "
-    "an unknown id (or another provider configured) is 404 `not_found`.",
+    "an unknown id (or another provider configured) is 404 `not_found`. refunded_minor counts the refunds "
+    "pending or succeeded (a refund that fails or is canceled frees its amount again).",
+    "Sandbox refunds: one per idempotency key (the same key answers the same refund, and a key reused for another "
+    "amount or payment is refused), never more than was paid. They succeed at once; the sandbox bank can also "
+    "hold one pending and settle it later as succeeded, failed or canceled, as a card network would (the tests "
+    "play those answers; no page or route exposes them).",
 ]
 
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; "

@@ -1,12 +1,12 @@
 """Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper, the
-prune of idle anonymous sessions and the re-check of payments left open."""
+prune of idle anonymous sessions and the re-check of payments left open and refunds owed."""
 import logging
 
 import dramatiq
 
 from config import get_settings
 from jobs.send import send
-from services.commerce.payments import recheck_open_payments
+from services.commerce.payments import recheck_open_payments, recheck_refunds
 from services.health import record_worker_beat, worker_name
 from services.jobs import reclaim_stale
 from services.sessions import prune_anonymous_sessions
@@ -39,7 +39,11 @@ def prune_sessions():
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)
 def recheck_payments():
     """Asks the payment provider about payments still open after ten minutes (a lost
-    notification, a closed tab) and makes refunds still due."""
+    notification, a closed tab), makes refunds due, asks again for refunds left half-way and
+    asks how pending refunds stand."""
     changed = recheck_open_payments()
     if changed:
         log.info("open payments settled by a re-check", extra={"fields": {"changed": changed}})
+    refunds = recheck_refunds()
+    if refunds:
+        log.info("refunds moved by a re-check", extra={"fields": {"changed": refunds}})

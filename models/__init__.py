@@ -11,7 +11,7 @@ from models.launch import ProductLaunch
 from models.model3d import Model3D
 from models.own_product import FounderImage, FounderProduct
 from models.payment import (CustomerOrder, Payment, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout,
-                            SandboxNotification)
+                            SandboxNotification, SandboxRefund)
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
@@ -24,4 +24,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SupplierConnection, DomainOrder]
+              SandboxRefund, SupplierConnection, DomainOrder]

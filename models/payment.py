@@ -6,6 +6,13 @@ the transaction that also does what the payment was for (credit revenue, connect
 domain, mark a sample ordered, set a plan), so a confirmation replayed any number of
 times does that once.
 
+A paid payment whose purpose could not be fulfilled (a domain another store connected
+first) owes a refund: `refund_state` follows it from `due` through `refunding` (one caller
+is asking the provider) to what the provider answered, `pending` or `refunded`; a refund
+the provider refused, failed or canceled is `due` again (the next attempt, after a pause)
+until the attempts run out, then `failed` for a person to look at. NULL: no refund owed.
+`error` is only about the payment (why it could not start, what the last check met).
+
 Customer orders and the revenue they bring live here too: an order is opened against a
 published store before the customer leaves for the provider, and a paid order writes one
 RevenueCredit (unique per payment) and adds to its store's RevenueTotal in the same
@@ -26,6 +33,9 @@ class Payment(BaseModel):
     # What a payment buys.
     ORDER, SAMPLE, DOMAIN, UPGRADE = "order", "sample", "domain", "upgrade"
     PURPOSES = (ORDER, SAMPLE, DOMAIN, UPGRADE)
+    # A refund owed (refund_state; NULL when none is).
+    REFUND_DUE, REFUNDING, REFUND_PENDING, REFUNDED, REFUND_FAILED = "due", "refunding", "pending", "refunded", "failed"
+    REFUND_STATES = (REFUND_DUE, REFUNDING, REFUND_PENDING, REFUNDED, REFUND_FAILED)
 
     id = pw.CharField(max_length=32, primary_key=True)
     purpose = pw.CharField(max_length=16)
@@ -44,10 +54,27 @@ class Payment(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
     checked_at = pw.DateTimeField(null=True)
     paid_at = pw.DateTimeField(null=True)
+    refund_state = pw.CharField(max_length=12, null=True)
+    # The attempt under way (1, 2...): it names the idempotency key, so asking again within
+    # one attempt replays the provider's first answer; a refused, failed or canceled
+    # refund moves to the next attempt.
+    refund_attempt = pw.IntegerField(default=0)
+    refund_ref = pw.CharField(max_length=255, null=True)  # the provider's refund id, once it answered one
+    refund_error = pw.CharField(max_length=255, null=True)  # the provider's last "no", and why
+    refund_requested_at = pw.DateTimeField(null=True)  # when the refund became due
+    # When refund_state last changed or the provider last answered for it: a `refunding`
+    # row left unchanged for minutes is a caller that died, re-asked by the clock.
+    refund_updated_at = pw.DateTimeField(null=True)
+    refund_retry_at = pw.DateTimeField(null=True)  # a `due` refund waits for this before the next attempt
 
     class Meta:
         table_name = "payment"
         indexes = ((("purpose", "subject"), False),)
+
+
+# The clock's refund re-check walks only the payments that owe one (migration m0023).
+Payment.add_index(Payment.index(Payment.refund_state, Payment.refund_updated_at, name="payment_refund_open")
+                  .where(Payment.refund_state.is_null(False)))
 
 
 class CustomerOrder(BaseModel):
@@ -121,13 +148,35 @@ class SandboxCheckout(BaseModel):
     logo_url = pw.TextField(null=True)
     state = pw.CharField(max_length=12, default=OPEN)
     payment_ref = pw.CharField(max_length=40, null=True)  # "pi_sbx_..." once paid
-    refunded_minor = pw.BigIntegerField(default=0)
+    refunded_minor = pw.BigIntegerField(default=0)  # by refunds pending or succeeded
     created_at = pw.DateTimeField(default=utcnow)
     expires_at = pw.DateTimeField()
     settled_at = pw.DateTimeField(null=True)
 
     class Meta:
         table_name = "sandbox_checkout"
+
+
+class SandboxRefund(BaseModel):
+    """A refund the sandbox provider made (integrations/payments/sandbox_bank.py): one per
+    idempotency key, so a refund asked again under its key answers this one. Nothing but
+    the sandbox reads or writes it."""
+
+    # The seam's refund states (integrations/payments REFUND_*).
+    PENDING, SUCCEEDED, FAILED, CANCELED = "pending", "succeeded", "failed", "canceled"
+
+    id = pw.CharField(max_length=40, primary_key=True)  # "re_sbx_..."
+    key = pw.CharField(max_length=255, unique=True)
+    checkout = pw.CharField(max_length=40, index=True)
+    payment_ref = pw.CharField(max_length=40)
+    amount_minor = pw.BigIntegerField()
+    state = pw.CharField(max_length=12)
+    failure_reason = pw.CharField(max_length=60, null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+    settled_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "sandbox_refund"
 
 
 class SandboxNotification(BaseModel):

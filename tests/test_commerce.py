@@ -398,10 +398,10 @@ def test_the_sandbox_refunds_what_was_paid_and_no_more(shop, founder):
     confirm(customer, order["order_id"])
     provider = provider_for(SETTINGS)
     payment_ref = Payment.get_by_id(payment_of(order["order_id"]).id).payment_ref
-    assert provider.refund(payment_ref=payment_ref, amount_minor=1000).amount_minor == 1000
-    assert provider.refund(payment_ref=payment_ref).amount_minor == PRICE_MINOR - 1000
+    assert provider.refund(payment_ref=payment_ref, amount_minor=1000, key="k1").amount_minor == 1000
+    assert provider.refund(payment_ref=payment_ref, key="k2").amount_minor == PRICE_MINOR - 1000
     with pytest.raises(ProviderRefused):
-        provider.refund(payment_ref=payment_ref, amount_minor=1)
+        provider.refund(payment_ref=payment_ref, amount_minor=1, key="k3")
 
 
 # --- Upgrades through the provider -----------------------------------------------------------

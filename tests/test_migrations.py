@@ -1,7 +1,17 @@
-"""Migrations: the migrated schema is the models' schema, and upgrading is repeatable."""
+"""Migrations: the migrated schema is the models' schema, upgrading is repeatable, and a
+migration that moves data moves it right."""
+import importlib
+from datetime import datetime
+from urllib.parse import unquote, urlsplit
+
+import peewee as pw
+import pytest
+
 from models import ALL_MODELS
-from models.db import db
+from models.db import db, is_sqlite
 from models.migrate import applied_names, migration_names, upgrade
+from models.migrations._frozen import frozen_base
+from tests.conftest import SETTINGS
 from tests.helpers import in_threads
 
 
@@ -33,3 +43,67 @@ def test_the_migrated_schema_matches_the_models():
 def test_one_active_job_per_kind_and_subject_is_a_database_index():
     indexes = {index.name: index for index in db.get_indexes("job")}
     assert indexes["job_one_active"].unique
+
+
+@pytest.fixture
+def scratch_database(tmp_path):
+    """An empty database of the suite's kind, apart from the suite's own: a file for SQLite,
+    a schema of its own on PostgreSQL."""
+    if is_sqlite():
+        scratch = pw.SqliteDatabase(str(tmp_path / "scratch.db"), pragmas={"foreign_keys": 1})
+        yield scratch
+        scratch.close()
+        return
+    parts = urlsplit(SETTINGS.database_url)
+    db.execute_sql("DROP SCHEMA IF EXISTS migration_scratch CASCADE")
+    db.execute_sql("CREATE SCHEMA migration_scratch")
+    scratch = pw.PostgresqlDatabase(parts.path.lstrip("/"), host=parts.hostname or "127.0.0.1", port=parts.port or 5432,
+                                    user=unquote(parts.username) if parts.username else None,
+                                    password=unquote(parts.password) if parts.password else None,
+                                    options="-c search_path=migration_scratch")
+    yield scratch
+    scratch.close()
+    db.execute_sql("DROP SCHEMA IF EXISTS migration_scratch CASCADE")
+
+
+def test_m0023_moves_the_refund_marks_out_of_error(scratch_database):
+    """Refund marks that lived in `error` become refund_state; other errors stay where they are."""
+    def apply(name):
+        with scratch_database.atomic():
+            importlib.import_module(f"models.migrations.{name}").upgrade(scratch_database)
+
+    for name in [n for n in migration_names() if n < "m0023"]:
+        apply(name)
+
+    class OldPayment(frozen_base(scratch_database)):
+        id = pw.CharField(max_length=32, primary_key=True)
+        purpose, subject = pw.CharField(), pw.CharField()
+        amount_minor, currency, provider, state = pw.BigIntegerField(), pw.CharField(), pw.CharField(), pw.CharField()
+        error = pw.CharField(null=True)
+        created_at, paid_at = pw.DateTimeField(), pw.DateTimeField(null=True)
+
+        class Meta:
+            table_name = "payment"
+
+    created, paid = datetime(2026, 5, 1, 9), datetime(2026, 5, 1, 10)
+    marks = {"p_due": "refund_due", "p_refunding": "refunding", "p_refunded": "refunded",
+             "p_mismatch": "amount_mismatch", "p_clean": None}
+    for payment_id, error in marks.items():
+        OldPayment.create(id=payment_id, purpose="domain", subject="s", amount_minor=100, currency="USD",
+                          provider="sandbox", state="paid", error=error, created_at=created, paid_at=paid)
+
+    apply("m0023_refund_state")
+
+    rows = {row[0]: row[1:] for row in scratch_database.execute_sql(
+        "SELECT id, error, refund_state, refund_attempt, refund_requested_at, refund_updated_at IS NOT NULL, "
+        "refund_ref, refund_error, refund_retry_at FROM payment").fetchall()}
+    moved = {payment_id: (row[0], row[1], row[2]) for payment_id, row in rows.items()}
+    assert moved == {"p_due": (None, "due", 1), "p_refunding": (None, "refunding", 1),
+                     "p_refunded": (None, "refunded", 1), "p_mismatch": ("amount_mismatch", None, 0),
+                     "p_clean": (None, None, 0)}
+    for payment_id in ("p_due", "p_refunding", "p_refunded"):
+        requested_at, updated, ref, refund_error, retry_at = rows[payment_id][3:]
+        assert str(requested_at).startswith("2026-05-01 10:00:00") and updated
+        assert (ref, refund_error, retry_at) == (None, None, None)
+    assert "payment_refund_open" in {index.name for index in scratch_database.get_indexes("payment")}
+    assert scratch_database.table_exists("sandbox_refund")

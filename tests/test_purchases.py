@@ -10,7 +10,7 @@ import pytest
 from integrations import suppliers as feed
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.domain import DomainOrder
-from models.payment import Payment, SampleOrder, SandboxCheckout
+from models.payment import Payment, SampleOrder, SandboxCheckout, SandboxRefund
 from tests.test_commerce import choose, confirm, follow, path_of  # noqa: F401
 from tests.test_discovery import refusal
 from tests.test_store import built, claimed_founder, demo_item
@@ -134,11 +134,13 @@ def test_two_founders_paying_for_one_domain_connect_it_once(owner, founder, run_
     run_jobs()
     states = sorted(DomainOrder.get_by_id(o["domain_order_id"]).state for o in (first_order, second_order))
     assert states == ["connected", "failed"]
-    # The second payer's money went back through the provider, once.
-    refunded = list(Payment.select().where(Payment.error == "refunded"))
-    assert len(refunded) == 1 and Payment.select().where(Payment.error == "refund_due").count() == 0
-    checkout = SandboxCheckout.get(SandboxCheckout.id == refunded[0].provider_ref)
+    # The second payer's money went back through the provider, once, and the payment says so.
+    [refunded] = list(Payment.select().where(Payment.refund_state.is_null(False)))
+    assert (refunded.refund_state, refunded.refund_attempt, refunded.error) == ("refunded", 1, None)
+    checkout = SandboxCheckout.get(SandboxCheckout.id == refunded.provider_ref)
     assert checkout.refunded_minor == checkout.amount_minor
+    [made] = list(SandboxRefund.select())
+    assert (made.id, made.state, made.amount_minor) == (refunded.refund_ref, "succeeded", checkout.amount_minor)
 
 
 @pytest.mark.parametrize("body, status, reason", [

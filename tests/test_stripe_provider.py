@@ -14,7 +14,7 @@ import stripe
 from config import Settings, SettingsError, load_settings
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, CheckoutRequest, CheckoutState,
                                    Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   Refund, provider_for)
+                                   RefundAnswer, provider_for)
 from integrations.payments.stripe_provider import StripeProvider
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stripe"
@@ -158,25 +158,65 @@ def test_unknown_checkout_is_refused():
 
 # Refunds
 
-def test_partial_refund_names_the_intent_and_the_amount():
+def test_partial_refund_names_the_intent_the_amount_and_the_callers_key():
     http = RecordedStripe(("post", "/v1/refunds", "refund_create.json", 200))
 
-    refund = provider(http).refund(payment_ref=INTENT_ID, amount_minor=1000)
+    refund = provider(http).refund(payment_ref=INTENT_ID, amount_minor=1000, key="refund:pay_7Qk2:1")
 
-    assert refund == Refund(refund_ref="re_3QZ4aBAb4CdEfGhI0aBcDeFg", amount_minor=1000, state="succeeded")
+    assert refund == RefundAnswer(ref="re_3QZ4aBAb4CdEfGhI0aBcDeFg", state="succeeded", amount_minor=1000)
     [sent] = http.sent
     assert sent["form"] == {"payment_intent": INTENT_ID, "amount": "1000"}
     # Asked again after a lost answer, the same refund replays instead of refunding twice.
-    assert sent["headers"]["Idempotency-Key"] == f"refund:{INTENT_ID}:1000"
+    assert sent["headers"]["Idempotency-Key"] == "refund:pay_7Qk2:1"
 
 
 def test_full_refund_sends_no_amount():
     http = RecordedStripe(("post", "/v1/refunds", "refund_create.json", 200))
 
-    provider(http).refund(payment_ref=INTENT_ID)
+    provider(http).refund(payment_ref=INTENT_ID, key="refund:pay_7Qk2:2")
 
     assert http.sent[0]["form"] == {"payment_intent": INTENT_ID}
-    assert http.sent[0]["headers"]["Idempotency-Key"] == f"refund:{INTENT_ID}:full"
+    assert http.sent[0]["headers"]["Idempotency-Key"] == "refund:pay_7Qk2:2"
+
+
+# Each status Stripe gives a refund, as the seam names it; a failed or canceled refund
+# carries Stripe's reason (failure_reason) when it gave one.
+REFUND_ANSWERS = [
+    ("refund_succeeded.json", "succeeded", None),
+    ("refund_pending.json", "pending", None),
+    ("refund_requires_action.json", "pending", None),
+    ("refund_failed.json", "failed", "expired_or_canceled_card"),
+    ("refund_canceled.json", "canceled", None),
+]
+
+
+@pytest.mark.parametrize("fixture, state, failure", REFUND_ANSWERS)
+def test_a_refund_answers_the_state_stripe_gave_it(fixture, state, failure):
+    http = RecordedStripe(("post", "/v1/refunds", fixture, 200))
+
+    answer = provider(http).refund(payment_ref=INTENT_ID, amount_minor=2499, key="refund:pay_7Qk2:1")
+
+    assert answer == RefundAnswer(ref=json.loads(recorded(fixture))["id"], state=state, amount_minor=2499,
+                                  failure_reason=failure)
+
+
+@pytest.mark.parametrize("fixture, state, failure", REFUND_ANSWERS)
+def test_a_refunds_state_is_read_back_from_stripe(fixture, state, failure):
+    refund_id = json.loads(recorded(fixture))["id"]
+    http = RecordedStripe(("get", f"/v1/refunds/{refund_id}", fixture, 200))
+
+    answer = provider(http).refund_state(refund_id)
+
+    assert (answer.ref, answer.state, answer.failure_reason) == (refund_id, state, failure)
+    assert http.sent[0]["method"] == "get" and "Idempotency-Key" not in http.sent[0]["headers"]
+
+
+def test_an_unknown_refund_is_refused_and_a_lost_connection_unavailable():
+    http = RecordedStripe(("get", "/v1/refunds/re_missing", "error_400_invalid_request.json", 404))
+    with pytest.raises(ProviderRefused, match="resource_missing"):
+        provider(http).refund_state("re_missing")
+    with pytest.raises(ProviderUnavailable):
+        provider(Unreachable()).refund_state("re_3QZ4aBAb4CdEfGhI0aBcDeFg")
 
 
 # Failures
@@ -202,7 +242,7 @@ def test_no_part_of_the_secret_key_reaches_the_error_message():
     http = RecordedStripe(("post", "/v1/refunds", "error_401_authentication.json", 401))
 
     with pytest.raises(ProviderRefused) as raised:
-        provider(http).refund(payment_ref=INTENT_ID)
+        provider(http).refund(payment_ref=INTENT_ID, key="refund:pay_7Qk2:1")
 
     message = str(raised.value)
     assert "sk_test" not in message and "3kQ9" not in message and SECRET_KEY not in message

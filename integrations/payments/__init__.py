@@ -1,5 +1,5 @@
 """The payment provider seam: create a checkout, ask for its state, verify a notification,
-refund.
+refund, ask for a refund's state.
 
 The service never decides that money moved. It opens a checkout with the provider, sends
 the browser to the provider's page, and later asks the provider what happened (or reads a
@@ -17,6 +17,11 @@ Failures: `ProviderUnavailable` means the provider could not answer now (timeout
 network): nothing is known and the caller tries again later. `NotificationRejected` means a
 notification is unsigned (`unsigned`) or its signature is wrong or stale (`bad_signature`):
 it changes nothing.
+
+Refunds: `refund` takes an idempotency key; asked again with the same key (an answer that
+was lost, a process that died before recording it) the provider answers the refund the
+first call made and moves no more money. `refund_state` answers a refund as it stands now
+(a refund may be pending for days, and may still fail or be canceled).
 """
 from __future__ import annotations
 
@@ -29,6 +34,13 @@ PAID = "paid"        # the provider holds the money
 FAILED = "failed"    # declined for good
 EXPIRED = "expired"  # abandoned or timed out; it can no longer be paid
 STATES = (OPEN, PAID, FAILED, EXPIRED)
+
+# Refund states every provider's answer is mapped onto.
+REFUND_PENDING = "pending"      # accepted, not settled yet (on its way, or waiting for an action)
+REFUND_SUCCEEDED = "succeeded"  # the money went back
+REFUND_FAILED = "failed"        # the money could not go back (a closed card, say); nothing moved
+REFUND_CANCELED = "canceled"    # stopped before it settled; nothing moved
+REFUND_STATES = (REFUND_PENDING, REFUND_SUCCEEDED, REFUND_FAILED, REFUND_CANCELED)
 
 # Currencies whose minor unit is the major unit (ISO 4217 exponent 0).
 ZERO_DECIMAL = frozenset({"BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND",
@@ -80,10 +92,11 @@ class Notification:
 
 
 @dataclass(frozen=True)
-class Refund:
-    refund_ref: str
-    amount_minor: int
-    state: str  # "succeeded" | "pending" | "failed"
+class RefundAnswer:
+    ref: str                   # the provider's id of the refund
+    state: str                 # one of REFUND_STATES
+    amount_minor: int | None   # what the refund returns
+    failure_reason: str | None = None  # the provider's reason, when it failed or was canceled
 
 
 class ProviderUnavailable(Exception):
@@ -115,7 +128,9 @@ class PaymentProvider(Protocol):
 
     def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification: ...
 
-    def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund: ...
+    def refund(self, *, payment_ref: str, key: str, amount_minor: int | None = None) -> RefundAnswer: ...
+
+    def refund_state(self, refund_ref: str) -> RefundAnswer: ...
 
 
 PROVIDERS = ("sandbox", "stripe", "off")

@@ -1,4 +1,4 @@
-"""The service's side of the sandbox provider: the seam's four calls, answered by the
+"""The service's side of the sandbox provider: the seam's calls, answered by the
 sandbox bank (sandbox_bank.py) exactly as a remote provider would answer them.
 
 Checkout pages live at {BASE_URL}/pay/sandbox/checkout/<id>. Notifications carry the
@@ -11,7 +11,7 @@ from typing import Mapping
 
 from integrations import signatures
 from integrations.payments import (PAID, Checkout, CheckoutRequest, CheckoutState, Notification,
-                                   NotificationRejected, ProviderRefused, Refund)
+                                   NotificationRejected, ProviderRefused, RefundAnswer)
 from integrations.payments import sandbox_bank as bank
 from models.clock import clock
 
@@ -61,6 +61,17 @@ class SandboxProvider:
             # Signed by the sandbox but not shaped as its events are: a bug, refused all the same.
             raise NotificationRejected("bad_signature", "the signed body is not a sandbox event") from None
 
-    def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund:
-        refund_ref, amount = bank.refund(payment_ref, amount_minor)
-        return Refund(refund_ref=refund_ref, amount_minor=amount, state="succeeded")
+    def refund(self, *, payment_ref: str, key: str, amount_minor: int | None = None) -> RefundAnswer:
+        return _refund_answer(bank.refund(payment_ref, amount_minor, key))
+
+    def refund_state(self, refund_ref: str) -> RefundAnswer:
+        row = bank.find_refund(refund_ref)
+        if row is None:
+            raise ProviderRefused("the sandbox has no refund with that id")
+        return _refund_answer(row)
+
+
+def _refund_answer(row) -> RefundAnswer:
+    # The sandbox's refund states are the seam's.
+    return RefundAnswer(ref=row.id, state=row.state, amount_minor=row.amount_minor,
+                        failure_reason=row.failure_reason)

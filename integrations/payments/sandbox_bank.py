@@ -1,9 +1,14 @@
 """The sandbox payment provider itself: the "bank" behind /pay/sandbox/.
 
 It keeps its own checkouts (SandboxCheckout), lets a customer pay, decline or abandon one
-on its hosted page, answers what state a checkout is in, refunds, and owes the service a
-signed notification for every settled checkout (SandboxNotification, delivered over HTTP
-to the service's notification route by a job, retried until it is taken).
+on its hosted page, answers what state a checkout is in, refunds (SandboxRefund, one per
+idempotency key), and owes the service a signed notification for every settled checkout
+(SandboxNotification, delivered over HTTP to the service's notification route by a job,
+retried until it is taken).
+
+A refund settles at once by default (`refund_outcome`). Like the card networks behind a
+real provider, the sandbox can also hold one (pending, settled later by `settle_refund`)
+or fail or cancel it; tests swap `refund_outcome` to play those, as Stripe's test cards do.
 
 Nothing else in the service reads these tables: the service talks to the sandbox only
 through the provider seam (integrations/payments/sandbox.py), as it would to Stripe.
@@ -22,12 +27,14 @@ import urllib.error
 import urllib.request
 from datetime import timedelta
 
+import peewee as pw
+
 from integrations import signatures
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, CheckoutRequest, ProviderRefused,
                                    ProviderUnavailable)
 from models.clock import clock, utcnow
 from models.db import UNAVAILABLE, transaction
-from models.payment import SandboxCheckout, SandboxNotification
+from models.payment import SandboxCheckout, SandboxNotification, SandboxRefund
 
 SIGNATURE_HEADER = "Sandbox-Signature"
 CHECKOUT_LIFETIME = timedelta(hours=24)
@@ -108,19 +115,73 @@ def settle(checkout_id: str, action: str) -> tuple[SandboxCheckout | None, str |
     return row, event_id
 
 
+def refund_outcome(checkout: SandboxCheckout, amount_minor: int) -> tuple[str, str | None]:
+    """How the sandbox answers a new refund: (state, failure reason). It succeeds at once."""
+    return SandboxRefund.SUCCEEDED, None
+
+
 @_guarded
-def refund(payment_ref: str, amount_minor: int | None) -> tuple[str, int]:
-    """Refunds a paid checkout, in part or in full (never more than was paid)."""
+def refund(payment_ref: str, amount_minor: int | None, key: str) -> SandboxRefund:
+    """Refunds a paid checkout, in part or in full (never more than was paid, counting the
+    refunds not failed or canceled). A refund asked again under the same key answers the
+    first one, and moves nothing more."""
     with transaction():
+        earlier = SandboxRefund.get_or_none(SandboxRefund.key == key)
+        if earlier is not None:
+            return _replayed(earlier, payment_ref, amount_minor)
         row = SandboxCheckout.get_or_none(SandboxCheckout.payment_ref == payment_ref)
         if row is None or row.state != PAID:
             raise ProviderRefused("no paid checkout has that payment reference")
         amount = row.amount_minor - row.refunded_minor if amount_minor is None else amount_minor
         if amount <= 0 or row.refunded_minor + amount > row.amount_minor:
             raise ProviderRefused("a refund cannot exceed what was paid")
-        SandboxCheckout.update(refunded_minor=SandboxCheckout.refunded_minor + amount).where(
-            SandboxCheckout.id == row.id).execute()
-    return f"re_sbx_{secrets.token_hex(12)}", amount
+        state, failure = refund_outcome(row, amount)
+        now = utcnow()
+        try:
+            # A savepoint: the same key asked at once by another caller (who committed
+            # first) must not abort this transaction on PostgreSQL; its refund is the answer.
+            with transaction():
+                made = SandboxRefund.create(id=f"re_sbx_{secrets.token_hex(12)}", key=key, checkout=row.id,
+                                            payment_ref=payment_ref, amount_minor=amount, state=state,
+                                            failure_reason=failure, created_at=now,
+                                            settled_at=None if state == SandboxRefund.PENDING else now)
+        except pw.IntegrityError:
+            return _replayed(SandboxRefund.get(SandboxRefund.key == key), payment_ref, amount_minor)
+        if state in (SandboxRefund.PENDING, SandboxRefund.SUCCEEDED):
+            # The cap holds under concurrent refunds of one checkout: one conditional UPDATE.
+            taken = (SandboxCheckout.update(refunded_minor=SandboxCheckout.refunded_minor + amount)
+                     .where(SandboxCheckout.id == row.id,
+                            SandboxCheckout.refunded_minor + amount <= SandboxCheckout.amount_minor).execute())
+            if not taken:
+                raise ProviderRefused("a refund cannot exceed what was paid")  # the whole transaction rolls back
+    return made
+
+
+def _replayed(earlier: SandboxRefund, payment_ref: str, amount_minor: int | None) -> SandboxRefund:
+    if earlier.payment_ref != payment_ref or (amount_minor is not None and amount_minor != earlier.amount_minor):
+        raise ProviderRefused("that idempotency key was used for another refund")
+    return earlier
+
+
+@_guarded
+def find_refund(refund_id: str) -> SandboxRefund | None:
+    return SandboxRefund.get_or_none(SandboxRefund.id == refund_id)
+
+
+@_guarded
+def settle_refund(refund_id: str, state: str, failure_reason: str | None = None) -> bool:
+    """The card network's later answer to a pending refund: succeeded, failed or canceled
+    (a refund that did not go back frees its amount again). False when it was not pending."""
+    if state not in (SandboxRefund.SUCCEEDED, SandboxRefund.FAILED, SandboxRefund.CANCELED):
+        raise ValueError(f"a refund cannot settle as {state!r}")
+    with transaction():
+        settled = (SandboxRefund.update(state=state, failure_reason=failure_reason, settled_at=utcnow())
+                   .where(SandboxRefund.id == refund_id, SandboxRefund.state == SandboxRefund.PENDING).execute())
+        if settled and state != SandboxRefund.SUCCEEDED:
+            row = SandboxRefund.get_by_id(refund_id)
+            SandboxCheckout.update(refunded_minor=SandboxCheckout.refunded_minor - row.amount_minor).where(
+                SandboxCheckout.id == row.checkout).execute()
+    return bool(settled)
 
 
 def deliver(notification_id: str, *, notify_url: str, key: bytes, timeout: float) -> bool:

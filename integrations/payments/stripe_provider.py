@@ -1,4 +1,5 @@
-"""Stripe behind the payment seam: Checkout Sessions, their state, signed webhooks, refunds.
+"""Stripe behind the payment seam: Checkout Sessions, their state, signed webhooks, refunds
+and their state.
 
 Each provider holds its own `stripe.StripeClient` (its own key, HTTP client and timeout), so
 nothing is set on the `stripe` module and two providers in one process never share a key.
@@ -16,9 +17,9 @@ from typing import Mapping
 
 import stripe
 
-from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, CheckoutRequest, CheckoutState,
-                                   Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   Refund)
+from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, REFUND_CANCELED, REFUND_FAILED, REFUND_PENDING,
+                                   REFUND_SUCCEEDED, Checkout, CheckoutRequest, CheckoutState, Notification,
+                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer)
 
 # Seconds a signed webhook stays acceptable after Stripe signed it (Stripe's own default);
 # older ones are refused as replays.
@@ -37,8 +38,10 @@ CHECKOUT_EVENTS = frozenset({
 # any more (a delayed method such as a bank debit failed): it is FAILED, not OPEN.
 _FAILED_INTENT_STATUSES = frozenset({"requires_payment_method", "canceled"})
 
-_REFUND_STATES = {"succeeded": "succeeded", "pending": "pending", "requires_action": "pending",
-                  "failed": "failed", "canceled": "failed"}
+# A refund's status, as the seam names it. requires_action (some payment methods need the
+# customer's bank details before the money can go back) is still pending: nothing is back yet.
+_REFUND_STATES = {"succeeded": REFUND_SUCCEEDED, "pending": REFUND_PENDING, "requires_action": REFUND_PENDING,
+                  "failed": REFUND_FAILED, "canceled": REFUND_CANCELED}
 
 # Stripe masks most of a key it quotes in an error message; this removes what it leaves, so
 # no part of a key or webhook secret reaches an exception message or a log.
@@ -134,19 +137,32 @@ class StripeProvider:
         return Notification(event_id=event.id, provider_ref=session["id"], type=event.type,
                             reference=session.get("client_reference_id"))
 
-    def refund(self, *, payment_ref: str, amount_minor: int | None = None) -> Refund:
-        """Refunds the payment intent, all of it or amount_minor of it."""
+    def refund(self, *, payment_ref: str, key: str, amount_minor: int | None = None) -> RefundAnswer:
+        """Refunds the payment intent, all of it or amount_minor of it, under the caller's key."""
         params = {"payment_intent": payment_ref}
         if amount_minor is not None:
             params["amount"] = amount_minor
-        # The key makes a refund asked again (after a lost answer) replay the first one
-        # instead of refunding twice. Stripe keeps keys for 24 hours, so within that time a
-        # second refund of the same amount on the same payment answers the first refund.
-        key = f"refund:{payment_ref}:{'full' if amount_minor is None else amount_minor}"
+        # The key makes a refund asked again (a lost answer, a process that died before it
+        # recorded the answer) replay the first one instead of refunding twice: Stripe keeps
+        # keys for 24 hours and answers the first call's saved response. Past that, Stripe
+        # still refuses to refund more than the charge has left.
         with _mapped_errors("refunding a payment"):
             refund = self._client.v1.refunds.create(params=params, options={"idempotency_key": key})
-        return Refund(refund_ref=refund.id, amount_minor=refund.amount,
-                      state=_REFUND_STATES.get(refund.to_dict().get("status"), "pending"))
+        return _refund_answer(refund)
+
+    def refund_state(self, refund_ref: str) -> RefundAnswer:
+        """Asks Stripe for a refund as it stands now (a replayed create answers it as it was)."""
+        with _mapped_errors("reading a refund"):
+            refund = self._client.v1.refunds.retrieve(refund_ref)
+        return _refund_answer(refund)
+
+
+def _refund_answer(refund: stripe.Refund) -> RefundAnswer:
+    body = refund.to_dict()
+    # A status this adapter does not know is not money back: pending, and asked again later.
+    state = _REFUND_STATES.get(body.get("status"), REFUND_PENDING)
+    failure = body.get("failure_reason") if state in (REFUND_FAILED, REFUND_CANCELED) else None
+    return RefundAnswer(ref=body["id"], state=state, amount_minor=body.get("amount"), failure_reason=failure)
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

@@ -11,6 +11,8 @@ The rules (spec 5.17; decisions.md, "Commerce and payments"):
   then find it paid, so revenue is credited once however often a confirmation is replayed.
 - A provider that cannot answer changes nothing; the next confirmation (the landing page,
   GET /api/store/confirm, the notification job's retry) tries again.
+- A refund (a paid purpose that could not be fulfilled) is recorded as the provider
+  settled it, in its own columns (`refund_state`...): see "Refunds" below.
 """
 from __future__ import annotations
 
@@ -21,8 +23,9 @@ from datetime import timedelta
 from typing import Callable
 
 from config import get_settings
-from integrations.payments import (EXPIRED, FAILED, PAID, CheckoutRequest, NotificationRejected, ProviderRefused,
-                                   ProviderUnavailable, provider_for)
+from integrations.payments import (EXPIRED, FAILED, PAID, REFUND_PENDING, REFUND_SUCCEEDED, CheckoutRequest,
+                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer,
+                                   provider_for)
 from models.clock import utcnow
 from models.db import transaction
 from models.payment import Payment
@@ -101,7 +104,7 @@ def confirm(payment_id: str) -> Payment | None:
     """Asks the provider about a payment and applies its answer; answers the payment as it
     now stands. Raises ProviderUnavailable when the provider did not answer."""
     payment = Payment.get_or_none(Payment.id == payment_id)
-    if payment is not None and payment.state == Payment.PAID and payment.error == REFUND_DUE:
+    if payment is not None and payment.state == Payment.PAID and payment.refund_state == Payment.REFUND_DUE:
         refund_if_due(payment.id)
         return Payment.get_by_id(payment.id)
     if payment is None or payment.state == Payment.PAID or payment.provider_ref is None:
@@ -123,7 +126,7 @@ def confirm(payment_id: str) -> Payment | None:
             log.error("paid amount differs from the payment", extra={"fields": {"payment_id": payment.id}})
             Payment.update(error="amount_mismatch", checked_at=utcnow()).where(Payment.id == payment.id).execute()
             return Payment.get_by_id(payment.id)
-        if _mark_paid(payment.id, answer.payment_ref) == REFUND_DUE:
+        if _mark_paid(payment.id, answer.payment_ref) == Payment.REFUND_DUE:
             refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
         _fail(payment.id, answer.state)
@@ -151,8 +154,8 @@ def confirm_in_job(payment_id: str) -> dict:
 
 
 def _mark_paid(payment_id: str, payment_ref: str | None) -> str | None:
-    """Marks the payment paid and runs its purpose, once; answers the payment's error mark
-    when this call did it (refund_due: the purpose could not be fulfilled)."""
+    """Marks the payment paid and runs its purpose, once; answers the payment's refund state
+    when this call did it (due: the purpose could not be fulfilled)."""
     now = utcnow()
     with transaction():
         # The only way a payment becomes paid. On PostgreSQL a concurrent confirmation
@@ -165,39 +168,7 @@ def _mark_paid(payment_id: str, payment_ref: str | None) -> str | None:
         payment = Payment.get_by_id(payment_id)
         PURPOSES[payment.purpose].paid(payment)
     log.info("payment confirmed", extra={"fields": {"payment_id": payment_id, "purpose": payment.purpose}})
-    return Payment.get_by_id(payment_id).error
-
-
-REFUND_DUE, REFUNDING, REFUNDED = "refund_due", "refunding", "refunded"
-
-
-def owe_refund(payment: Payment) -> None:
-    """Marks a payment whose purpose could not be fulfilled (inside the paid transaction):
-    the money goes back once the transaction commits (`refund_if_due`)."""
-    Payment.update(error=REFUND_DUE).where(Payment.id == payment.id).execute()
-    log.warning("payment paid but not fulfilled; refund due", extra={"fields": {"payment_id": payment.id}})
-
-
-def refund_if_due(payment_id: str) -> None:
-    """Refunds a paid payment marked refund_due, once: the conditional UPDATE to
-    `refunding` lets one caller ask the provider; when the provider cannot answer, the mark
-    goes back to refund_due and the next confirmation tries again."""
-    taken = (Payment.update(error=REFUNDING)
-             .where(Payment.id == payment_id, Payment.error == REFUND_DUE, Payment.state == Payment.PAID).execute())
-    if not taken:
-        return
-    payment = Payment.get_by_id(payment_id)
-    chosen = provider()
-    try:
-        if chosen is None or chosen.name != payment.provider or not payment.payment_ref:
-            raise ProviderRefused("no provider can refund this payment here")
-        chosen.refund(payment_ref=payment.payment_ref, amount_minor=payment.amount_minor)
-    except (ProviderUnavailable, ProviderRefused) as exc:
-        log.warning("refund not made yet", extra={"fields": {"payment_id": payment_id, "error": type(exc).__name__}})
-        Payment.update(error=REFUND_DUE).where(Payment.id == payment_id, Payment.error == REFUNDING).execute()
-        return
-    Payment.update(error=REFUNDED).where(Payment.id == payment_id).execute()
-    log.info("payment refunded", extra={"fields": {"payment_id": payment_id}})
+    return Payment.get_by_id(payment_id).refund_state
 
 
 RECHECK_AFTER = timedelta(minutes=10)  # a customer is usually back (or notified) by then
@@ -206,8 +177,8 @@ RECHECK_FOR = timedelta(days=2)  # past this, an open checkout has long expired 
 
 def recheck_open_payments(*, limit: int = 200) -> int:
     """Asks the provider about payments still open after RECHECK_AFTER (a notification that
-    never arrived, a tab closed before the landing) and about refunds still due; the clock
-    runs it every 10 minutes. Answers how many payments changed state."""
+    never arrived, a tab closed before the landing); the clock runs it every 10 minutes,
+    with `recheck_refunds`. Answers how many payments changed state."""
     now = utcnow()
     stale = (Payment.select(Payment.id).where(
         Payment.state == Payment.OPEN, Payment.provider_ref.is_null(False),
@@ -218,9 +189,174 @@ def recheck_open_payments(*, limit: int = 200) -> int:
     for row in list(stale):
         payment, _answered = confirm_quietly(row.id)
         changed += payment is not None and payment.state != Payment.OPEN
-    for row in list(Payment.select(Payment.id).where(Payment.state == Payment.PAID, Payment.error == REFUND_DUE)
-                    .limit(limit)):
-        refund_if_due(row.id)
+    return changed
+
+
+# --- Refunds ------------------------------------------------------------------------------
+#
+# A refund owed moves through Payment.refund_state by conditional UPDATEs, each checked by
+# its row count, so one caller at a time asks the provider and money goes back once:
+#
+#   due -> refunding               one caller takes it (refund_if_due)
+#   refunding -> refunded | pending   what the provider answered
+#   pending -> refunded            asked again by the clock (`refund_state`)
+#   refunding | pending -> due     refused, failed or canceled: the next attempt, after REFUND_BACKOFF
+#                      -> failed   ...or, past MAX_REFUND_ATTEMPTS, for good (a person looks)
+#   refunding -> due               the provider did not answer: nothing is known, same attempt
+#   refunding, unchanged for REFUND_STALE -> asked again under the same key (its caller died)
+#
+# The idempotency key names the payment and the attempt: asking again within an attempt
+# (a lost answer, a caller that died after asking) answers the refund already made; only a
+# provider's "no" moves to a new attempt, and so to a new key.
+
+# The pause after each "no" before the next attempt; after the last attempt, the refund fails.
+REFUND_BACKOFF = (timedelta(minutes=10), timedelta(hours=1), timedelta(hours=6))
+MAX_REFUND_ATTEMPTS = len(REFUND_BACKOFF) + 1
+# A caller still alive is back from the provider within one PAYMENT_TIMEOUT_SECONDS; a
+# `refunding` row unchanged for this long lost its caller. Pending ones are asked as often.
+REFUND_STALE = timedelta(minutes=5)
+
+
+def refund_key(payment: Payment) -> str:
+    return f"refund:{payment.id}:{payment.refund_attempt}"
+
+
+def owe_refund(payment: Payment) -> None:
+    """Marks a payment whose purpose could not be fulfilled (inside the paid transaction):
+    the money goes back once the transaction commits (`refund_if_due`)."""
+    now = utcnow()
+    Payment.update(refund_state=Payment.REFUND_DUE, refund_attempt=1, refund_requested_at=now, refund_updated_at=now,
+                   refund_retry_at=None).where(Payment.id == payment.id, Payment.refund_state.is_null()).execute()
+    log.warning("payment paid but not fulfilled; refund due", extra={"fields": {"payment_id": payment.id}})
+
+
+def refund_if_due(payment_id: str) -> None:
+    """Asks the provider to refund a paid payment whose refund is due (and whose pause after
+    a refusal is over), once: the conditional UPDATE to `refunding` lets one caller ask."""
+    now = utcnow()
+    taken = (Payment.update(refund_state=Payment.REFUNDING, refund_updated_at=now)
+             .where(Payment.id == payment_id, Payment.refund_state == Payment.REFUND_DUE,
+                    Payment.state == Payment.PAID,
+                    Payment.refund_retry_at.is_null() | (Payment.refund_retry_at <= now)).execute())
+    if taken:
+        _ask_for_refund(payment_id, taken_at=now)
+
+
+def _ask_for_refund(payment_id: str, *, taken_at) -> None:
+    """Asks the provider for the refund of the attempt under way and records its answer."""
+    payment = Payment.get_by_id(payment_id)
+    # Only the caller that took the row at `taken_at` records: one that stalled past
+    # REFUND_STALE, while the clock asked again, finds its take gone and writes nothing.
+    mine = (Payment.id == payment_id, Payment.refund_state == Payment.REFUNDING,
+            Payment.refund_updated_at == taken_at, Payment.refund_attempt == payment.refund_attempt)
+    chosen = provider()
+    try:
+        if chosen is None or chosen.name != payment.provider or not payment.payment_ref:
+            raise ProviderRefused(f"no {payment.provider} provider is configured here to refund this payment")
+        answer = chosen.refund(payment_ref=payment.payment_ref, amount_minor=payment.amount_minor,
+                               key=refund_key(payment))
+    except ProviderUnavailable as exc:
+        # Nothing is known (the refund may have been made): due again under the same
+        # attempt, so the next try, under the same key, answers that refund if it exists.
+        log.warning("refund not answered", extra={"fields": {"payment_id": payment_id, "error": type(exc).__name__}})
+        Payment.update(refund_state=Payment.REFUND_DUE, refund_updated_at=utcnow(), refund_retry_at=None).where(
+            *mine).execute()
+        return
+    except ProviderRefused as exc:
+        _record_refusal(payment, "refused", str(exc), ref=None, where=mine)
+        return
+    _record_answer(payment, answer, where=mine)
+
+
+def _record_answer(payment: Payment, answer: RefundAnswer, *, where) -> None:
+    """Records what the provider said of the refund: refunded, pending, or a refusal."""
+    if answer.amount_minor is not None and answer.amount_minor != payment.amount_minor:
+        log.error("refund amount differs from the payment", extra={"fields": {"payment_id": payment.id}})
+    if answer.state == REFUND_SUCCEEDED:
+        state = Payment.REFUNDED
+    elif answer.state == REFUND_PENDING:
+        state = Payment.REFUND_PENDING
+    else:
+        _record_refusal(payment, answer.state, answer.failure_reason, ref=answer.ref, where=where)
+        return
+    recorded = (Payment.update(refund_state=state, refund_ref=answer.ref, refund_updated_at=utcnow())
+                .where(*where).execute())
+    if recorded:
+        log.info("refund answered", extra={"fields": {"payment_id": payment.id, "refund_state": state,
+                                                      "refund_ref": answer.ref}})
+
+
+def _record_refusal(payment: Payment, what: str, reason: str | None, *, ref: str | None, where) -> None:
+    """The provider said no (refused, or the refund failed or was canceled): nothing went
+    back. The next attempt follows after REFUND_BACKOFF; past the last, the refund fails."""
+    now = utcnow()
+    changes = {"refund_error": (f"{what}: {reason}" if reason else what)[:255], "refund_updated_at": now}
+    if ref:
+        changes["refund_ref"] = ref
+    attempt = payment.refund_attempt
+    if attempt >= MAX_REFUND_ATTEMPTS:
+        changes["refund_state"] = Payment.REFUND_FAILED
+    else:
+        changes.update(refund_state=Payment.REFUND_DUE, refund_attempt=attempt + 1,
+                       refund_retry_at=now + REFUND_BACKOFF[attempt - 1])
+    if not Payment.update(**changes).where(*where).execute():
+        return
+    fields = {"payment_id": payment.id, "attempt": attempt, "refund_error": changes["refund_error"]}
+    if changes["refund_state"] == Payment.REFUND_FAILED:
+        log.error("refund failed for good; a person must return the money", extra={"fields": fields})
+    else:
+        log.warning("refund not made; another attempt follows", extra={"fields": fields})
+
+
+def _check_pending(payment_id: str) -> None:
+    """Asks the provider how a pending refund stands now, and records it."""
+    payment = Payment.get_by_id(payment_id)
+    chosen = provider()
+    if chosen is None or chosen.name != payment.provider or not payment.refund_ref:
+        return
+    mine = (Payment.id == payment_id, Payment.refund_state == Payment.REFUND_PENDING,
+            Payment.refund_attempt == payment.refund_attempt)
+    try:
+        answer = chosen.refund_state(payment.refund_ref)
+    except ProviderUnavailable:
+        return
+    except ProviderRefused:
+        # The provider does not know the refund it named: asking for another could return
+        # the money twice, so it stays pending and a person looks.
+        log.error("provider does not know a pending refund", extra={"fields": {"payment_id": payment_id}})
+        Payment.update(refund_updated_at=utcnow()).where(*mine).execute()
+        return
+    if answer.state == REFUND_PENDING:
+        Payment.update(refund_updated_at=utcnow()).where(*mine).execute()
+        return
+    _record_answer(payment, answer, where=mine)
+
+
+def recheck_refunds(*, limit: int = 200) -> int:
+    """The clock's work on refunds (every 10 minutes): makes the refunds due whose pause is
+    over, asks again for those left `refunding` by a caller that died (same key: the
+    provider answers the refund already made) and asks how pending ones stand. Answers how
+    many refunds changed state."""
+    now = utcnow()
+    stale = now - REFUND_STALE
+    due = (Payment.refund_state == Payment.REFUND_DUE) & (
+        Payment.refund_retry_at.is_null() | (Payment.refund_retry_at <= now))
+    left = Payment.refund_state.in_((Payment.REFUNDING, Payment.REFUND_PENDING)) & (Payment.refund_updated_at <= stale)
+    rows = list(Payment.select(Payment.id, Payment.refund_state).where(Payment.state == Payment.PAID, due | left)
+                .order_by(Payment.refund_updated_at).limit(limit))
+    changed = 0
+    for row in rows:
+        if row.refund_state == Payment.REFUND_DUE:
+            refund_if_due(row.id)
+        elif row.refund_state == Payment.REFUND_PENDING:
+            _check_pending(row.id)
+        elif (Payment.update(refund_updated_at=now)
+              .where(Payment.id == row.id, Payment.refund_state == Payment.REFUNDING,
+                     Payment.refund_updated_at <= stale).execute()):
+            # Taken over from a caller that died (or stalled) after asking, or before.
+            log.warning("refund left half-way; asking again", extra={"fields": {"payment_id": row.id}})
+            _ask_for_refund(row.id, taken_at=now)
+        changed += Payment.get_by_id(row.id).refund_state != row.refund_state
     return changed
 
 
