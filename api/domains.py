@@ -115,7 +115,7 @@ class DomainCheckoutAnswer(Schema):
 
 @bp.post("/api/domains/checkout")
 @bp.declare(changes_state=True, refuses={200: ["not_available", "not_claimed", "payment_unavailable"],
-                                         400: ["invalid_domain"], 409: ["not_started"]})
+                                         400: ["invalid_domain"], 409: ["not_started", "claim_required"]})
 @bp.arguments(DomainCheckoutBody)
 @bp.response(200, DomainCheckoutAnswer)
 def domains_checkout(body):

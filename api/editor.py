@@ -6,7 +6,6 @@ from api.routing import Blueprint
 from api.session import current_session
 from api.store import StoreAnswer
 from jobs.send import send_all
-from services.discovery import resolve
 from services.errors import Refused
 from services.meter import METER_REFUSALS, metered
 from services.store import builds, editor, edits, state
@@ -43,8 +42,9 @@ DECISIONS: list[str] = [
     "[{number, created_at, summary, parent, draft, published}]} newest first; GET /api/editor/versions/<n> one "
     "version with its `document` and its RFC 6902 `patch` from its parent (400 `unknown_version`); GET "
     "/api/editor/draft the draft with its document and preview_url. All 409 `not_started` before the first build "
-    "and 200 `not_claimed` without a claimed product. POST /api/editor/publish publishes the draft exactly as "
-    "POST /api/store/publish does.",
+    "and 200 `not_claimed` with no product held or claimed (a held product's store is edited like a claimed "
+    "one's). POST /api/editor/publish publishes the draft exactly as POST /api/store/publish does (409 "
+    "`claim_required` on a hold).",
 ]
 
 
@@ -95,7 +95,7 @@ class DraftAnswer(VersionEntry):
 
 
 def _claimed() -> str:
-    return builds.require_claim(resolve(current_session()))
+    return builds.store_product(current_session())
 
 
 @bp.post("/api/ai/edit")
@@ -157,7 +157,8 @@ def editor_draft():
 
 @bp.post("/api/editor/publish")
 @bp.declare(changes_state=True, no_body=True,
-            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started"], 500: ["verify_failed"]})
+            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started", "claim_required"],
+                     500: ["verify_failed"]})
 @bp.response(200, StoreAnswer)
 def editor_publish():
     """Re-checks the draft of the founder's store and publishes it, regenerating it first if needed."""

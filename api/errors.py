@@ -85,10 +85,17 @@ def _route_status(reason: str) -> int:
 _HTTP_REASONS = {400: "invalid_json", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
 
 
+FIRST_RUN_STATES = frozenset({"not_claimed"})
+
+
 def install_error_handlers(app) -> None:
     @app.errorhandler(Refused)
     def on_refused(exc: Refused):
-        return refusal(_route_status(exc.reason), exc.reason, exc.explanation, **exc.fields)
+        status = _route_status(exc.reason)
+        # A first-run state the spec names answers as that state (spec 4.4: POST /api/store
+        # with no product resolved is 200 `status: not_claimed`), not as a refusal.
+        word = exc.reason if status == 200 and exc.reason in FIRST_RUN_STATES else "refused"
+        return refusal(status, exc.reason, exc.explanation, word=word, **exc.fields)
 
     @app.errorhandler(SignInToResearch)
     def on_sign_in_to_research(exc: SignInToResearch):

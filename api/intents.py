@@ -123,7 +123,7 @@ def propose(body):
 
 
 def _claimed() -> str:
-    return builds.require_claim(resolve(current_session()))
+    return builds.store_product(current_session())
 
 
 @bp.post("/api/intent/apply")

@@ -16,7 +16,7 @@ def _needs(action: str) -> str:
 
 DECISIONS: list[str] = [
     "POST /api/product-launch {action: " + " | ".join(launch_state.ACTIONS) + "} moves the launch state of the "
-    "session's claimed product (a hold is not enough: 200 `not_claimed`). States: draft -> ready -> live <-> "
+    "session's claimed product (none resolved: 200 `not_claimed`; a hold is not enough: 409 `claim_required`). States: draft -> ready -> live <-> "
     "paused -> retired; one state per product (a product has one founder: claims are exclusive), `draft` until "
     "the first transition. prepare: draft -> ready; launch: ready -> live; pause: live -> paused; resume: "
     "paused -> live; retire: draft, ready, live or paused -> retired (final). Another action, or none: 400 "
@@ -65,7 +65,8 @@ class ProductLaunchAnswer(LaunchStateSchema):
 
 
 @bp.post("/api/product-launch")
-@bp.declare(changes_state=True, refuses={200: ["not_claimed"], 409: ["launch_blocked", "invalid_transition"]})
+@bp.declare(changes_state=True, refuses={200: ["not_claimed"], 409: ["launch_blocked", "invalid_transition",
+                                                                      "claim_required"]})
 @bp.arguments(ProductLaunchBody)
 @bp.response(200, ProductLaunchAnswer)
 def product_launch(body):

@@ -9,9 +9,14 @@ from services.store import builds, state
 bp = Blueprint("store", __name__, description="Storefront generation and publishing.")
 
 DECISIONS: list[str] = [
-    "A store is built for the session's claimed product (a hold is not enough: 200 `not_claimed`, whose explanation "
-    "says to claim it first). One store per product; its address is /store/<slug>/, the slug made from the "
-    "product's name and a short hash of its id.",
+    "A store is built for the session's resolved product, claimed or held (spec 2: one resolver); with neither, "
+    "POST /api/store answers 200 {status: not_claimed, reason: not_claimed, explanation} as spec 4.4 says (every "
+    "`not_claimed` answer carries `status: not_claimed`, a state rather than a refusal). Building and editing "
+    "need no claim; publishing, going live and taking money do (409 `claim_required` on a hold). One store per "
+    "product; its address is /store/<slug>/, the slug made from the product's name and a short hash of its id. "
+    "A store belongs to the founder who built it: a store built on a hold that lapsed is discarded, unpublished, "
+    "when the product's next founder (holding or claiming it) opens or builds its store; until then it is "
+    "nobody's to see (its builder's own preview included, once the product is no longer theirs).",
     "POST /api/store (no body) starts a `store_build` job, or reports the one queued or running (one per product: "
     "the job table's unique index decides, however many requests race). Stages as the job really moves: "
     f"{' -> '.join(builds.STAGES)}; then `published` after POST /api/store/publish. A build that fails ends "
@@ -76,7 +81,7 @@ class StoreAnswer(Schema):
 
 
 @bp.get("/api/store")
-@bp.declare(changes_state=False, refuses={200: ["not_claimed", "not_yet_researched"]})
+@bp.declare(changes_state=False, refuses={200: ["not_claimed", "not_yet_researched"], 409: ["build_in_progress"]})
 @bp.response(200, StoreAnswer)
 def get_store():
     """The state of the founder's storefront: its build stage, versions and addresses."""
@@ -84,7 +89,7 @@ def get_store():
 
 
 @bp.post("/api/store")
-@bp.declare(changes_state=True, no_body=True, refuses={200: ["not_claimed"]})
+@bp.declare(changes_state=True, no_body=True, refuses={200: ["not_claimed"], 409: ["build_in_progress"]})
 @bp.response(200, StoreAnswer)
 def build_store():
     """Starts building the founder's storefront, or reports the build that is running."""
@@ -95,7 +100,8 @@ def build_store():
 
 @bp.post("/api/store/publish")
 @bp.declare(changes_state=True, no_body=True,
-            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started"], 500: ["verify_failed"]})
+            refuses={200: ["not_claimed", "generation_failed"], 409: ["not_started", "claim_required"],
+                     500: ["verify_failed"]})
 @bp.response(200, StoreAnswer)
 def publish_store():
     """Re-checks the newest version of the founder's store and publishes it, regenerating it first if needed."""

@@ -1,4 +1,5 @@
-"""Storefronts: one store per claimed product, and its numbered versions.
+"""Storefronts: one store per product, built by the founder who holds or claimed it, and its
+numbered versions.
 
 A store version is the whole store document (services/store/document.py), the JSON Patch
 (RFC 6902) that turns the previous version into it, and a one-line summary. Versions are
@@ -22,6 +23,9 @@ class Store(BaseModel):
 
     product = pw.ForeignKeyField(Product, primary_key=True, on_delete="CASCADE", column_name="product_id", backref="+")
     slug = pw.CharField(max_length=80, unique=True)
+    # Who built it (services.ownership.Owner.key): a store may be built on a hold, which
+    # lapses, so the product's next founder must not find this one's draft.
+    owner = pw.CharField(max_length=40, null=True, index=True)
     version = pw.IntegerField(default=0)
     # The version the editor shows, previews and publishes (None: the newest). Undo and redo
     # move it along the versions' parents without writing anything.

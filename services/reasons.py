@@ -9,6 +9,7 @@ from services.reasons_spec import SPEC_REASONS
 # Codes the service adds to those the interface spec names.
 SERVICE_REASONS: dict[str, Reason] = {
     "bound_to_another_account": Reason(409, "This session is signed in to another account, so that address cannot be saved to it; sign out first."),
+    "claim_required": Reason(409, "Publishing, going live and taking money need the product to be yours alone: claim it first. Nothing was changed; building and editing its store need no claim."),
     "claimed_by_you": Reason(409, "You have claimed this product, and a claim cannot be passed on; it stays yours."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),

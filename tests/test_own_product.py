@@ -110,13 +110,12 @@ def unchanged_after(client, response, status, reason):
 
 # --- Who may ------------------------------------------------------------------------------------
 
-def test_without_a_claim_there_is_no_product_to_save(founder):
+def test_a_held_product_s_details_need_the_claim(founder):
     load(demo_item())
     client = founder()
-    refusal(save(client, name="Mine"), 200, "not_claimed")
-    refusal(client.get("/api/product"), 200, "not_claimed")
-    find(client)  # a hold is not enough
-    refusal(save(client, name="Mine"), 200, "not_claimed")
+    find(client)  # a hold is not enough: the details would reach the product's next founder
+    refusal(save(client, name="Mine"), 409, "claim_required")
+    refusal(client.get("/api/product"), 409, "claim_required")
     assert FounderProduct.select().count() == 0
 
 

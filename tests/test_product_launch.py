@@ -132,8 +132,8 @@ def test_a_session_without_a_claim_is_told_to_claim_first(founder):
     body = refusal(move(client, "prepare"), 200, "not_claimed")
     assert "launch_state" not in body
     find(client)  # a hold is not a claim
-    body = refusal(move(client, "retire"), 200, "not_claimed")
-    assert "have not claimed" in body["explanation"]
+    body = refusal(move(client, "retire"), 409, "claim_required")
+    assert "claim it first" in body["explanation"]
     assert ProductLaunch.select().count() == 0
     assert client.get("/api/launch").get_json()["launch_state"] is None
 

@@ -12,6 +12,7 @@ import pytest
 
 from config import use_settings
 from models.catalog import Product
+from models.clock import clock
 from models.db import db
 from models.job import Job
 from models.store import Store, StoreVersion
@@ -82,14 +83,49 @@ class Page(HTMLParser):
 
 # --- Building ----------------------------------------------------------------------------------
 
-def test_without_a_claim_there_is_no_store_to_build(founder):
+def test_with_nothing_held_or_claimed_post_store_answers_the_not_claimed_state(founder):
     load(demo_item())
     client = founder()
-    refusal(client.post("/api/store"), 200, "not_claimed")
-    find(client)  # a hold is not enough
-    body = refusal(client.post("/api/store"), 200, "not_claimed")
-    assert "Claim it first" in body["explanation"]
+    body = client.post("/api/store").get_json()
+    assert body["status"] == "not_claimed" and body["reason"] == "not_claimed" and body["explanation"]
     refusal(client.get("/api/store"), 200, "not_claimed")
+    assert Store.select().count() == 0
+
+
+def test_a_held_product_resolves_its_store_is_built_and_edited_but_publishing_needs_the_claim(founder, run_jobs):
+    """Spec 2: one resolver, claimed first and then by hold, for every founder-scoped endpoint."""
+    load(demo_item())
+    client = founder()
+    find(client)  # holds p00
+    state = built(client, run_jobs)
+    assert state["product_id"] == "p00" and state["version"] == 1
+    assert client.get(state["preview_url"]).status_code == 200
+    assert client.get("/api/editor/draft").get_json()["status"] == "ok"
+    assert client.get("/api/editor/metrics").get_json()["status"] == "ok"
+    body = refusal(client.post("/api/store/publish"), 409, "claim_required")
+    assert "claim it first" in body["explanation"]
+    assert Store.get().published_version is None
+    # Once claimed, the same store is published.
+    assert claim(client).get_json()["status"] == "claimed"
+    assert client.post("/api/store/publish").get_json()["status"] == "published"
+
+
+def test_a_store_built_on_a_lapsed_hold_is_never_the_next_founders(founder, run_jobs):
+    load(demo_item())
+    first = founder()
+    find(first)
+    built(first, run_jobs)
+    assert Store.get().version == 1
+    clock.advance(31 * 60)  # the hold lapses
+    second = founder()
+    assert find(second).get_json()["product_id"] == "p00"
+    answer = second.get("/api/store").get_json()
+    assert answer.get("reason") == "not_yet_researched", answer  # nothing of the first founder's draft
+    assert StoreVersion.select().count() == 0
+    state = built(second, run_jobs)
+    assert state["version"] == 1
+    assert first.get(state["preview_url"]).status_code == 404  # the first founder's preview is gone with it
+    refusal(first.get("/api/store"), 200, "not_claimed")
 
 
 def test_before_the_first_build_the_store_is_not_started(founder):

@@ -13,10 +13,14 @@ import logging
 
 from config import get_settings
 from integrations import ai
+from models.catalog import Product
+from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
-from models.store import Store
+from models.store import Store, StoreIntent, StoreVersion
+from services.discovery import resolve
 from services.errors import JobFailed, Refused, TransientError
+from services.ownership import adopter, owner_of
 from services.reasons import REASONS
 from services.jobs import active_job, create_job
 from services.store import facts as store_facts
@@ -42,20 +46,21 @@ def busy(product_id: str) -> bool:
     return Job.select().where(Job.subject == subject(product_id), Job.status.in_(Job.ACTIVE)).exists()
 
 
-def ensure_store(product_id: str, name: str) -> Store:
-    """The product's store row, created on first use (a race settles on the primary key)."""
-    Store.insert(product=product_id, slug=slug_for(product_id, name)).on_conflict_ignore().execute()
+def ensure_store(product_id: str, name: str, owner_key: str) -> Store:
+    """The product's store row, created on first use for `owner_key` (a race settles on the
+    primary key)."""
+    Store.insert(product=product_id, slug=slug_for(product_id, name), owner=owner_key).on_conflict_ignore().execute()
     return Store.get(Store.product == product_id)
 
 
-def request_build(product_id: str, name: str) -> tuple[Job, bool]:
+def request_build(product_id: str, name: str, owner_key: str) -> tuple[Job, bool]:
     """Creates the product's build job, or finds the one queued or running (at most one:
     the job table's unique index decides, however many requests race). Returns (job, created)."""
     running = active_job(kind=BUILD, subject=subject(product_id))
     if running is not None:
         return running, False
     with transaction():
-        ensure_store(product_id, name)
+        ensure_store(product_id, name, owner_key)
         return create_job(kind=BUILD, subject=subject(product_id), payload={"product_id": product_id})
 
 
@@ -101,20 +106,73 @@ def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
     return {"product_id": product_id, "version": number, "dropped": len(dropped)}
 
 
-def latest_build(product_id: str) -> Job | None:
-    """The product's most recent build job (running or finished)."""
-    return (Job.select().where(Job.kind == BUILD, Job.subject == subject(product_id))
-            .order_by(Job.created_at.desc(), Job.id.desc()).first())
+def latest_build(product_id: str, *, since=None) -> Job | None:
+    """The product's most recent build job (running or finished), of its store's current
+    founder when `since` (the store's created_at) is given."""
+    query = Job.select().where(Job.kind == BUILD, Job.subject == subject(product_id))
+    if since is not None:
+        query = query.where(Job.created_at >= since)
+    return query.order_by(Job.created_at.desc(), Job.id.desc()).first()
+
+
+NO_PRODUCT = "You have not picked a product yet, so there is no store. Hold or claim one from your feed first."
+
+
+def store_product(session) -> str:
+    """The product whose store the founder builds, edits and reads: their resolved product,
+    claimed or held (spec 2: one resolver); refuses `not_claimed` when none resolves.
+
+    A store built on a hold lives only as long as the founder keeps the product: when the
+    hold lapsed and the product is now another founder's (held or claimed), the draft left
+    by the last one is discarded here, before the new founder sees anything of it."""
+    resolved = resolve(session)
+    if resolved is None:
+        raise Refused("not_claimed", NO_PRODUCT)
+    _take_over(resolved.product_id, owner_of(session).key)
+    return resolved.product_id
 
 
 def require_claim(resolved) -> str:
-    """The product a store is built for: the founder's claimed product. A hold is not
-    enough: a store is built only for a product that is the founder's alone."""
-    if resolved is None or resolved.claimed_product_id is None:
-        explanation = None
-        if resolved is not None:
-            explanation = (f"You hold {resolved.product_id} but have not claimed it. Claim it first: a store is built "
-                           "only for a product that is yours alone.")
-        raise Refused("not_claimed", explanation)
+    """The founder's claimed product, for what needs the product to be theirs alone for good:
+    publishing, going live, taking money, changing its details. None resolved: `not_claimed`;
+    only a hold: `claim_required`."""
+    if resolved is None:
+        raise Refused("not_claimed", NO_PRODUCT)
+    if resolved.claimed_product_id is None:
+        name = Product.get_or_none(Product.product_id == resolved.product_id)
+        raise Refused("claim_required", f"You hold {name.name if name else resolved.product_id} but have not "
+                                        "claimed it. Publishing, going live and taking money need the product to be "
+                                        "yours alone: claim it first. Building and editing its store need no claim.")
     return resolved.claimed_product_id
 
+
+def _take_over(product_id: str, owner_key: str) -> None:
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None or store.owner == owner_key:
+        return
+    if busy(product_id):
+        # The last founder's job is still writing (a hold lapsed seconds ago): its version
+        # must not land in the new founder's store.
+        raise Refused("build_in_progress", "The last build of this product's store is still finishing; nothing of "
+                                           "it will be yours. Try again in a moment.")
+    with transaction():
+        # Conditional on the owner read above: of two requests racing, one discards the draft.
+        # Never a published store: publishing needs a claim, and a claim is never taken over.
+        # created_at starts again: the jobs of the last founder's store are not this one's.
+        taken = (Store.update(owner=owner_key, version=0, draft_version=None, published_version=None,
+                              published_at=None, created_at=utcnow(), updated_at=utcnow())
+                 .where(Store.product == product_id, Store.owner == store.owner,
+                        Store.published_version.is_null())
+                 .execute())
+        if taken:
+            StoreIntent.delete().where(StoreIntent.store == product_id).execute()
+            StoreVersion.delete().where(StoreVersion.store == product_id).execute()
+    if taken:
+        log.info("store draft of a lapsed hold discarded", extra={"fields": {"product_id": product_id}})
+
+
+@adopter
+def adopt_stores(session_id: int, account_id: int) -> dict:
+    """Stores the session built (on a hold or a claim) become its account's."""
+    Store.update(owner=f"account:{account_id}").where(Store.owner == f"session:{session_id}").execute()
+    return {}

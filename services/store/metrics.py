@@ -22,6 +22,7 @@ from services.discovery import resolve
 from services.errors import Refused
 from services.ownership import owner_of
 from services.reasons import sentence
+from services.store.builds import store_product
 
 EVENTS = FunnelEvent.EVENTS
 RECORDED, IGNORED = "recorded", "ignored"
@@ -51,17 +52,17 @@ def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
 
 def _own_product(session: Session, product_id: str | None) -> str:
     """The product whose figures the founder may see: the one asked for if it is one of their
-    claims, else their claimed product. Anyone else's product, and an unknown id, are
-    refused alike (`not_found`), so the answer tells nothing of another founder's store."""
-    if product_id:
-        owner = owner_of(session)
-        if not Claim.select(pw.SQL("1")).where(owner.owns(Claim), Claim.product == product_id).exists():
-            raise Refused("not_found", "You have no claimed product with that id, so there are no figures to show.")
-        return product_id
+    claims or the product they hold, else their resolved product. Anyone else's product, and
+    an unknown id, are refused alike (`not_found`), so the answer tells nothing of another
+    founder's store."""
+    if not product_id:
+        return store_product(session)
+    owner = owner_of(session)
     resolved = resolve(session)
-    if resolved is None or resolved.claimed_product_id is None:
-        raise Refused("not_claimed", "You have not claimed a product, so there is no store to count visitors for.")
-    return resolved.claimed_product_id
+    if not ((resolved is not None and resolved.product_id == product_id)
+            or Claim.select(pw.SQL("1")).where(owner.owns(Claim), Claim.product == product_id).exists()):
+        raise Refused("not_found", "You have no product with that id, so there are no figures to show.")
+    return product_id
 
 
 def metrics(*, session: Session, product_id: str | None = None, days: int = DEFAULT_DAYS) -> dict:

@@ -67,6 +67,8 @@ def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
     return {"product_id": product_id, "published_version": number, "regenerated": regenerated}
 
 
-def latest_publish(product_id: str) -> Job | None:
-    return (Job.select().where(Job.kind == PUBLISH, Job.subject == subject(product_id))
-            .order_by(Job.created_at.desc(), Job.id.desc()).first())
+def latest_publish(product_id: str, *, since=None) -> Job | None:
+    query = Job.select().where(Job.kind == PUBLISH, Job.subject == subject(product_id))
+    if since is not None:
+        query = query.where(Job.created_at >= since)
+    return query.order_by(Job.created_at.desc(), Job.id.desc()).first()

@@ -10,6 +10,7 @@ from models.store import Store, StoreVersion
 from services.discovery import resolve
 from services.errors import Refused
 from services.jobs import wait_for_job
+from services.ownership import owner_of
 from services.reasons import sentence
 from services.research.launch import launch_fact
 from services.store import builds, publish
@@ -23,10 +24,10 @@ def answer(product_id: str) -> dict:
     preview_url, public_url (once published), updated_at}, plus `reason`/`explanation`
     when its latest build failed and `last_publish` when its latest publish failed."""
     store = Store.get_or_none(Store.product == product_id)
-    build = builds.latest_build(product_id)
+    build = builds.latest_build(product_id, since=store.created_at if store else None)
     if store is None or (store.version == 0 and build is None):
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it: POST /api/store.")
-    going = publish.latest_publish(product_id)
+    going = publish.latest_publish(product_id, since=store.created_at)
     base = f"/store/{store.slug}"
     body = {"product_id": product_id, "version": store.version, "draft_version": store.draft if store.version else None,
             "published_version": store.published_version,
@@ -84,21 +85,23 @@ def _failure(error: str | None) -> str:
 
 
 def read(*, session: Session) -> dict:
-    """GET /api/store: the state of the founder's store."""
-    return answer(builds.require_claim(resolve(session)))
+    """GET /api/store: the state of the founder's store (for the product they claimed or hold)."""
+    return answer(builds.store_product(session))
 
 
 def start(*, session: Session) -> tuple[dict, list[Job]]:
     """POST /api/store: starts a build of the founder's store, or reports the running one."""
-    product_id = builds.require_claim(resolve(session))
+    product_id = builds.store_product(session)
     name = _product_name(product_id)
-    job, created = builds.request_build(product_id, name)
+    job, created = builds.request_build(product_id, name, owner_of(session).key)
     return answer(product_id), [job] if created else []
 
 
 def start_publishing(*, session: Session) -> tuple[Job, bool, str]:
-    """POST /api/store/publish, first half: the publish job (created or running)."""
-    product_id = builds.require_claim(resolve(session))
+    """POST /api/store/publish, first half: the publish job (created or running). Publishing
+    needs the claim (`claim_required` on a hold)."""
+    product_id = builds.store_product(session)
+    builds.require_claim(resolve(session))
     job, created = publish.request_publish(product_id)
     return job, created, product_id
 
@@ -122,15 +125,16 @@ def _product_name(product_id: str) -> str:
     return product.name if product else product_id
 
 
-def _store_of(resolved) -> Store | None:
-    if resolved is None or resolved.claimed_product_id is None:
+def _store_of(owner, resolved) -> Store | None:
+    """The founder's store for their resolved product: one they built, never another's draft."""
+    if resolved is None:
         return None
-    return Store.get_or_none(Store.product == resolved.claimed_product_id)
+    return Store.get_or_none(Store.product == resolved.product_id, Store.owner == owner.key)
 
 
 @launch_fact("store_built")
 def _store_built(owner, resolved) -> tuple[bool, str]:
-    store = _store_of(resolved)
+    store = _store_of(owner, resolved)
     if store is None or store.version == 0:
         return False, "Build your store from the Store screen (POST /api/store)."
     return True, f"Version {store.version} built."
@@ -138,7 +142,7 @@ def _store_built(owner, resolved) -> tuple[bool, str]:
 
 @launch_fact("store_published")
 def _store_published(owner, resolved) -> tuple[bool, str]:
-    store = _store_of(resolved)
+    store = _store_of(owner, resolved)
     if store is None or store.published_version is None:
         return False, "Publish your store once it is built (POST /api/store/publish)."
     return True, f"Version {store.published_version} is live at {get_settings().base_url}/store/{store.slug}/."
@@ -152,7 +156,8 @@ def page_source(slug: str, *, session: Session | None, preview: bool) -> dict | 
         return None
     if preview:
         resolved = resolve(session) if session is not None else None
-        if resolved is None or resolved.claimed_product_id != store.product_id or store.version == 0:
+        if (resolved is None or resolved.product_id != store.product_id or store.owner != owner_of(session).key
+                or store.version == 0):
             return None
         number = store.draft
     else:
