@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from models.db import db
+from models.discovery import Claim
 from models.job import Job
 from models.store import StoreIntent, StoreVersion
 from services.store import intents
@@ -267,3 +268,21 @@ def test_another_founder_can_neither_propose_on_nor_change_your_store(founder, r
     refusal(other.post("/api/intent/apply", json={"intent_change": change}), 200, "not_claimed")
     refusal(other.post("/api/intent/revert"), 200, "not_claimed")
     assert newest().number == 1
+
+
+def test_a_held_products_store_takes_proposals_applies_and_reverts_them(founder, run_jobs):
+    """Spec 2: a held product resolves like a claimed one; editing its store needs no claim."""
+    load(product())
+    client = founder()
+    find(client)  # a hold, no claim
+    built(client, run_jobs)
+    before = newest().document
+    answer = client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
+    assert answer.status_code == 200 and answer.get_json()["status"] == "applied", answer.get_data(as_text=True)
+    assert client.post("/api/intent/revert").get_json()["status"] == "reverted"
+    assert newest().document == before
+    assert client.post("/api/intent/order", json={"section": "price"}).get_json()["status"] == "ordered"
+    assert Claim.select().count() == 0
+    refusal(client.post("/api/store/publish"), 409, "claim_required")
+
+
