@@ -21,6 +21,9 @@ from models.clock import utcnow
 from models.db import transaction
 from services import evidence_gate
 
+# A founder's own product (services/own_catalog.py) is a product row with an id of this
+# prefix; no catalog line may take one.
+OWN_PRODUCT_PREFIX = "own-"
 KNOWN_FIELDS = {"product_id", "name", "description", "category", "price", "cost", "currency", "images", "rank", "evidence"}
 BATCH = 500
 # A reload rewrites everything about a product except when it was first loaded.
@@ -126,6 +129,11 @@ def parse_catalog(lines) -> list[dict]:
             bad += 1
             errors.append((number, f"not valid JSON ({exc})"))
             continue
+        if item["product_id"].startswith(OWN_PRODUCT_PREFIX):
+            bad += 1
+            errors.append((number, f"product_id {item['product_id']!r}: ids starting with {OWN_PRODUCT_PREFIX!r} "
+                                   "are founders' own products"))
+            continue
         first = seen.setdefault(item["product_id"], number)
         if first != number:
             bad += 1
@@ -197,5 +205,6 @@ def _product_row(item: dict, now) -> dict:
 
 
 def catalog_is_empty() -> bool:
-    return not Product.select().limit(1).exists()
+    """Whether no catalog product is loaded (founders' own products do not count)."""
+    return not Product.select().where(~Product.product_id.startswith(OWN_PRODUCT_PREFIX)).limit(1).exists()
 
