@@ -10,22 +10,32 @@ from services.commerce.samples import MAX_QUANTITY
 bp = Blueprint("samples", __name__, description="Sample orders from suppliers.")
 
 DECISIONS: list[str] = [
-    f"POST /api/samples/checkout {{supplier, quantity (1-{MAX_QUANTITY}, default 1)}} (session) orders a sample "
-    "through the payment provider: 200 {status: checkout_started, sample_id, checkout_url, amount_minor, "
-    "currency}. The price is the supplier's unit cost in the supplier feed times the quantity (its line for the "
-    "founder's claimed product when it has one, else its cheapest line), in that line's currency; no shipping is "
-    "added. A supplier the feed does not know is 400 `unknown_supplier`; a bad quantity 400 `invalid_quantity`; "
-    "a provider that cannot start 200 `payment_unavailable` (with sample_id; nothing charged).",
+    f"POST /api/samples/checkout {{supplier, sku?, quantity (1-{MAX_QUANTITY}, default 1)}} (session) orders a "
+    "sample of one offer line through the payment provider: 200 {status: checkout_started, sample_id, "
+    "checkout_url, amount_minor, currency, supplier, sku}. The line is named by supplier and sku as GET "
+    "/api/suppliers lists them (matched ignoring case and extra spaces). Without sku: the founder's connected "
+    "line when it is that supplier's, else that supplier's line of the founder's product (claimed, else held), "
+    "else the supplier's only line; a supplier with several other lines is 400 `unknown_offer` (its name alone "
+    "never buys one of its other goods). The price is that line's unit cost in the supplier feed times the "
+    "quantity, in the line's currency; no shipping is added, and the line's minimum order does not apply to a "
+    "sample. A supplier the feed does not know (or none) is 400 `unknown_supplier`; a sku that supplier does not "
+    "have 400 `unknown_offer`; a bad quantity 400 `invalid_quantity`; a provider that cannot start 200 "
+    "`payment_unavailable` (with sample_id; nothing charged).",
     "GET /api/samples (session) lists the founder's sample orders, newest first (at most 100): {status: ok, "
-    "samples: [{sample_id, supplier, sku, product_id, quantity, amount_minor, currency, state: open | paid | "
-    "failed | expired, created_at, paid_at}]} or {status: no_samples_yet, reason, explanation, samples: []}. "
-    "Another founder's samples are never listed. The launch fact sample_ordered is true once a sample is paid.",
+    "samples: [{sample_id, supplier, sku, name, offers_product_id, product_id, quantity, amount_minor, currency, "
+    "state: open | paid | failed | expired, created_at, paid_at}]} or {status: no_samples_yet, reason, "
+    "explanation, samples: []}: supplier and sku name the line bought, name and offers_product_id what it "
+    "offers (null on orders made before migration m0024), product_id the product claimed when ordering. Another "
+    "founder's samples are never listed. The launch fact sample_ordered is true once a sample is paid.",
 ]
 
 
 class SampleBody(Schema):
     supplier = fields.String(required=True, validate=validate.Length(min=1, max=200),
                              metadata={"reason": "unknown_supplier"})
+    sku = fields.String(allow_none=True, validate=validate.Length(min=1, max=200), metadata={
+        "reason": "unknown_offer", "description": "The SKU of the offer line; without it, the connected line or the "
+                                                  "supplier's line of your product"})
     quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity"})
 
 
@@ -35,12 +45,16 @@ class SampleStarted(Schema):
     checkout_url = fields.String(required=True)
     amount_minor = fields.Integer(required=True)
     currency = fields.String(required=True)
+    supplier = fields.String(required=True)
+    sku = fields.String(required=True, metadata={"description": "The SKU of the offer line ordered"})
 
 
 class SampleRow(Schema):
     sample_id = fields.String(required=True)
     supplier = fields.String(required=True)
     sku = fields.String(allow_none=True)
+    name = fields.String(allow_none=True, metadata={"description": "What the line offers"})
+    offers_product_id = fields.String(allow_none=True, metadata={"description": "The product the line offers"})
     product_id = fields.String(allow_none=True)
     quantity = fields.Integer(required=True)
     amount_minor = fields.Integer(required=True)
@@ -58,13 +72,14 @@ class SamplesAnswer(Schema):
 
 
 @bp.post("/api/samples/checkout")
-@bp.declare(changes_state=True, refuses={400: ["unknown_supplier", "invalid_quantity"],
+@bp.declare(changes_state=True, refuses={400: ["unknown_supplier", "unknown_offer", "invalid_quantity"],
                                          200: ["payment_unavailable", "suppliers_unavailable"]})
 @bp.arguments(SampleBody)
 @bp.response(200, SampleStarted)
 def samples_checkout(body):
-    """Orders a physical sample from a supplier through the payment provider."""
-    return samples.start_sample(session=current_session(), supplier=body["supplier"], quantity=body["quantity"])
+    """Orders a physical sample of a supplier's offer line through the payment provider."""
+    return samples.start_sample(session=current_session(), supplier=body["supplier"], sku=body.get("sku"),
+                                quantity=body["quantity"])
 
 
 @bp.get("/api/samples")

@@ -1,25 +1,38 @@
-"""Suppliers (spec 4.7; decisions.md, Commerce and payments: Suppliers): sourcing options
-from the supplier feed, and the founder's connected supplier (services/suppliers.py)."""
+"""Suppliers (spec 4.7; decisions.md, Commerce and payments: Suppliers): the supplier feed's
+offer lines for a product, and the founder's connected offer line (services/suppliers.py)."""
 from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
 from services import suppliers
 
-bp = Blueprint("suppliers", __name__, description="Sourcing options from the supplier feed and the connected supplier.")
+bp = Blueprint("suppliers", __name__, description="Offer lines from the supplier feed and the connected one.")
 
 DECISIONS: list[str] = [
     "GET /api/suppliers?product=<a catalog product id, a supplier-feed product id, or a product's name> (session) "
-    "answers 200 {status: ok, product: {product_id, name}, options: [{supplier, unit_cost, currency, "
-    "shipping_days, moq, rating, ships_from, sku}]}, one option per supplier-feed line: the line of the product id "
-    "asked for first (a catalog product discovered from the feed has one), then the lines whose names share the "
-    "most words with the product's name (a catalog product's own name; a feed product's; else the words asked), "
-    "among as many shared words those whose shared words are rarer across the feed first, then the cheapest "
-    f"unit_cost (compared as numbers, whatever the currency), at most "
-    f"{suppliers.MAX_OPTIONS}. Words are compared in lower case with plurals folded; numbers, one-letter words "
-    "and packing words (set, pack, piece, pair, kit, and, with...) do not count. shipping_days is the line's "
-    "lead_time_days; rating is the supplier's (3.5-5.0, one decimal, in the bundled feed; null when a feed line "
-    "has none). product_id is null when the words asked are not a product id.",
+    "answers 200 {status: ok, match: exact | similar_goods, product: {product_id, name}, options: [{supplier, sku, "
+    "product_id, name, unit_cost, currency, shipping_days, moq, rating, ships_from}], explanation (similar_goods "
+    "only)}. Each option is one offer line of the supplier feed: one supplier's offer of one product, named by "
+    "supplier and sku together; product_id and name say which product the line offers. match exact: the options "
+    "are the lines whose product_id is the product asked for (a catalog product's id, or a feed product's), "
+    f"cheapest unit_cost first (then supplier, sku), at most {suppliers.MAX_OPTIONS}; nothing else is mixed in. "
+    "match similar_goods, only when no line offers the product (a catalog other than the demo catalog, a "
+    "founder's own product, or words): lines of other products whose names share the most words with the "
+    "product's name (a catalog product's own name, else the words asked), among as many shared words those whose "
+    "shared words are rarer across the feed first, then the cheapest (compared as numbers, whatever the "
+    f"currency), at most {suppliers.MAX_OPTIONS}; the explanation says they are other goods. Words are compared in "
+    "lower case with plurals folded; numbers, one-letter words and packing words (set, pack, piece, pair, kit, "
+    "and, with...) do not count. shipping_days is the line's lead_time_days; ships_from a country code; rating "
+    "is the supplier's (3.5-5.0, one decimal, in the bundled feed; null when a feed line has none). A feed line "
+    "without a sku is named by its product id in the sku's place. product.product_id is null when the words "
+    "asked are not a product id.",
+    "The bundled feed (scripts/data/supplier_feed.jsonl.gz, made by scripts/make_supplier_feed.py with a fixed "
+    "seed) offers every product of the demo catalog: 2 to 5 offer lines each, from different suppliers, at "
+    "70-130 % of the catalog cost, in the catalog product's currency (so one product's options share one "
+    "currency), with the supplier's minimum order, lead time and country (factories abroad cheaper and slower "
+    "with larger minimums; a warehouse in the product's market dearer, in days, by the carton). No quantity "
+    "tiers: a line has one unit cost, which is what a sample costs and what the table compares. Its other 3,000 "
+    "lines are the feed products discovery adds to the catalog, each with one supplier's offer.",
     "GET /api/suppliers without product (or blank) is 400 `no_product_id`. A product no feed line shares a word "
     "with answers 200 {status: no_suppliers, reason: no_suppliers, explanation, product, options: []}. When "
     "SUPPLIER_FEED is an http(s) URL the service does not fetch it to answer (scripts/discover.py fetches it on "
@@ -27,20 +40,28 @@ DECISIONS: list[str] = [
     "reason: suppliers_unavailable, ...} and POST connect is 409 `suppliers_unavailable`. The feed (a file or a "
     "folder of *.jsonl / *.jsonl.gz) is read once per process and again when a file's size or modification time "
     "changes.",
-    "GET /api/supplier-connection (session) answers {status: connected | not_connected, supplier, product_id, "
-    "connected_at} (null fields when not connected). POST {action: connect | disconnect, supplier} answers the "
-    "same object. connect needs a supplier the feed names (matched ignoring case and extra spaces; stored in the "
-    "feed's spelling), else 400 `unknown_supplier` (also when supplier is missing or blank); another action is "
-    "400 `invalid_action`. disconnect when nothing is connected changes nothing and answers 200 not_connected (it "
-    "is idempotent); disconnect ignores supplier.",
-    "A founder has one connected supplier (a bound session's account, else the anonymous session): connecting "
+    "GET /api/supplier-connection (session) answers {status: connected | not_connected, supplier, sku, name, "
+    "offers_product_id, product_id, connected_at} (null fields when not connected): the offer line connected "
+    "(supplier and sku), what it offers (name, offers_product_id), and product_id, the product claimed when "
+    "connecting. POST {action: connect | disconnect, supplier, sku?} answers the same object. connect names an "
+    "offer line: supplier (matched ignoring case and extra spaces; stored in the feed's spelling; missing, blank "
+    "or unknown: 400 `unknown_supplier`) and sku (matched the same way; a line that supplier does not have: 400 "
+    "`unknown_offer`). Without sku (the spec's {action, supplier}), the line is that supplier's line of the "
+    "founder's product (claimed, else held) when it has one, else the supplier's only line; a supplier with "
+    "several lines, none of them the founder's product, is 400 `unknown_offer` (a supplier's name alone never "
+    "picks one of its other goods). Another action is 400 `invalid_action`. disconnect when nothing is "
+    "connected changes nothing and answers 200 not_connected (it is idempotent); disconnect ignores supplier "
+    "and sku. A connection made before migration m0024 named a supplier alone and answers sku, name and "
+    "offers_product_id null.",
+    "A founder has one connected offer line (a bound session's account, else the anonymous session): connecting "
     "another replaces it, and connects racing each other leave exactly one row (one row per owner, written with "
     "INSERT ... ON CONFLICT). A founder may connect before claiming a product (sourcing comes before the claim): "
     "product_id is the product claimed when connecting, else null. When an anonymous session signs in to an "
     "account its connection becomes the account's; if the account has one too, the one connected last stays.",
-    "The launch fact supplier_connected (GET /api/launch) is true when the founder has a connected supplier, for "
-    "the product they have claimed or made before any claim (product_id null); its detail names the supplier. A "
-    "connection made for another product than the one claimed now reads false and says to connect again.",
+    "The launch fact supplier_connected (GET /api/launch) is true when the founder has a connected offer line, "
+    "for the product they have claimed or made before any claim (product_id null); its detail names the "
+    "supplier and SKU. A connection made for another product than the one claimed now reads false and says to "
+    "connect again.",
 ]
 
 
@@ -52,22 +73,28 @@ class SuppliersQuery(Schema):
 class ProductNamed(Schema):
     product_id = fields.String(required=True, allow_none=True,
                                metadata={"description": "The catalog or feed product id; null for a name"})
-    name = fields.String(required=True, metadata={"description": "The name whose words were matched"})
+    name = fields.String(required=True, metadata={"description": "The product's name"})
 
 
 class SupplierOptionSchema(Schema):
     supplier = fields.String(required=True)
+    sku = fields.String(required=True, metadata={"description": "The supplier's SKU: with supplier, names the "
+                                                                "offer line"})
+    product_id = fields.String(required=True, metadata={"description": "The product this line offers"})
+    name = fields.String(required=True, metadata={"description": "What this line offers, as the feed names it"})
     unit_cost = fields.Float(required=True)
     currency = fields.String(required=True)
     shipping_days = fields.Integer(required=True, allow_none=True, metadata={"description": "The lead time in days"})
     moq = fields.Integer(required=True, allow_none=True, metadata={"description": "Minimum order quantity"})
     rating = fields.Float(required=True, allow_none=True, metadata={"description": "The supplier's rating, 3.5-5.0"})
     ships_from = fields.String(required=True, allow_none=True, metadata={"description": "Country code"})
-    sku = fields.String(required=True, allow_none=True)
 
 
 class SuppliersAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": [suppliers.OK, suppliers.NO_SUPPLIERS]})
+    match = fields.String(metadata={"enum": [suppliers.EXACT, suppliers.SIMILAR_GOODS],
+                                    "description": "exact: every option offers the product asked for; "
+                                                   "similar_goods: none does, these are goods named like it"})
     reason = fields.String(metadata={"enum": ["no_suppliers", "suppliers_unavailable"]})
     explanation = fields.String()
     product = fields.Nested(ProductNamed, required=True)
@@ -78,12 +105,20 @@ class ConnectionBody(Schema):
     action = fields.String(required=True, validate=validate.OneOf(suppliers.ACTIONS),
                            metadata={"reason": "invalid_action"})
     supplier = fields.String(allow_none=True, metadata={"reason": "unknown_supplier",
-                                                        "description": "The supplier to connect (connect only)"})
+                                                        "description": "The supplier of the offer line to connect "
+                                                                       "(connect only)"})
+    sku = fields.String(allow_none=True, metadata={"reason": "unknown_offer",
+                                                   "description": "The SKU of the offer line to connect; without "
+                                                                  "it, the supplier's line of your product"})
 
 
 class ConnectionAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": [suppliers.CONNECTED, suppliers.NOT_CONNECTED]})
     supplier = fields.String(required=True, allow_none=True)
+    sku = fields.String(required=True, allow_none=True, metadata={"description": "The connected offer line's SKU"})
+    name = fields.String(required=True, allow_none=True, metadata={"description": "What the connected line offers"})
+    offers_product_id = fields.String(required=True, allow_none=True,
+                                      metadata={"description": "The product the connected line offers"})
     product_id = fields.String(required=True, allow_none=True,
                                metadata={"description": "The product claimed when connecting"})
     connected_at = fields.String(required=True, allow_none=True)
@@ -94,7 +129,7 @@ class ConnectionAnswer(Schema):
 @bp.arguments(SuppliersQuery, location="query")
 @bp.response(200, SuppliersAnswer)
 def supplier_options(query):
-    """Sourcing options from the supplier feed for a catalog product id or a product's name."""
+    """The feed's offer lines of a product, else similar goods named like it."""
     return suppliers.options(product=query.get("product"))
 
 
@@ -102,14 +137,16 @@ def supplier_options(query):
 @bp.declare(changes_state=False)
 @bp.response(200, ConnectionAnswer)
 def get_connection():
-    """The founder's connected supplier, or that none is connected."""
+    """The founder's connected offer line, or that none is connected."""
     return suppliers.connection(session=current_session())
 
 
 @bp.post("/api/supplier-connection")
-@bp.declare(changes_state=True, refuses={400: ["invalid_action", "unknown_supplier"], 409: ["suppliers_unavailable"]})
+@bp.declare(changes_state=True, refuses={400: ["invalid_action", "unknown_supplier", "unknown_offer"],
+                                         409: ["suppliers_unavailable"]})
 @bp.arguments(ConnectionBody)
 @bp.response(200, ConnectionAnswer)
 def change_connection(body):
-    """Connects a supplier from the feed (replacing any other) or disconnects the founder's supplier."""
-    return suppliers.change(session=current_session(), action=body["action"], supplier=body.get("supplier"))
+    """Connects a supplier's offer line from the feed (replacing any other) or disconnects it."""
+    return suppliers.change(session=current_session(), action=body["action"], supplier=body.get("supplier"),
+                            sku=body.get("sku"))

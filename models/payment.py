@@ -205,7 +205,9 @@ class SampleOrder(BaseModel):
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
     product = pw.ForeignKeyField(Product, null=True, on_delete="SET NULL", column_name="product_id", backref="+")
     supplier = pw.CharField(max_length=200)
-    sku = pw.CharField(max_length=120, null=True)
+    sku = pw.CharField(max_length=120, null=True)  # with supplier, the offer line bought from
+    name = pw.CharField(max_length=300, null=True)  # what the line offers (null before m0024)
+    offers_product_id = pw.CharField(max_length=120, null=True)  # the feed's product id of the line
     quantity = pw.IntegerField()
     unit_cost_minor = pw.BigIntegerField()
     amount_minor = pw.BigIntegerField()

@@ -7,7 +7,10 @@ it by hand too. It
 1. reads the supplier feed named by SUPPLIER_FEED (or --feed): the bundled offline feed
    scripts/data/supplier_feed.jsonl.gz by default, a folder of *.jsonl / *.jsonl.gz files,
    or an http(s) URL fetched with a time and size cap. Lines are catalog lines
-   (decisions.md); a line that does not parse is skipped with a note on stderr;
+   (decisions.md); a line that does not parse is skipped with a note on stderr. An offer
+   line (a supplier's offer of a product listed elsewhere, such as the bundled feed's
+   offers of the demo catalog: a supplier and a cost but no price) is not a product and is
+   passed over quietly; the summary counts them;
 2. keeps the products matching every word of --query (in the name, description or
    category) and, with --use-research-brief, those the latest nightly research brief
    seeds: its candidates and the products that crossed into the evidence gate (by
@@ -132,6 +135,12 @@ def read_feed(source: str) -> list[tuple[str, int, str]]:
 
 # --- Filtering and scoring -------------------------------------------------------------------
 
+def is_offer_line(item: dict) -> bool:
+    """A supplier's offer of a product listed elsewhere (GET /api/suppliers reads it), not a
+    product: it names a supplier and a cost but gives no price to sell at."""
+    return "price" not in item and "supplier" in item and "cost" in item
+
+
 def research_brief_seed() -> dict | None:
     """The latest nightly research brief's seed ({day, product_ids, categories}), or None
     while no brief has been made (services/brief.py)."""
@@ -218,7 +227,7 @@ def main(argv=None) -> int:
         return 1
 
     read = matched = 0
-    unreadable = 0
+    unreadable = offer_lines = 0
     qualified = []  # (item, assessment)
     for origin, number, text in lines:
         if not text.strip():
@@ -230,6 +239,9 @@ def main(argv=None) -> int:
         except ValueError:
             unreadable += 1
             print(f"discover: {origin} line {number}: skipped, not a product line", file=sys.stderr)
+            continue
+        if is_offer_line(item):
+            offer_lines += 1
             continue
         read += 1
         if not matches(item, terms, seed):
@@ -291,7 +303,8 @@ def main(argv=None) -> int:
     scope = " and ".join(scopes) or "no filter"
     print(f"discover: {read} feed products read, {matched} matched ({scope}), {len(qualified)} cleared the evidence gate "
           f"on {day.isoformat()}, {added} added, {updated} updated, {already} already in the catalog"
-          + (f", {unreadable} lines skipped" if unreadable else ""))
+          + (f", {unreadable} lines skipped" if unreadable else "")
+          + (f", {offer_lines} offer lines of products listed elsewhere passed over" if offer_lines else ""))
     return 0
 
 

@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""Generate the bundled offline supplier feed that scripts/discover.py reads by default.
+"""Generate the bundled offline supplier feed: what scripts/discover.py reads by default,
+and what GET /api/suppliers answers supplier options from.
 
-Output: ``scripts/data/supplier_feed.jsonl.gz`` - about 3,000 products, one JSON object a
-line in the catalog format of decisions.md (product_id, name, description, category,
-price, cost, currency, images, rank, evidence) plus supplier fields the catalog keeps as
-extras (supplier, sku, moq, lead_time_days, ships_from, rating).
+Output: ``scripts/data/supplier_feed.jsonl.gz``, one JSON object a line, in two parts:
+
+1. Feed products (3,000 by default): each a line in the catalog format of decisions.md
+   (product_id, name, description, category, price, cost, currency, images, rank,
+   evidence) plus one supplier's offer of it, fields the catalog keeps as extras
+   (supplier, sku, moq, lead_time_days, ships_from, rating). Discovery adds the ones that
+   clear the evidence gate to the catalog.
+2. Offer lines for every product of the demo catalog (scripts/data/demo_catalog.jsonl,
+   made by make_demo_catalog.py): 2 to 5 suppliers' offers of each, one line per offer:
+   product_id (the catalog product offered), name (the catalog's), supplier, sku (unique
+   in the feed), cost (the unit cost, 70-130 % of the catalog cost), currency (the
+   catalog product's), moq, lead_time_days, ships_from (the supplier's country) and
+   rating. An offer line has no price: it offers a product listed elsewhere, so discovery
+   skips it, while supplier options read it.
 
 Deterministic and standard library only: a fixed seed, evidence dated relative to the
 fixed anchor ``ANCHOR`` (never today's date), and a gzip stream with no timestamp or file
@@ -17,6 +28,9 @@ none at all.
 Usage::
 
     python3 scripts/make_supplier_feed.py [--count 3000] [--out PATH]
+
+Run it again after changing the demo catalog: tests/test_discover.py checks that the
+committed feed is byte for byte what this script makes.
 """
 from __future__ import annotations
 
@@ -34,6 +48,7 @@ from make_demo_catalog import SOURCE_METRIC  # this folder is on sys.path when r
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz"
+DEMO_CATALOG = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 ANCHOR = date(2026, 11, 15)
 SEED = 20261115
 IMAGE_HOST = "https://images.supplier-feed.example"
@@ -353,6 +368,97 @@ def _product(rng, number, category, noun, what, a, b, low, high, name) -> dict:
     return line
 
 
+# --- Offers of the demo catalog's products ----------------------------------------------------
+
+# Where each supplier ships from, and what that means for an offer: lead time in days, the
+# unit cost as a share of the catalog cost, and the minimum orders it takes. Factories abroad
+# are cheaper and slower with larger minimums; a warehouse in the buyer's market is dearer,
+# ships in days and sells by the carton.
+ORIGINS = {
+    "CN": {"days": (12, 35), "cost": (0.70, 1.00), "moq": [100, 200, 300, 500, 1000]},
+    "VN": {"days": (18, 40), "cost": (0.72, 1.02), "moq": [100, 200, 300, 500]},
+    "IN": {"days": (20, 45), "cost": (0.75, 1.05), "moq": [50, 100, 200, 300]},
+    "TR": {"days": (10, 24), "cost": (0.85, 1.10), "moq": [50, 100, 200]},
+    "PT": {"days": (7, 18), "cost": (0.90, 1.15), "moq": [50, 100, 150]},
+    "US": {"days": (2, 7), "cost": (1.05, 1.30), "moq": [10, 24, 50]},
+    "NL": {"days": (2, 6), "cost": (1.05, 1.30), "moq": [10, 24, 50]},
+    "GB": {"days": (2, 6), "cost": (1.05, 1.30), "moq": [10, 24, 50]},
+}
+SUPPLIER_COUNTRY = {
+    "Ningbo Homeware Co.": "CN", "Yiwu Bright Goods": "CN", "Shenzhen Gadgetline": "CN",
+    "Guangzhou PetCare Ltd.": "CN", "Xiamen Outdoor Works": "CN", "Hangzhou Silk & Co.": "CN",
+    "Dongguan Fitline": "CN", "Qingdao GreenGrow": "CN", "Ho Chi Minh Craftworks": "VN",
+    "Izmir Textiles": "TR", "Porto Cork Supply": "PT", "Jaipur Handmade": "IN",
+    "Columbus Fulfilment Co.": "US", "Rotterdam Stockhouse B.V.": "NL", "Midlands Wholesale Ltd.": "GB",
+}
+# Suppliers that make goods of a demo category; the warehouse of the product's market joins them.
+CATEGORY_SUPPLIERS = {
+    "Home & Kitchen": ["Ningbo Homeware Co.", "Yiwu Bright Goods", "Porto Cork Supply", "Jaipur Handmade",
+                       "Ho Chi Minh Craftworks"],
+    "Pet Supplies": ["Guangzhou PetCare Ltd.", "Yiwu Bright Goods", "Izmir Textiles", "Ningbo Homeware Co.",
+                     "Ho Chi Minh Craftworks"],
+    "Fitness": ["Dongguan Fitline", "Xiamen Outdoor Works", "Yiwu Bright Goods", "Porto Cork Supply",
+                "Izmir Textiles"],
+    "Beauty & Personal Care": ["Hangzhou Silk & Co.", "Yiwu Bright Goods", "Jaipur Handmade", "Shenzhen Gadgetline",
+                               "Qingdao GreenGrow"],
+    "Outdoor & Camping": ["Xiamen Outdoor Works", "Qingdao GreenGrow", "Dongguan Fitline", "Ningbo Homeware Co.",
+                          "Ho Chi Minh Craftworks"],
+    "Tech Accessories": ["Shenzhen Gadgetline", "Dongguan Fitline", "Yiwu Bright Goods", "Xiamen Outdoor Works",
+                         "Ningbo Homeware Co."],
+    "Baby & Kids": ["Ningbo Homeware Co.", "Yiwu Bright Goods", "Hangzhou Silk & Co.", "Izmir Textiles",
+                    "Ho Chi Minh Craftworks"],
+    "Office & Desk": ["Shenzhen Gadgetline", "Ningbo Homeware Co.", "Porto Cork Supply", "Izmir Textiles",
+                      "Yiwu Bright Goods"],
+}
+WAREHOUSE = {"USD": "Columbus Fulfilment Co.", "EUR": "Rotterdam Stockhouse B.V.", "GBP": "Midlands Wholesale Ltd."}
+MIN_OFFERS, MAX_OFFERS = 2, 5
+
+
+def supplier_code(supplier: str) -> str:
+    """The first letters of a supplier's words: "Ningbo Homeware Co." -> "NHC"."""
+    return "".join(word[0] for word in re.findall(r"[A-Za-z]+", supplier)).upper()[:4]
+
+
+def read_catalog(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def offers(catalog: list[dict], taken_skus: set[str]) -> list[dict]:
+    """2 to 5 suppliers' offer lines for every catalog product, in catalog order.
+
+    Each product draws from a random stream of its own (seeded by SEED and its product
+    id), so adding or changing one product of the catalog leaves every other product's
+    offers as they were."""
+    lines = []
+    for product in catalog:
+        rng = random.Random(f"{SEED}:{product['product_id']}")
+        currency = product["currency"]
+        pool = CATEGORY_SUPPLIERS[product["category"]] + [WAREHOUSE[currency]]
+        chosen = rng.sample(pool, rng.randint(MIN_OFFERS, MAX_OFFERS))
+        for supplier in chosen:
+            country = SUPPLIER_COUNTRY[supplier]
+            origin = ORIGINS[country]
+            sku = f"{supplier_code(supplier)}-{rng.randint(10000, 99999)}"
+            while sku in taken_skus:
+                sku = f"{supplier_code(supplier)}-{rng.randint(10000, 99999)}"
+            taken_skus.add(sku)
+            line = {
+                "product_id": product["product_id"],
+                "name": product["name"],
+                "supplier": supplier,
+                "sku": sku,
+                "cost": max(round(product["cost"] * rng.uniform(*origin["cost"]), 2), 0.01),
+                "currency": currency,
+                "moq": rng.choice(origin["moq"]),
+                "lead_time_days": rng.randint(*origin["days"]),
+                "ships_from": country,
+            }
+            line["rating"] = supplier_rating(supplier)
+            lines.append(line)
+    return lines
+
+
 def write(items: list[dict], out: Path) -> int:
     text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items).encode("utf-8")
     buffer = io.BytesIO()
@@ -368,10 +474,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Generate the bundled supplier feed.")
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--catalog", type=Path, default=DEMO_CATALOG,
+                        help="the catalog whose products get offer lines (default: the demo catalog)")
     args = parser.parse_args(argv)
     items = products(args.count)
-    raw = write(items, args.out)
-    print(f"{args.out}: {len(items)} products, {raw:,} bytes uncompressed, {args.out.stat().st_size:,} compressed")
+    catalog = read_catalog(args.catalog)
+    offered = offers(catalog, {item["sku"] for item in items})
+    raw = write(items + offered, args.out)
+    print(f"{args.out}: {len(items)} products and {len(offered)} offer lines for the {len(catalog)} products of "
+          f"{args.catalog.name}, {raw:,} bytes uncompressed, {args.out.stat().st_size:,} compressed")
     return 0
 
 

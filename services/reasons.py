@@ -40,7 +40,8 @@ SERVICE_REASONS: dict[str, Reason] = {
     "unknown_account": Reason(200, "No account has the email address this billing message names, so it was acknowledged and nothing changed."),
     "unknown_event_type": Reason(200, "This billing message is of a kind the service does not act on, so it was acknowledged and nothing changed."),
     "unknown_subject": Reason(404, "There is no curriculum subject with that id; GET /api/curriculum lists the subjects."),
-    "unknown_supplier": Reason(400, "The supplier feed has no supplier by that name, so nothing was connected. Connect one of the suppliers GET /api/suppliers names."),
+    "unknown_offer": Reason(400, "That supplier has no offer line by that SKU, or offers several goods and the request did not say which; nothing was connected or ordered. Name one of the offer lines the supplier options list, by supplier and SKU."),
+    "unknown_supplier": Reason(400, "The supplier feed has no supplier by that name, so nothing was connected or ordered. Name one of the suppliers GET /api/suppliers lists."),
     "unknown_workspace_op": Reason(400, "The research workspace does not know that operation. It can add or delete a note, shortlist or unshortlist a product, and save or delete a query; nothing was changed."),
     "workspace_full": Reason(409, "Your research workspace already holds as many entries of that kind as it keeps. Delete one first; nothing was added."),
 }

@@ -1,7 +1,16 @@
-"""Suppliers (decisions.md, Commerce and payments: Suppliers): sourcing options for a
-product from the supplier feed (GET /api/suppliers), and the founder's one connected
-supplier (GET, POST /api/supplier-connection), which makes the `supplier_connected` launch
-fact true.
+"""Suppliers (decisions.md, Commerce and payments: Suppliers): which suppliers offer a
+product and on what terms, from the supplier feed (GET /api/suppliers), and the founder's
+one connected offer line (GET, POST /api/supplier-connection), which makes the
+`supplier_connected` launch fact true.
+
+A product's options are the feed lines that offer that product (by product id). Only for a
+product no line offers does the answer fall back on goods named like it, marked
+`match: similar_goods`: they are other products, and the founder must know that before
+connecting one or buying a sample of it.
+
+A connection (and a sample, services/commerce/samples.py) names the offer line, supplier
+and SKU, because a supplier offers many goods: `offer_line` is how a request's supplier
+(and SKU) becomes one line, for both.
 
 The feed is read through integrations.suppliers; the connection is one row per founder
 (models/supplier.py), written with INSERT ... ON CONFLICT on its owner key, so connecting
@@ -22,48 +31,95 @@ from services.reasons import sentence
 from services.research.launch import launch_fact
 
 OK, NO_SUPPLIERS = "ok", "no_suppliers"
+# What the options are: lines offering the product itself, or goods named like it.
+EXACT, SIMILAR_GOODS = "exact", "similar_goods"
 CONNECTED, NOT_CONNECTED = "connected", "not_connected"
 CONNECT, DISCONNECT = "connect", "disconnect"
 ACTIONS = [CONNECT, DISCONNECT]
 MAX_OPTIONS = feed.MAX_OPTIONS
 # A product named longer than this is read up to here (a catalog name is at most 200).
 MAX_PRODUCT_CHARS = 300
+MAX_NAME_CHARS = 300  # what the connection and sample rows keep of a line's name
 
 
-def _option(option: feed.SupplierOption) -> dict:
-    return {"supplier": option.supplier, "unit_cost": option.unit_cost, "currency": option.currency,
-            "shipping_days": option.shipping_days, "moq": option.moq, "rating": option.rating,
-            "ships_from": option.ships_from, "sku": option.sku}
+def option(line: feed.SupplierOption) -> dict:
+    return {"supplier": line.supplier, "sku": line.sku, "product_id": line.product_id, "name": line.name,
+            "unit_cost": line.unit_cost, "currency": line.currency, "shipping_days": line.shipping_days,
+            "moq": line.moq, "rating": line.rating, "ships_from": line.ships_from}
+
+
+def similar_explanation(name: str) -> str:
+    return (f"No supplier in the feed offers {name} itself. These are similar goods, other products named like "
+            "it: check that one is what you sell before you connect it or order a sample.")
 
 
 def options(*, product: str | None) -> dict:
-    """Sourcing options for a catalog product id, a feed product id or a product name."""
+    """The offer lines of a catalog or feed product id, else similar goods by name."""
     asked = " ".join((product or "").split())[:MAX_PRODUCT_CHARS]
     if not asked:
         raise Refused("no_product_id", "Name a product: ?product= takes a catalog product id or a product's name.")
     row = Product.select(Product.product_id, Product.name).where(Product.product_id == asked).first()
+    named = {"product_id": row.product_id, "name": row.name} if row else {"product_id": None, "name": asked}
     try:
-        if row is not None:
-            found = feed.options_for(row.product_id, name=row.name)
-            named = {"product_id": row.product_id, "name": row.name}
-        else:
-            found = feed.options_for(asked)
-            feed_name = feed.feed_name(asked)
-            named = {"product_id": asked if feed_name else None, "name": feed_name or asked}
+        if row is None and (in_feed := feed.feed_name(asked)) is not None:
+            named = {"product_id": asked, "name": in_feed}
+        found = feed.offers_for(named["product_id"]) if named["product_id"] else []
+        match = EXACT
+        if not found:
+            found, match = feed.similar_goods(named["name"]), SIMILAR_GOODS
     except feed.SuppliersUnavailable as exc:
         return {"status": NO_SUPPLIERS, "reason": "suppliers_unavailable", "explanation": str(exc),
-                "product": {"product_id": row.product_id if row else None, "name": row.name if row else asked},
-                "options": []}
+                "product": named, "options": []}
     if not found:
         return {"status": NO_SUPPLIERS, "reason": "no_suppliers", "explanation": sentence("no_suppliers"),
                 "product": named, "options": []}
-    return {"status": OK, "product": named, "options": [_option(option) for option in found]}
+    answer = {"status": OK, "match": match, "product": named, "options": [option(line) for line in found]}
+    if match == SIMILAR_GOODS:
+        answer["explanation"] = similar_explanation(named["name"])
+    return answer
+
+
+def offer_line(*, supplier, sku, product_id: str | None,
+               connected: SupplierConnection | None = None) -> feed.SupplierOption:
+    """The offer line a request names: by supplier and SKU; with no SKU, the founder's
+    connected line when it is that supplier's, else that supplier's line of the founder's
+    product, else the supplier's only line. Refuses anything else."""
+    if not isinstance(supplier, str) or not supplier.strip():
+        raise Refused("unknown_supplier", "Name the supplier and the SKU of one of its offer lines; nothing was "
+                                          "connected or ordered.")
+    try:
+        known = feed.supplier_named(supplier)
+        if known is None:
+            raise Refused("unknown_supplier")
+        if sku is not None:
+            line = feed.offer(known, sku) if isinstance(sku, str) and sku.strip() else None
+            if line is None:
+                raise Refused("unknown_offer", f"{known} has no offer line with the SKU {str(sku)[:120]!r}; nothing "
+                                               "was connected or ordered.")
+            return line
+        if connected is not None and connected.supplier == known and connected.sku:
+            line = feed.offer(known, connected.sku)
+            if line is not None:
+                return line
+        if product_id:
+            for line in feed.offers_for(product_id, limit=None):
+                if line.supplier == known:
+                    return line
+        theirs = feed.offers_of(known)
+    except feed.SuppliersUnavailable as exc:
+        raise Refused("suppliers_unavailable", f"{exc} Nothing was connected or ordered.") from None
+    if len(theirs) == 1:
+        return theirs[0]
+    raise Refused("unknown_offer", f"{known} offers {len(theirs)} different goods and none of them is your product: "
+                                   "name the SKU of the offer line you mean; nothing was connected or ordered.")
 
 
 def _answer(row: SupplierConnection | None) -> dict:
     if row is None:
-        return {"status": NOT_CONNECTED, "supplier": None, "product_id": None, "connected_at": None}
-    return {"status": CONNECTED, "supplier": row.supplier, "product_id": row.product_id,
+        return {"status": NOT_CONNECTED, "supplier": None, "sku": None, "name": None, "offers_product_id": None,
+                "product_id": None, "connected_at": None}
+    return {"status": CONNECTED, "supplier": row.supplier, "sku": row.sku, "name": row.name,
+            "offers_product_id": row.offers_product_id, "product_id": row.product_id,
             "connected_at": iso(row.connected_at)}
 
 
@@ -76,29 +132,22 @@ def connection(*, session: Session) -> dict:
     return _answer(_row_of(owner_of(session)))
 
 
-def _supplier(name: str | None) -> str:
-    """The feed's spelling of the supplier named, or a refusal."""
-    if name is None or not name.strip():
-        raise Refused("unknown_supplier", "Name the supplier to connect: send {action: connect, supplier}.")
-    try:
-        known = feed.supplier_named(name)
-    except feed.SuppliersUnavailable as exc:
-        raise Refused("suppliers_unavailable", f"{exc} Nothing was connected.") from None
-    if known is None:
-        raise Refused("unknown_supplier")
-    return known
+def connected_line(session: Session) -> SupplierConnection | None:
+    """The founder's connection row, or None."""
+    return _row_of(owner_of(session))
 
 
-def change(*, session: Session, action: str, supplier: str | None = None) -> dict:
-    """Connects the named supplier (replacing any other) or disconnects the founder's one."""
+def change(*, session: Session, action: str, supplier=None, sku=None) -> dict:
+    """Connects the offer line named (replacing any other) or disconnects the founder's one."""
     owner = owner_of(session)
     if action == DISCONNECT:
         # Disconnecting when nothing is connected changes nothing and says so: not_connected.
         SupplierConnection.delete().where(SupplierConnection.owner == owner.key).execute()
         return _answer(None)
-    name = _supplier(supplier)
     resolved = resolve(session)
-    values = {"supplier": name, "product": resolved.claimed_product_id if resolved else None,
+    line = offer_line(supplier=supplier, sku=sku, product_id=resolved.product_id if resolved else None)
+    values = {"supplier": line.supplier, "sku": line.sku, "name": line.name[:MAX_NAME_CHARS],
+              "offers_product_id": line.product_id, "product": resolved.claimed_product_id if resolved else None,
               "session": owner.session_id, "connected_at": utcnow()}
     # One row per owner: the primary key settles two connects at once (the later write wins
     # and no second row is ever made), where a read-then-insert would race.
@@ -133,9 +182,10 @@ def adopt_supplier_connection(session_id: int, account_id: int) -> dict:
 def _supplier_connected(owner: Owner, resolved: Resolved | None) -> tuple[bool, str]:
     row = _row_of(owner)
     if row is None:
-        return False, "Connect a supplier from the Suppliers screen (POST /api/supplier-connection)."
+        return False, "Connect one of your product's supplier offers on the Suppliers screen."
+    line = f"{row.supplier} ({row.sku})" if row.sku else row.supplier
     claimed = resolved.claimed_product_id if resolved is not None else None
     if row.product_id is not None and claimed is not None and row.product_id != claimed:
-        return False, (f"{row.supplier} is connected for {row.product_id}, not for {claimed}, the product you claimed "
+        return False, (f"{line} is connected for {row.product_id}, not for {claimed}, the product you claimed "
                        "since; connect a supplier again for it.")
-    return True, f"{row.supplier} is connected" + (f" for {row.product_id}." if row.product_id else ".")
+    return True, f"{line} is connected" + (f" for {row.product_id}." if row.product_id else ".")

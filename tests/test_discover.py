@@ -21,6 +21,11 @@ from tests.test_discovery import TODAY, find, frozen_clock, item, refusal  # noq
 BUNDLED = ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz"
 
 
+def bundled_lines() -> list[dict]:
+    with gzip.open(BUNDLED, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
 @pytest.fixture
 def settings_with():
     """Installs settings with some changes for the test (the worker threads read them too)."""
@@ -46,6 +51,10 @@ def test_a_run_without_a_query_runs_the_scheduled_script_and_adds_qualified_prod
     added = [line for line in body["log"] if line.startswith("added ")]
     assert len(added) == get_settings().discover_max_add == 25
     assert body["log"][-1].startswith("discover: 3000 feed products read, 3000 matched (no filter)")
+    # The feed's offers of the demo catalog's products are no products to add: passed over quietly.
+    offer_lines = sum(1 for line in bundled_lines() if "price" not in line)
+    assert offer_lines > 0 and body["log"][-1].endswith(
+        f", {offer_lines} offer lines of products listed elsewhere passed over")
     ids = [line.split()[1] for line in added]
     assert Product.select().where(Product.product_id.in_(ids)).count() == 25
     served = ProductGate.select().where(ProductGate.product.in_(ids), evidence_gate.servable()).count()
@@ -109,6 +118,7 @@ def test_a_feed_folder_is_read_and_a_bad_line_is_skipped_with_a_note(client, run
     assert [line.split()[1] for line in body["log"] if line.startswith("added ")] == ["folder-a", "folder-b"]
     assert body["stderr"] == ["discover: one.jsonl line 2: skipped, not a product line"]
     assert "3 feed products read" in body["log"][-1] and "2 cleared the evidence gate" in body["log"][-1]
+    assert "offer lines" not in body["log"][-1]
 
 
 class _FeedHandler(http.server.BaseHTTPRequestHandler):
@@ -203,9 +213,7 @@ def test_the_bundled_feed_is_regenerated_byte_for_byte(tmp_path):
 def test_the_bundled_feed_is_a_few_thousand_varied_products_in_the_catalog_format():
     from services.catalog import parse_catalog
 
-    with gzip.open(BUNDLED, "rt", encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    products = parse_catalog(lines)
+    products = parse_catalog([json.dumps(line) for line in bundled_lines() if "price" in line])
     assert 2000 <= len(products) <= 10000
     assert len({p["category"] for p in products}) >= 8
     assert len({p["name"] for p in products}) == len(products)

@@ -107,3 +107,30 @@ def test_m0023_moves_the_refund_marks_out_of_error(scratch_database):
         assert (ref, refund_error, retry_at) == (None, None, None)
     assert "payment_refund_open" in {index.name for index in scratch_database.get_indexes("payment")}
     assert scratch_database.table_exists("sandbox_refund")
+
+
+def test_m0024_keeps_connections_and_samples_made_before_it_naming_no_line(scratch_database):
+    """A connection and a sample order made before m0024 keep their supplier (and the sample
+    its SKU); the line's name and product are unknown, so they read null."""
+    def apply(name):
+        with scratch_database.atomic():
+            importlib.import_module(f"models.migrations.{name}").upgrade(scratch_database)
+
+    for name in [n for n in migration_names() if n < "m0024"]:
+        apply(name)
+    made, mark = datetime(2026, 5, 1, 9), scratch_database.param  # ? on SQLite, %s on PostgreSQL
+    scratch_database.execute_sql(f"INSERT INTO supplier_connection (owner, supplier, connected_at) "
+                                 f"VALUES ({mark}, {mark}, {mark})", ("session:1", "Yiwu Bright Goods", made))
+    scratch_database.execute_sql(
+        "INSERT INTO sample_order (id, supplier, sku, quantity, unit_cost_minor, amount_minor, currency, state, "
+        f"created_at) VALUES ({', '.join([mark] * 9)})",
+        ("s1", "Yiwu Bright Goods", "YBG-1", 2, 500, 1000, "USD", "paid", made))
+
+    apply("m0024_supplier_offer_line")
+
+    assert scratch_database.execute_sql(
+        "SELECT owner, supplier, sku, name, offers_product_id FROM supplier_connection").fetchall() == [
+        ("session:1", "Yiwu Bright Goods", None, None, None)]
+    assert scratch_database.execute_sql(
+        "SELECT id, supplier, sku, name, offers_product_id FROM sample_order").fetchall() == [
+        ("s1", "Yiwu Bright Goods", "YBG-1", None, None)]

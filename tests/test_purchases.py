@@ -1,19 +1,20 @@
-"""What a founder buys through the payment provider (issue 13, points 4-6): samples from a
-supplier and a domain for the store, each paid on the sandbox's hosted page and only then
-recorded as bought; the launch facts they make true; isolation between founders."""
+"""What a founder buys through the payment provider (issue 13, points 4-6; issue 20, point 5):
+samples of a supplier's offer line and a domain for the store, each paid on the sandbox's
+hosted page and only then recorded as bought; the launch facts they make true; isolation
+between founders."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from integrations import suppliers as feed
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.domain import DomainOrder
 from models.payment import Payment, SampleOrder, SandboxCheckout, SandboxRefund
 from tests.test_commerce import choose, confirm, follow, path_of  # noqa: F401
 from tests.test_discovery import refusal
 from tests.test_store import built, claimed_founder, demo_item
+from tests.test_suppliers import KNIFE_STRIP, OFFERS, connect_line, demo_product, line_of
 
 
 @pytest.fixture
@@ -24,46 +25,88 @@ def owner(founder, run_jobs):
     return client
 
 
-def a_supplier() -> feed.SupplierOption:
-    return feed.offers_of(feed.options_for("cutting board")[0].supplier)[0]
+@pytest.fixture
+def sourcing(founder):
+    """A founder who has claimed a demo catalog product, which the bundled feed offers."""
+    return claimed_founder(founder, demo_product())
 
 
 def fact(client, fact_id):
     return next(f for f in client.get("/api/launch").get_json()["facts"] if f["id"] == fact_id)
 
 
+def sample(client, **body):
+    response = client.post("/api/samples/checkout", json=body)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    answer = response.get_json()
+    assert answer["status"] == "checkout_started", answer
+    return answer
+
+
 # --- Samples --------------------------------------------------------------------------------
 
 
-def test_a_sample_is_ordered_only_once_the_provider_says_it_is_paid(owner, run_jobs):
-    offer = a_supplier()
-    answer = owner.post("/api/samples/checkout", json={"supplier": offer.supplier, "quantity": 3}).get_json()
-    assert answer["status"] == "checkout_started"
-    assert answer["amount_minor"] == round(offer.unit_cost * 100) * 3 and answer["currency"] == offer.currency
-    listed = owner.get("/api/samples").get_json()
-    assert [(s["state"], s["supplier"], s["quantity"]) for s in listed["samples"]] == [("open", offer.supplier, 3)]
-    assert fact(owner, "sample_ordered")["true_today"] is False
+def test_a_sample_of_the_connected_line_names_its_sku_and_costs_its_unit_cost(sourcing, run_jobs):
+    line = line_of(n=1)
+    connect_line(sourcing, line)
+    answer = sample(sourcing, supplier=line["supplier"], quantity=3)  # the connected line: no SKU needed
+    assert (answer["supplier"], answer["sku"]) == (line["supplier"], line["sku"])
+    assert answer["amount_minor"] == round(line["cost"] * 100) * 3 and answer["currency"] == line["currency"]
+    listed = sourcing.get("/api/samples").get_json()["samples"]
+    assert [(s["state"], s["supplier"], s["sku"], s["name"], s["offers_product_id"], s["product_id"], s["quantity"])
+            for s in listed] == [("open", line["supplier"], line["sku"], line["name"], KNIFE_STRIP, KNIFE_STRIP, 3)]
+    assert fact(sourcing, "sample_ordered")["true_today"] is False
 
-    landing = follow(owner, choose(owner, answer["checkout_url"], "pay"))
+    landing = follow(sourcing, choose(sourcing, answer["checkout_url"], "pay"))
     assert landing.headers["Location"].startswith("/#/app/suppliers?payment=")
     run_jobs()
-    assert owner.get("/api/samples").get_json()["samples"][0]["state"] == "paid"
-    assert fact(owner, "sample_ordered")["true_today"] is True
+    assert sourcing.get("/api/samples").get_json()["samples"][0]["state"] == "paid"
+    paid = fact(sourcing, "sample_ordered")
+    assert paid["true_today"] is True and f"{line['supplier']} ({line['sku']})" in paid["detail"]
 
 
-def test_a_declined_sample_is_not_ordered(owner, run_jobs):
-    answer = owner.post("/api/samples/checkout", json={"supplier": a_supplier().supplier}).get_json()
-    back = follow(owner, choose(owner, answer["checkout_url"], "decline"))
+def test_a_sample_names_its_line_by_supplier_and_sku(sourcing):
+    for line in OFFERS[KNIFE_STRIP]:
+        answer = sample(sourcing, supplier=line["supplier"].lower(), sku=line["sku"], quantity=2)
+        assert (answer["supplier"], answer["sku"], answer["amount_minor"]) == (
+            line["supplier"], line["sku"], round(line["cost"] * 100) * 2)
+    listed = sourcing.get("/api/samples").get_json()["samples"]
+    assert sorted(s["sku"] for s in listed) == sorted(line["sku"] for line in OFFERS[KNIFE_STRIP])
+
+
+def test_a_supplier_alone_buys_its_line_of_your_product_never_another_of_its_goods(sourcing):
+    for line in OFFERS[KNIFE_STRIP]:
+        answer = sample(sourcing, supplier=line["supplier"])
+        assert answer["sku"] == line["sku"]
+    assert {row.offers_product_id for row in SampleOrder.select()} == {KNIFE_STRIP}
+    # A supplier that does not offer your product: which of its goods? Refused, nothing opened.
+    others = {"Guangzhou PetCare Ltd.", "Hangzhou Silk & Co.", "Dongguan Fitline"}
+    elsewhere = sorted(others - {line["supplier"] for line in OFFERS[KNIFE_STRIP]})[0]
+    refusal(sourcing.post("/api/samples/checkout", json={"supplier": elsewhere}), 400, "unknown_offer")
+    assert SampleOrder.select().count() == len(OFFERS[KNIFE_STRIP])
+
+
+def test_a_declined_sample_is_not_ordered(sourcing, run_jobs):
+    answer = sample(sourcing, supplier=line_of()["supplier"], sku=line_of()["sku"])
+    back = follow(sourcing, choose(sourcing, answer["checkout_url"], "decline"))
     assert back.headers["Location"].endswith("&cancelled=1")
     run_jobs()
-    assert owner.get("/api/samples").get_json()["samples"][0]["state"] == "failed"
-    assert fact(owner, "sample_ordered")["true_today"] is False
+    assert sourcing.get("/api/samples").get_json()["samples"][0]["state"] == "failed"
+    assert fact(sourcing, "sample_ordered")["true_today"] is False
+
+
+LINE = line_of()
 
 
 @pytest.mark.parametrize("body, status, reason", [
     ({"supplier": "Nobody Ltd", "quantity": 1}, 400, "unknown_supplier"),
     ({"supplier": "", "quantity": 1}, 400, "unknown_supplier"),
     ({"quantity": 1}, 400, "unknown_supplier"),
+    ({"sku": LINE["sku"], "quantity": 1}, 400, "unknown_supplier"),
+    ({"supplier": LINE["supplier"], "sku": "NO-SUCH-SKU"}, 400, "unknown_offer"),
+    ({"supplier": LINE["supplier"], "sku": ""}, 400, "unknown_offer"),
+    ({"supplier": LINE["supplier"], "sku": 7}, 400, "unknown_offer"),
+    ({"supplier": LINE["supplier"]}, 400, "unknown_offer"),  # no product, no connection: which of its goods?
     ({"supplier": "x", "quantity": 0}, 400, "invalid_quantity"),
     ({"supplier": "x", "quantity": 11}, 400, "invalid_quantity"),
 ])
@@ -72,21 +115,24 @@ def test_a_bad_sample_order_is_refused_and_opens_nothing(client, body, status, r
     assert SampleOrder.select().count() == 0 and Payment.select().count() == 0
 
 
-def test_a_provider_that_cannot_start_charges_nothing_for_a_sample(owner, monkeypatch):
+def test_a_provider_that_cannot_start_charges_nothing_for_a_sample(sourcing, monkeypatch):
     monkeypatch.setattr(sandbox_bank, "create", lambda *a, **k: (_ for _ in ()).throw(ProviderUnavailable("down")))
-    answer = owner.post("/api/samples/checkout", json={"supplier": a_supplier().supplier}).get_json()
+    answer = sourcing.post("/api/samples/checkout", json={"supplier": LINE["supplier"], "sku": LINE["sku"]}).get_json()
     assert answer["reason"] == "payment_unavailable" and answer["sample_id"]
     assert SampleOrder.get_by_id(answer["sample_id"]).state == "failed"
 
 
-def test_another_founder_never_sees_your_samples(owner, founder, run_jobs):
-    answer = owner.post("/api/samples/checkout", json={"supplier": a_supplier().supplier}).get_json()
-    choose(owner, answer["checkout_url"], "pay")
+def test_another_founder_never_sees_your_samples_or_buys_through_your_connection(sourcing, founder, run_jobs):
+    connect_line(sourcing, LINE)
+    answer = sample(sourcing, supplier=LINE["supplier"])
+    choose(sourcing, answer["checkout_url"], "pay")
     run_jobs()
     other = founder()
     listed = other.get("/api/samples").get_json()
     assert (listed["status"], listed["reason"], listed["samples"]) == ("no_samples_yet", "no_samples_yet", [])
     assert fact(other, "sample_ordered")["true_today"] is False
+    # Your connected line is yours: the other founder naming the supplier alone is asked which line.
+    refusal(other.post("/api/samples/checkout", json={"supplier": LINE["supplier"]}), 400, "unknown_offer")
 
 
 # --- Domains --------------------------------------------------------------------------------

@@ -1,15 +1,16 @@
-"""The supplier seam: sourcing options for a product, and which suppliers exist, read from
-the supplier feed named by SUPPLIER_FEED (the bundled offline feed by default; feed.py).
+"""The supplier seam: which suppliers offer a product, and on what terms, read from the
+supplier feed named by SUPPLIER_FEED (the bundled offline feed by default; feed.py).
 
-    options_for("sf-00001-long-cat-tunnel")          # a feed product id
-    options_for("bamboo cutting board")                # a product name
-    options_for("kitchen-knife-strip", name="Acacia Wood Magnetic Knife Strip")  # a catalog product
+    offers_for("kitchen-magnetic-knife-strip")   # the lines that offer this product
+    similar_goods("Acacia Wood Magnetic Knife Strip")  # lines of goods named like it
+    offer("Ningbo Homeware Co.", "NHC-62654")      # one offer line, by supplier and SKU
 
-An option is one feed line: a supplier's offer of a product (its unit cost, minimum order,
-lead time, origin, SKU and the supplier's rating). The line whose product id is the one
-asked for comes first; then the lines whose names share the most words with the product's
-name (among as many shared words, rarer words first: "knife" says more than "magnetic"),
-cheapest first among equals; at most `limit`.
+An option is one feed line: one supplier's offer of one product (its unit cost, minimum
+order, lead time, origin, SKU and the supplier's rating). A product's own options are the
+lines whose product_id is that product's. Only for a product no line offers does a caller
+fall back on similar goods: lines whose names share the most words with the product's name
+(among as many shared words, rarer words first: "knife" says more than "magnetic"),
+cheapest first among equals. Those are other products, and the caller must say so.
 
 An http(s) feed is what scripts/discover.py fetches on a schedule; answering a request from
 it would fetch it while the founder waits, so this seam does not: it raises
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config import get_settings
-from integrations.suppliers.feed import Feed, FeedLine, FeedUnreadable, load, words
+from integrations.suppliers.feed import Feed, FeedLine, FeedUnreadable, key, load, words
 
 MAX_OPTIONS = 10
 
@@ -32,16 +33,16 @@ class SuppliersUnavailable(Exception):
 @dataclass(frozen=True)
 class SupplierOption:
     supplier: str
+    sku: str  # with supplier, names the offer line
+    product_id: str  # the product the line offers
+    name: str  # what the line offers, as the feed names it
     unit_cost: float
     currency: str
     shipping_days: int | None  # the line's lead_time_days
     moq: int | None
     rating: float | None  # null when the feed gives none
     ships_from: str | None
-    sku: str | None
-    product_id: str  # the feed line's product
-    name: str
-    relevance: int  # words shared with the product's name (the exact product: all of its own)
+    relevance: int  # words shared with the product's name (a line of the product itself: all of its own)
 
 
 def _feed(source: str | None) -> Feed:
@@ -56,47 +57,58 @@ def _feed(source: str | None) -> Feed:
 
 
 def _option(line: FeedLine, relevance: int) -> SupplierOption:
-    return SupplierOption(supplier=line.supplier, unit_cost=line.cost, currency=line.currency,
-                          shipping_days=line.lead_time_days, moq=line.moq, rating=line.rating,
-                          ships_from=line.ships_from, sku=line.sku, product_id=line.product_id, name=line.name,
-                          relevance=relevance)
+    return SupplierOption(supplier=line.supplier, sku=line.sku, product_id=line.product_id, name=line.name,
+                          unit_cost=line.cost, currency=line.currency, shipping_days=line.lead_time_days,
+                          moq=line.moq, rating=line.rating, ships_from=line.ships_from, relevance=relevance)
+
+
+def _cheapest_first(line: FeedLine) -> tuple:
+    return line.cost, key(line.supplier), key(line.sku)
 
 
 def feed_name(product_id: str, *, source: str | None = None) -> str | None:
-    """The name the feed gives a product id, or None when the feed has no such line."""
-    line = _feed(source).by_id.get(product_id)
-    return line.name if line else None
+    """The name the feed gives a product id (its first line's), or None when no line offers it."""
+    found = _feed(source).by_product.get(product_id)
+    return found[0].name if found else None
 
 
-def options_for(product: str, *, name: str | None = None, source: str | None = None,
-                limit: int = MAX_OPTIONS) -> list[SupplierOption]:
-    """Sourcing options for a product id or name (`name`, when given, is the name to match:
-    a catalog product's). Raises SuppliersUnavailable when the feed cannot answer."""
+def offers_for(product_id: str, *, source: str | None = None, limit: int | None = MAX_OPTIONS) -> list[SupplierOption]:
+    """The lines that offer this product, cheapest first (then by supplier and SKU); at
+    most `limit` (None: all). Raises SuppliersUnavailable when the feed cannot answer."""
+    lines = sorted(_feed(source).by_product.get(product_id.strip(), ()), key=_cheapest_first)
+    return [_option(line, len(line.words)) for line in lines[:limit]]
+
+
+def similar_goods(name: str, *, source: str | None = None, limit: int = MAX_OPTIONS) -> list[SupplierOption]:
+    """Lines of goods named like `name` (a product no line offers): most shared words
+    first, then rarer shared words, then cheapest; at most `limit`."""
     feed = _feed(source)
-    exact = feed.by_id.get(product.strip())
-    wanted = words(name if name is not None else exact.name if exact else product)
-    found = [_option(exact, len(exact.words))] if exact else []
-    if wanted:
-        ranked = []
-        for line in feed.lines:
-            shared = wanted & line.words
-            if shared and line is not exact:
-                # Rounded so that float sums of the same words in another order tie exactly.
-                rarity = round(sum(feed.rarity.get(word, 0.0) for word in shared), 6)
-                ranked.append((-len(shared), -rarity, line.cost, line.product_id, line))
-        ranked.sort(key=lambda entry: entry[:4])
-        found += [_option(entry[4], -entry[0]) for entry in ranked[:limit]]
-    return found[:limit]
+    wanted = words(name)
+    ranked = []
+    for line in feed.lines if wanted else ():
+        shared = wanted & line.words
+        if shared:
+            # Rounded so that float sums of the same words in another order tie exactly.
+            rarity = round(sum(feed.rarity.get(word, 0.0) for word in shared), 6)
+            ranked.append((-len(shared), -rarity, line.cost, line.product_id, key(line.supplier), line))
+    ranked.sort(key=lambda entry: entry[:5])
+    return [_option(entry[5], -entry[0]) for entry in ranked[:limit]]
+
+
+def offer(supplier: str, sku: str, *, source: str | None = None) -> SupplierOption | None:
+    """The offer line a supplier and SKU name (both matched ignoring case and extra
+    spaces), or None when the feed has no such line."""
+    line = _feed(source).by_offer.get((key(supplier), key(sku)))
+    return _option(line, len(line.words)) if line else None
 
 
 def supplier_named(name: str, *, source: str | None = None) -> str | None:
-    """The feed's spelling of a supplier name (matched ignoring case and surrounding
-    spaces), or None when no feed line has that supplier."""
-    return _feed(source).suppliers.get(" ".join(name.split()).casefold())
+    """The feed's spelling of a supplier name (matched ignoring case and extra spaces), or
+    None when no feed line has that supplier."""
+    return _feed(source).suppliers.get(key(name))
 
 
 def offers_of(supplier: str, *, source: str | None = None) -> list[SupplierOption]:
-    """Every feed line of one supplier (spelled as the feed spells it), cheapest first."""
-    lines = sorted((line for line in _feed(source).lines if line.supplier == supplier),
-                   key=lambda line: (line.cost, line.product_id))
+    """Every line of one supplier (spelled as the feed spells it), cheapest first."""
+    lines = sorted((line for line in _feed(source).lines if line.supplier == supplier), key=_cheapest_first)
     return [_option(line, 0) for line in lines]

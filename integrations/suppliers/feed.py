@@ -1,8 +1,16 @@
 """Reading the supplier feed: a .jsonl or .jsonl.gz file, or a folder of them, parsed once
 per process and kept until a file changes (cached by path and modification time).
 
-A line becomes a `FeedLine` when it has a product_id, a name, a supplier and a numeric
-cost; anything else (a line that is not JSON, a line without a supplier) is skipped, as
+Every line is one supplier's offer of one product: its product_id says which product (a
+catalog product's id, or a feed product's own), its sku names the offer line within the
+supplier's range. A product may have many lines (one per supplier offering it); a line is
+known by its supplier and SKU together, and the first line of a (supplier, SKU) pair wins.
+A line without a SKU is named by its product id in the SKU's place (the only name the feed
+gives it).
+
+A line becomes a `FeedLine` when it has a product_id and a SKU of at most 120 characters
+(the columns that record them are that wide), a name, a supplier and a numeric cost;
+anything else (a line that is not JSON, a line without a supplier) is skipped, as
 scripts/discover.py skips it: one bad line never hides the rest of the feed.
 """
 from __future__ import annotations
@@ -20,6 +28,10 @@ FEED_MAX_BYTES = 64 * 1024 * 1024
 
 # Words that say how a product is packed or joined, not what it is: sharing them says
 # nothing about two products being alike.
+# The widest product id and SKU a line may have: what the catalog and the sample and
+# connection rows keep of them.
+MAX_ID_CHARS = 120
+
 STOPWORDS = frozenset({"and", "the", "for", "with", "of", "in", "on", "to", "by", "an", "or", "set", "pack",
                        "piece", "pair", "kit"})
 
@@ -48,15 +60,23 @@ class FeedLine:
     moq: int | None
     lead_time_days: int | None
     ships_from: str | None
-    sku: str | None
+    sku: str  # the feed's SKU, else the product id
     rating: float | None
+
+
+def key(text: str) -> str:
+    """A supplier name or SKU as compared: surrounding and repeated spaces and case ignored."""
+    return " ".join(text.split()).casefold()
 
 
 @dataclass(frozen=True)
 class Feed:
     lines: tuple[FeedLine, ...]
-    by_id: dict[str, FeedLine]
-    # casefolded supplier name -> the feed's own spelling
+    # product id -> the lines offering that product, in feed order
+    by_product: dict[str, tuple[FeedLine, ...]]
+    # (key(supplier), key(sku)) -> the offer line
+    by_offer: dict[tuple[str, str], FeedLine]
+    # key(supplier) -> the feed's own spelling
     suppliers: dict[str, str]
     # word -> how rare it is across the feed's names (log(lines / lines with the word))
     rarity: dict[str, float]
@@ -88,11 +108,14 @@ def parse_line(text: str) -> FeedLine | None:
     cost = _number(item.get("cost"), float)
     if not (product_id and name and supplier) or cost is None or cost < 0:
         return None
+    sku = _text(item.get("sku")) or product_id
+    if len(product_id) > MAX_ID_CHARS or len(sku) > MAX_ID_CHARS:
+        return None
     rating = _number(item.get("rating"), float)
     return FeedLine(product_id=product_id, name=name, words=words(name), supplier=supplier, cost=cost,
                     currency=(_text(item.get("currency")) or "USD").upper(), moq=_number(item.get("moq"), int),
                     lead_time_days=_number(item.get("lead_time_days"), int),
-                    ships_from=_text(item.get("ships_from")), sku=_text(item.get("sku")),
+                    ships_from=_text(item.get("ships_from")), sku=sku,
                     rating=round(rating, 1) if rating is not None else None)
 
 
@@ -129,19 +152,24 @@ def _stamp(path: Path) -> tuple:
 
 def parse(path: Path) -> Feed:
     """Reads and parses the whole feed (a file or a folder)."""
-    lines, by_id, suppliers, counts = [], {}, {}, {}
+    lines, by_product, by_offer, suppliers, counts = [], {}, {}, {}, {}
     for file in _files(path):
         for text in _read(file):
             line = parse_line(text)
-            if line is None or line.product_id in by_id:  # the first line of a product id wins
+            if line is None:
+                continue
+            offer = (key(line.supplier), key(line.sku))
+            if offer in by_offer:  # the first line of a supplier's SKU wins
                 continue
             lines.append(line)
-            by_id[line.product_id] = line
-            suppliers.setdefault(" ".join(line.supplier.split()).casefold(), line.supplier)
+            by_offer[offer] = line
+            by_product.setdefault(line.product_id, []).append(line)
+            suppliers.setdefault(offer[0], line.supplier)
             for word in line.words:
                 counts[word] = counts.get(word, 0) + 1
     rarity = {word: math.log(len(lines) / count) for word, count in counts.items()}
-    return Feed(lines=tuple(lines), by_id=by_id, suppliers=suppliers, rarity=rarity)
+    return Feed(lines=tuple(lines), by_product={pid: tuple(found) for pid, found in by_product.items()},
+                by_offer=by_offer, suppliers=suppliers, rarity=rarity)
 
 
 _cache: dict[str, tuple[tuple, Feed]] = {}

@@ -2,7 +2,7 @@
 customer in another browser buys from the public product page, pays on the sandbox
 provider's hosted page and lands on the thank-you page; the founder's Orders screen shows
 the paid order and the confirmed revenue (on a desktop and a phone). The founder then
-connects a supplier and pays for a sample on the Suppliers screen, buys a domain on the
+connects a supplier's offer and pays for a sample of it on the Suppliers screen, buys a domain on the
 Domains screen, and the Launch screen reads those facts, and payments ready, true."""
 from __future__ import annotations
 
@@ -102,15 +102,16 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     assert page.locator("tr[data-state=paid]").count() == 1
     phone.shot("orders-paid")
 
-    # A supplier for the product, and a sample from it through the hosted page.
+    # A supplier's offer for the product (no supplier lists this test product itself: similar
+    # goods, said so), and a sample of that offer through the hosted page.
     page = screen(founder, "/#/app/suppliers", "suppliers")
-    assert page.get_by_label("Product id or words").input_value() == "p00"
+    page.locator("[role=note][data-match=similar_goods]").wait_for()
     options = page.locator("table.options tbody tr")
     assert options.count() >= 1
-    supplier = options.first.get_attribute("data-supplier")
+    supplier, sku = options.first.get_attribute("data-supplier"), options.first.get_attribute("data-sku")
     founder.shot("suppliers-options")
-    options.first.get_by_role("button", name=f"Connect {supplier}").click()
-    page.locator(f"[data-connection=connected][data-supplier='{supplier}']").wait_for()
+    options.first.get_by_role("button", name=f"Connect {supplier}, SKU {sku}").click()
+    page.locator(f"[data-connection=connected][data-supplier='{supplier}'][data-sku='{sku}']").wait_for()
     founder.shot("suppliers-connected")
     page.get_by_label("Sample quantity").fill("2")
     page.get_by_role("button", name="Order a sample").click()
@@ -118,7 +119,7 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
     page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
     page.locator("[data-payment-state=paid]").wait_for()
-    assert page.locator("table.samples tr[data-state=paid]").count() == 1
+    assert page.locator(f"table.samples tr[data-state=paid][data-sku='{sku}']").count() == 1
     founder.shot("suppliers-sample-paid")
 
     # A domain for the store, bought through the hosted page.
@@ -190,13 +191,13 @@ def test_before_any_sale_the_screens_explain_and_a_declined_sample_is_not_paid(o
     page = screen(founder, "/#/app/suppliers", "suppliers")
     page.get_by_text("No product claimed yet").wait_for()
     page.locator("[data-reason=no_samples_yet]").wait_for()
-    page.get_by_label("Product id or words").fill("cat tunnel")
+    page.get_by_label("Words describing the goods").fill("cat tunnel")
     page.get_by_role("button", name="Search suppliers").click()
     options = page.locator("table.options tbody tr")
     options.first.wait_for()
-    supplier = options.first.get_attribute("data-supplier")
-    options.first.get_by_role("button", name=f"Connect {supplier}").click()
-    page.locator("[data-connection=connected]").wait_for()
+    supplier, sku = options.first.get_attribute("data-supplier"), options.first.get_attribute("data-sku")
+    options.first.get_by_role("button", name=f"Connect {supplier}, SKU {sku}").click()
+    page.locator(f"[data-connection=connected][data-sku='{sku}']").wait_for()
     founder.shot("suppliers-connected-before-a-claim")
     page.get_by_role("button", name="Order a sample").click()
     page.wait_for_url(HOSTED_PAGE)

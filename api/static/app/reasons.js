@@ -80,6 +80,7 @@ const KNOWN = {
   no_suppliers: ["No supplier offers that product", "info", null],
   suppliers_unavailable: ["Supplier options cannot be read right now", "warn", null],
   unknown_supplier: ["No supplier by that name", "warn", null],
+  unknown_offer: ["That supplier has no such offer", "warn", null],
   no_samples_yet: ["No samples ordered yet", "info", null],
   invalid_quantity: ["Check the quantity", "warn", null],
   payment_unavailable: ["The payment could not be started", "warn", { action: "retry", label: "Try again" }],

@@ -1,7 +1,9 @@
-// Suppliers: sourcing options for your product from the supplier feed (unit cost, minimum
-// order, shipping time, rating, where it ships from), the one supplier you connect, a sample
-// ordered from it through the payment provider, and your samples with their payment state.
-import { h, fill, title, field, button, busy, when, money, moneyMinor, linkButton, scrollingTable } from "../dom.js";
+// Suppliers: the offers for your product, one row per offer (a supplier and its own code for
+// the goods, the SKU: unit cost, minimum order, lead time, where it ships from, rating), the
+// one offer you connect, a sample of that offer paid through the payment provider, and your
+// samples with their payment state. When no supplier offers your product itself, the rows
+// are similar goods and the screen says so before anything else.
+import { h, fill, title, field, button, busy, when, linkButton, scrollingTable } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { stateTag, goToCheckout, returnedPayment, afterPayment, paymentNotice } from "../checkout.js";
@@ -11,25 +13,63 @@ export const label = "Suppliers";
 
 const MAX_SAMPLES = 10;
 
+/** An amount with its currency's code on every figure ("USD 8.30"): a table may mix currencies. */
+function priced(value, currency) {
+  if (value === null || value === undefined) return "—";
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency, currencyDisplay: "code" }).format(value);
+  } catch {
+    return `${currency} ${Number(value).toFixed(2)}`;
+  }
+}
+
+function pricedMinor(minor, currency) {
+  try {
+    const digits = new Intl.NumberFormat(undefined, { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
+    return priced(minor / 10 ** digits, currency);
+  } catch {
+    return priced(minor / 100, currency);
+  }
+}
+
+let regions = null;
+/** A country's name from its two-letter code ("CN" -> "China"). */
+function country(code) {
+  if (!code) return "—";
+  try {
+    regions = regions || new Intl.DisplayNames(undefined, { type: "region" });
+    return regions.of(code) || code;
+  } catch {
+    return code;
+  }
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const sameLine = (a, b) => Boolean(a && b && a.supplier === b.supplier && a.sku === b.sku);
+
 export async function render(ctx) {
   const returned = returnedPayment(ctx.params);
   const landing = h("div", { "aria-live": "polite" });
   const connectionSlot = h("div", {});
+  const offersTitle = h("h2", { id: "offers-title" }, "Offers for your product");
+  const offersSlot = h("div", { "aria-live": "polite" });
   const searchSlot = h("div", { "aria-live": "polite" });
   const samplesSlot = h("div", {});
-  fill(ctx.main, title("Suppliers", "Who can make and ship your product, at what cost and how fast; connect one "
-    + "and order a sample before you sell."),
+  fill(ctx.main, title("Suppliers", "Who makes and ships your product, at what cost and how fast. Connect one "
+    + "supplier's offer and order a sample of it before you sell."),
   landing,
   h("section", { class: "panel", "aria-labelledby": "connection-title" },
     h("h2", { id: "connection-title" }, "Your supplier"), connectionSlot),
-  h("section", { class: "panel", "aria-labelledby": "options-title" },
-    h("h2", { id: "options-title" }, "Sourcing options"), searchSlot),
+  h("section", { class: "panel", "aria-labelledby": "offers-title" }, offersTitle, offersSlot),
+  h("section", { class: "panel", "aria-labelledby": "search-title" },
+    h("h2", { id: "search-title" }, "Look up other goods"), searchSlot),
   h("section", { class: "panel", "aria-labelledby": "samples-title" },
     h("h2", { id: "samples-title" }, "Your samples"), samplesSlot),
   h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch")));
 
-  let connected = null; // the connected supplier's name, or null
-  let lastOptions = null; // the last answer of GET /api/suppliers, to redraw its buttons
+  let connected = null; // the connected offer {supplier, sku, name, offers_product_id}, or null
+  let productId = null; // the product you have, when you have one
+  const shown = new Map(); // slot -> the last answer it shows, to redraw its buttons after a change
 
   const loadSamples = () => get("/api/samples");
   const showSamples = (result) => {
@@ -46,89 +86,118 @@ export async function render(ctx) {
       return;
     }
     showConnection(result.data);
-    if (lastOptions) showOptions(lastOptions);
-    ctx.toast(result.data.status === "connected" ? `Connected to ${result.data.supplier}.` : "Supplier disconnected.");
+    for (const [slot, [answer, searched]] of shown) showOffers(slot, answer, { searched });
+    ctx.toast(result.data.status === "connected"
+      ? `Connected: ${result.data.supplier}, SKU ${result.data.sku}.` : "Supplier disconnected.");
   });
 
-  function showConnection(answer) {
-    connected = answer.status === "connected" ? answer.supplier : null;
-    if (!connected) {
-      fill(connectionSlot, h("div", { dataset: { connection: "not_connected" } },
-        h("p", {}, "No supplier connected yet. Connect one of the options below; you can change it any time."),
-        h("p", { class: "hint" }, "Ordering a sample needs a connected supplier.")));
-      return;
-    }
-    const sample = h("form", { class: "inline-form", novalidate: true, dataset: { form: "sample" } },
+  function sampleForm() {
+    const form = h("form", { class: "inline-form", novalidate: true, dataset: { form: "sample" } },
       field("Sample quantity", { type: "number", name: "quantity", value: "1", min: "1", max: String(MAX_SAMPLES),
         inputmode: "numeric", required: true }, { hint: `1 to ${MAX_SAMPLES} units, paid on the payment page.` }),
       button("Order a sample", null, { type: "submit", "data-action": "sample" }));
     const outcome = h("div", { "aria-live": "polite" });
-    sample.addEventListener("submit", async (event) => {
+    form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      await busy(sample.querySelector("button[type=submit]"), async () => {
-        const quantity = Number(sample.quantity.value);
-        const result = await post("/api/samples/checkout", { supplier: connected, quantity });
+      await busy(form.querySelector("button[type=submit]"), async () => {
+        const quantity = Number(form.quantity.value);
+        const result = await post("/api/samples/checkout", { supplier: connected.supplier, sku: connected.sku, quantity });
         if (!ctx.alive()) return;
         const said = refusalOf(result);
         if (!said && result.data.status === "checkout_started") {
           goToCheckout(result.data);
           return;
         }
-        fill(outcome, refusal(said || result.data, { retry: () => sample.requestSubmit() }, result.http));
+        fill(outcome, refusal(said || result.data, { retry: () => form.requestSubmit() }, result.http));
       });
     });
-    fill(connectionSlot, h("div", { dataset: { connection: "connected", supplier: connected } },
+    return [form, outcome];
+  }
+
+  function showConnection(answer) {
+    connected = answer.status === "connected" ? answer : null;
+    if (!connected) {
+      fill(connectionSlot, h("div", { dataset: { connection: "not_connected" } },
+        h("p", {}, "No supplier connected yet. Connect one of the offers below; you can change it any time."),
+        h("p", { class: "hint" }, "Ordering a sample needs a connected offer.")));
+      return;
+    }
+    const otherGoods = productId && connected.offers_product_id && connected.offers_product_id !== productId;
+    fill(connectionSlot, h("div", { dataset: { connection: "connected", supplier: connected.supplier, sku: connected.sku || "" } },
       h("dl", { class: "pairs" },
-        h("dt", {}, "Supplier"), h("dd", {}, connected),
-        h("dt", {}, "For product"), h("dd", {}, answer.product_id || "none claimed when connecting"),
-        h("dt", {}, "Connected"), h("dd", {}, when(answer.connected_at))),
+        h("dt", {}, "Supplier"), h("dd", {}, connected.supplier),
+        h("dt", {}, "Their code (SKU)"), h("dd", {}, connected.sku || "none chosen"),
+        h("dt", {}, "Goods"), h("dd", {}, connected.name || "—"),
+        h("dt", {}, "Connected"), h("dd", {}, when(connected.connected_at))),
+      otherGoods ? h("p", { class: "notice notice-warn", dataset: { otherGoods: "true" } },
+        "This offer is for other goods than your product: connect one of your product's offers if a supplier has one.") : null,
       h("p", { class: "actions" },
         button("Disconnect", change({ action: "disconnect" }), { kind: "ghost", "data-action": "disconnect" })),
       h("h3", {}, "Order a sample"),
-      h("p", {}, `See and test what ${connected} ships before your customers do.`),
-      sample, outcome));
+      connected.sku
+        ? [h("p", {}, `See and test ${connected.name || "the goods"} from ${connected.supplier} before your customers do.`),
+          sampleForm()]
+        : h("p", { class: "hint" }, "This connection names a supplier but none of its offers: connect one of the offers "
+          + "below to order a sample.")));
   }
 
-  function showOptions(result) {
-    lastOptions = result;
+  // `searched`: the answer to words typed in, rather than to the product you have.
+  function showOffers(slot, result, { searched = false } = {}) {
+    shown.set(slot, [result, searched]);
     const said = refusalOf(result);
-    const found = said ? null : result.data;
-    fill(optionsSlot, said
-      ? refusal(said, { retry: () => form.requestSubmit() }, result.http)
-      : [h("p", { class: "muted" }, `Options for ${found.product.name}${found.product.product_id ? ` (${found.product.product_id})` : ""}, `
-        + "best match first."), optionsTable(found.options, connected, change)]);
+    if (said) {
+      fill(slot, refusal(said, { retry: () => ctx.rerender() }, result.http));
+      return;
+    }
+    const found = result.data;
+    const similar = found.match === "similar_goods";
+    fill(slot,
+      similar && searched
+        ? h("p", { class: "muted", dataset: { match: "similar_goods" } }, `Goods named like “${found.product.name}”, `
+          + "closest first. They are not your product: check that one is what you sell before you connect it.")
+        : similar
+        ? h("div", { class: "notice notice-warn", role: "note", dataset: { match: "similar_goods" } },
+          h("p", { class: "notice-title" }, "Similar goods, not your product"),
+          h("p", {}, `No supplier lists ${found.product.name} itself. These are other products named like it: check `
+            + "that one is what you sell before you connect it or order a sample."))
+        : h("p", { class: "muted", dataset: { match: "exact" } },
+          `${plural(found.options.length, "offer")} for ${found.product.name}, cheapest first. Each row is one `
+          + "supplier's offer, named by the supplier's own code for it (SKU)."),
+      offersTable(found.options, { similar, connected, change, caption: similar
+        ? `Similar goods named like ${found.product.name}` : `Offers for ${found.product.name}` }));
   }
 
-  const form = h("form", { class: "inline-form", novalidate: true, role: "search", "aria-label": "Sourcing options" },
-    field("Product id or words", { type: "search", name: "product", maxlength: "200", required: true },
-      { hint: "Your product's id finds its own feed line first, then products named like it." }),
+  const form = h("form", { class: "inline-form", novalidate: true, role: "search", "aria-label": "Look up goods" },
+    field("Words describing the goods", { type: "search", name: "product", maxlength: "200", required: true },
+      { hint: "For example: bamboo cutting board. Goods named like your words, cheapest first." }),
     button("Search suppliers", null, { type: "submit", "data-action": "search" }));
-  const optionsSlot = h("div", {});
+  const found = h("div", {});
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    const words = form.product.value.trim();
+    if (!words) return;
     await busy(form.querySelector("button[type=submit]"), async () => {
-      const result = await get(`/api/suppliers?product=${encodeURIComponent(form.product.value.trim())}`);
-      if (ctx.alive()) showOptions(result);
+      const result = await get(`/api/suppliers?product=${encodeURIComponent(words)}`);
+      if (ctx.alive()) showOffers(found, result, { searched: true });
     });
   });
-  fill(searchSlot, form, optionsSlot);
+  fill(searchSlot, form, found);
 
   const [launch, connection, samples] = await Promise.all([get("/api/launch"), get("/api/supplier-connection"), loadSamples()]);
   if (!ctx.alive()) return;
+  productId = (launch.data && launch.data.product_id) || null;
   const saidConnection = refusalOf(connection);
   if (saidConnection) fill(connectionSlot, refusal(saidConnection, { retry: () => ctx.rerender() }, connection.http));
   else showConnection(connection.data);
 
-  // The claimed product's id, when there is one, is what to search for first.
-  const productId = launch.data && launch.data.product_id;
   if (productId) {
-    form.product.value = productId;
     const result = await get(`/api/suppliers?product=${encodeURIComponent(productId)}`);
     if (!ctx.alive()) return;
-    showOptions(result);
+    if (result.data && result.data.product) fill(offersTitle, `Offers for ${result.data.product.name}`);
+    showOffers(offersSlot, result);
   } else {
-    fill(optionsSlot, h("p", { class: "empty" }, "No product claimed yet: search by words, or ",
-      h("a", { href: "#/app/find" }, "find a product"), " first."));
+    fill(offersSlot, h("p", { class: "empty" }, "No product claimed yet: ",
+      h("a", { href: "#/app/find" }, "find a product"), " first, or look up goods by words below."));
   }
 
   // Back from the payment page: the newest sample's state once the provider has answered.
@@ -145,29 +214,32 @@ export async function render(ctx) {
   showSamples(latest);
 }
 
-function optionsTable(options, connected, change) {
-  return scrollingTable("Sourcing options", h("table", { class: "options" },
-    h("caption", { class: "visually-hidden" }, "Supplier options, best match first"),
+function offersTable(options, { similar, connected, change, caption }) {
+  const head = ["Supplier", similar ? "Goods" : null, "Unit cost", "Minimum order", "Lead time", "Ships from", "Rating"]
+    .filter(Boolean);
+  return scrollingTable(caption, h("table", { class: "options offers", dataset: { match: similar ? "similar_goods" : "exact" } },
+    h("caption", { class: "visually-hidden" }, caption),
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, "Supplier"), h("th", { scope: "col" }, "Unit cost"),
-      h("th", { scope: "col" }, "Minimum order"), h("th", { scope: "col" }, "Shipping"),
-      h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Ships from"),
+      head.map((text) => h("th", { scope: "col" }, text)),
       h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Connect")))),
     h("tbody", {}, options.map((option) => {
-      const yours = connected && connected === option.supplier;
-      return h("tr", { dataset: { supplier: option.supplier, sku: option.sku || "" } },
-        h("th", { scope: "row" }, option.supplier, option.sku ? [h("br"), h("span", { class: "muted" }, option.sku)] : null),
-        h("td", { class: "num" }, money(option.unit_cost, option.currency)),
-        h("td", { class: "num" }, option.moq === null ? "—" : `${option.moq} unit${option.moq === 1 ? "" : "s"}`),
-        h("td", { class: "num" }, option.shipping_days === null ? "—" : `${option.shipping_days} days`),
-        h("td", { class: "num" }, option.rating === null ? "—" : `${option.rating} of 5`),
-        h("td", {}, option.ships_from || "—"),
-        h("td", {}, yours
-          ? h("span", { class: "tag tag-ok" }, "Connected")
-          : button("Connect", change({ action: "connect", supplier: option.supplier }), {
-            kind: "secondary", class: "btn btn-secondary btn-small", "aria-label": `Connect ${option.supplier}${option.sku ? ` (${option.sku})` : ""}`,
-            "data-action": "connect",
-          })));
+      const yours = sameLine(connected, option);
+      return h("tr", { dataset: { supplier: option.supplier, sku: option.sku, productId: option.product_id,
+        connected: yours ? "true" : "false" } },
+      h("th", { scope: "row", "data-label": "Supplier" }, option.supplier, h("br"),
+        h("span", { class: "muted" }, `SKU ${option.sku}`)),
+      similar ? h("td", { "data-label": "Goods" }, option.name) : null,
+      h("td", { class: "num", "data-label": "Unit cost" }, priced(option.unit_cost, option.currency)),
+      h("td", { class: "num", "data-label": "Minimum order" }, option.moq === null ? "—" : plural(option.moq, "unit")),
+      h("td", { class: "num", "data-label": "Lead time" }, option.shipping_days === null ? "—" : plural(option.shipping_days, "day")),
+      h("td", { "data-label": "Ships from" }, country(option.ships_from)),
+      h("td", { class: "num", "data-label": "Rating" }, option.rating === null ? "—" : `${option.rating} of 5`),
+      h("td", { class: "row-action" }, yours
+        ? h("span", { class: "tag tag-ok" }, "Connected")
+        : button("Connect", change({ action: "connect", supplier: option.supplier, sku: option.sku }), {
+          kind: "secondary", class: "btn btn-secondary btn-small",
+          "aria-label": `Connect ${option.supplier}, SKU ${option.sku}`, "data-action": "connect",
+        })));
     }))));
 }
 
@@ -177,16 +249,19 @@ function samplesView(samples) {
     scrollingTable("Your samples", h("table", { class: "samples" },
       h("caption", { class: "visually-hidden" }, "Your sample orders, newest first"),
       h("thead", {}, h("tr", {},
-        h("th", { scope: "col" }, "Supplier"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col" }, "Supplier"), h("th", { scope: "col" }, "Goods"), h("th", { scope: "col" }, "State"),
         h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
         h("th", { scope: "col" }, "Ordered"), h("th", { scope: "col" }, "Paid"))),
-      h("tbody", {}, samples.map((sample) => h("tr", { dataset: { sampleId: sample.sample_id, state: sample.state } },
-        h("th", { scope: "row" }, sample.supplier, sample.sku ? [h("br"), h("span", { class: "muted" }, sample.sku)] : null),
-        h("td", {}, stateTag(sample.state)),
-        h("td", { class: "num" }, String(sample.quantity)),
-        h("td", { class: "num" }, moneyMinor(sample.amount_minor, sample.currency)),
-        h("td", {}, when(sample.created_at)),
-        h("td", {}, sample.paid_at ? when(sample.paid_at) : "—")))))),
+      h("tbody", {}, samples.map((sample) => h("tr", { dataset: { sampleId: sample.sample_id, state: sample.state,
+        supplier: sample.supplier, sku: sample.sku || "" } },
+      h("th", { scope: "row", "data-label": "Supplier" }, sample.supplier,
+        sample.sku ? [h("br"), h("span", { class: "muted" }, `SKU ${sample.sku}`)] : null),
+      h("td", { "data-label": "Goods" }, sample.name || "—"),
+      h("td", { "data-label": "State" }, stateTag(sample.state)),
+      h("td", { class: "num", "data-label": "Quantity" }, String(sample.quantity)),
+      h("td", { class: "num", "data-label": "Amount" }, pricedMinor(sample.amount_minor, sample.currency)),
+      h("td", { "data-label": "Ordered" }, when(sample.created_at)),
+      h("td", { "data-label": "Paid" }, sample.paid_at ? when(sample.paid_at) : "—")))))),
     h("p", { class: "hint" }, "A paid sample counts as ordered for your launch facts."),
   ];
 }
