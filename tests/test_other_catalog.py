@@ -12,7 +12,7 @@ import pytest
 
 from models.store import StoreVersion
 from services.catalog import load_catalog_file
-from tests.test_discovery import TODAY, claim, find, frozen_clock, refusal  # noqa: F401  (an autouse fixture)
+from tests.test_discovery import TODAY, claim, find, frozen_clock, load, refusal  # noqa: F401  (an autouse fixture)
 from tests.test_store import built
 
 DEMO_METRICS = {"interest_index", "monthly_searches", "bsr_rank", "weekly_views", "monthly_mentions",
@@ -130,6 +130,13 @@ def test_a_falling_series_of_another_catalog_raises_the_risk_and_justifies_no_de
     body = client.post("/api/intent", json=TRENDING).get_json()
     assert body["source_row"] == {"date": ago(9), "source": "social_feed", "metric": "hashtag_views",
                                   "value": 90000.0}
+    # Without it, only falling series are left: nothing is proposed, and the refusal says why.
+    load(line("o01", 990, [e for e in other_catalog()[1]["evidence"] if e["metric"] != "hashtag_views"]))
+    refused = refusal(client.post("/api/intent", json=TRENDING), 200, "no_row_justifies_this")
+    assert "it would need a demand reading" in refused["explanation"]
+    for falling in (f"search_interest -37.5% since {ago(40)}", f"orders_30d -40% since {ago(40)}",
+                    f"category_rank +200% since {ago(40)}"):
+        assert falling in refused["explanation"]
 
 
 def test_the_editing_journey_runs_on_a_catalog_with_other_metric_names(founder, run_jobs, catalog_file):
