@@ -16,7 +16,14 @@ DECISIONS: list[str] = [
     "proposal: {surface, requested, because, source_row: {date, source, metric, value}, diff, lead, reversible, "
     "intent_change}}. What it can propose today is the section the home page leads with (" +
     ", ".join(t.section for t in intents.TOPICS) + "), named (\"lead with the price\") or implied by the request's "
-    "words; each needs a dated evidence row of its metrics from the evidence gate's window (the newest is cited). "
+    "words; each needs a dated numeric evidence row from the evidence gate's window whose metric can back it (the "
+    "newest is cited), whatever the catalog calls the metric: models/evidence_kinds.py reads a metric's kind and "
+    "roles (see the research decision on evidence from any catalog). evidence, benefits and hero need demand (a "
+    "rank, or a count that is not competition or reviews), and a demand series (one metric from one source) whose "
+    "newest reading is falling justifies nothing (the refusal names it); faq needs talk (mentions, posts, "
+    "questions); reviews a count of reviews or ratings; price competing listings or a price; shipping a shipping or "
+    "delivery time; guarantee a return or refund rate. A rising series is said in `because` (up from its previous "
+    "reading, with the change). "
     "200 refusals: `no_product` (nothing held or claimed), `not_an_intent` (px, pt, em, rem or % values, hex "
     "colours), `no_row_justifies_this`, `unknown_section`, `unknown_surface` (also for `ads`, not built yet). "
     "A body with `message` and no `surface` (the commerce assistant) is not served yet.",

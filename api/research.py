@@ -56,14 +56,30 @@ DECISIONS: list[str] = [
     "answered, open watches on the product close (closed_because offer_ready) and the watchers are mailed.",
     "Analysis (GET /api/analysis for the session's product; POST /api/analyze {name?, description?} for any text): "
     "figures [{id: demand|competition|margin|risk, level: high|medium|low|unknown, value, no_evidence, because, "
-    f"evidence}}]. Demand and competition read the strongest reading dated within {analyser.FRESH_DAYS} days of "
-    "today among: " + "; ".join(analyser.rules()) + ". Risk is high with no fresh row or a demand reading "
-    f"{analyser.FALLING_PCT}% worse than the one before it, medium under three fresh rows, low otherwise. Nothing "
+    f"evidence, signals}}]. Demand and competition read the strongest reading dated within {analyser.FRESH_DAYS} "
+    "days of today of the metrics that can back them, whatever the catalog calls them (see the decision on "
+    "evidence from any catalog), among: " + "; ".join(analyser.rules()) + ". `signals` says, per metric, its kind, "
+    "roles, direction, change_pct, level and what the level was read against (level_basis scale, peers or none, "
+    "with the number of peers). Risk is high with no fresh row or a demand series (one metric from one source) "
+    f"whose newest reading is {analyser.FALLING_PCT}% worse than the one before it, medium under three fresh rows, "
+    "low otherwise. Nothing "
     "fresh behind a figure: level unknown, no_evidence true, a because that says so. POST /api/analyze reads the "
     "text through the catalog search and answers the figures of the closest product the session may see "
     "({matched, matches, basis}); with no match every figure is unknown/no evidence. 400 `nothing_to_analyze` when "
     f"both fields are empty; name up to {MAX_ANALYZE_NAME} and description up to {MAX_ANALYZE_DESCRIPTION} "
     "characters (400 `invalid_name`, `invalid_description`). Not metered: no AI runs.",
+    "Evidence from any catalog: the catalog's `metric` is free text, so no reader of evidence keys on one catalog's "
+    "metric names. One classifier (models/evidence_kinds.py, with unit tests pinning each rule) reads every dated "
+    "row with a finite number for a value (other rows are ignored) and serves the analysis, the verdict through "
+    "it, intent proposals, the store's evidence section and the offline copywriter. Its rules: "
+    + "; ".join(analyser.classification_rules()) + ". Why names at all: a catalog row carries no unit, so "
+    "whether lower is better can only be read from the name; the documented word lists are the whole of that, "
+    "everything else numeric is a count or level (more is better), and strength and direction come from the data. "
+    "The published scales are the demo catalog's metrics, whose units are known; with a scale the demo catalog "
+    "reads as before. The peers are read with each research and are not part of its fingerprint (a catalog load "
+    "would otherwise re-research every product); the day in the fingerprint refreshes them at least daily. "
+    "The offer's supplier quote stays the documented metric unit_price_quote: guessing a unit cost from words "
+    "could take a shipping cost or a fee for it.",
     "GET /api/dashboard: {status: ok, product_id, verdict: go|test_small|pass, rule, because, facts: [{id, text, "
     "value, source}], sources: [every catalog field, evidence row and setting behind the figures], offer: {currency, "
     "price, unit_margin, margin_pct, break_even_cpa, break_even_roas}, researched_at, refreshing}; 200 "
@@ -203,6 +219,20 @@ class OfferAnswer(Schema.from_dict(_state_fields())):
     refreshing = fields.Boolean()
 
 
+class SignalSchema(Schema):
+    """What one metric's fresh readings tell (models/evidence_kinds.py)."""
+    metric = fields.String(required=True)
+    source = fields.String(required=True, metadata={"description": "The source of its newest reading"})
+    kind = fields.String(required=True, metadata={"enum": list(analyser.KINDS)})
+    roles = fields.List(fields.String(), required=True)
+    lower_is_better = fields.Boolean(required=True)
+    direction = fields.String(required=True, metadata={"enum": list(analyser.DIRECTIONS)})
+    change_pct = fields.Float(required=True, allow_none=True)
+    level = fields.String(required=True, metadata={"enum": ["high", "medium", "low", "unknown"]})
+    level_basis = fields.String(required=True, metadata={"enum": ["scale", "peers", "none"]})
+    peers = fields.Integer(required=True)
+
+
 class AnalysisFigureSchema(Schema):
     id = fields.String(required=True, metadata={"enum": ["demand", "competition", "margin", "risk"]})
     level = fields.String(required=True, metadata={"enum": ["high", "medium", "low", "unknown"]})
@@ -211,6 +241,7 @@ class AnalysisFigureSchema(Schema):
     because = fields.String(required=True)
     evidence = fields.List(fields.Nested(SourceSchema), required=True)
     falling = fields.List(fields.Dict())
+    signals = fields.List(fields.Nested(SignalSchema))
 
 
 class AnalysisAnswer(Schema.from_dict(_state_fields())):

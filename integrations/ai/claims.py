@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
+from models import evidence_kinds as kinds
+
 NUMBER, CERTIFICATION, ORIGIN = "number", "certification", "origin"
 
 # Identifiers and addresses: a digit in an image file name backs nothing.
@@ -58,7 +60,6 @@ NOT_FACT_TEXT = frozenset({"product_id", "images", "image", "url", "urls"})
 # The seller's own figures: copy must never show them, so they back nothing, and a model
 # is never shown them (a hosted one would learn the founder's costs and margins).
 PRIVATE_PRODUCT_FIELDS = frozenset({"cost", "rank"})
-PRIVATE_METRICS = frozenset({"unit_price_quote"})
 PUBLIC_OFFER_FIELDS = ("price", "currency")
 
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -153,7 +154,9 @@ def shareable(facts) -> dict:
     return {
         "product": {k: v for k, v in facts.product.items()
                     if k not in PRIVATE_PRODUCT_FIELDS and not str(k).startswith("supplier")},
-        "evidence": [row for row in facts.evidence if row.get("metric") not in PRIVATE_METRICS],
+        # Money readings (a unit cost, a supplier quote, any price) are the seller's, whatever
+        # the catalog calls them: models/evidence_kinds.py.
+        "evidence": [row for row in facts.evidence if not kinds.private(str(row.get("metric") or ""))],
         "offer": None if facts.offer is None else {k: facts.offer.get(k) for k in PUBLIC_OFFER_FIELDS},
         "business": dict(facts.business),
     }

@@ -14,16 +14,20 @@ from decimal import Decimal, InvalidOperation
 
 from integrations.ai.claims import sentences
 from integrations.ai.task import Facts, Task
+from models import evidence_kinds as kinds
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December"]
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 CENT = Decimal("0.01")
 
-# Evidence metrics a shopper can read as demand, in the order they are told, with the
-# sentence each becomes and the source it cites. Supplier quotes and unknown metrics are
-# the founder's business, not the shopper's, and are never written.
-DEMAND = {
+# What a shopper is told of the evidence is decided by models/evidence_kinds.py, whatever
+# the catalog calls its metrics: demand (a rank or a count), reviews and competing listings,
+# never money (the founder's costs and quotes) and never rates or durations (they say how
+# well, not how many, and a store promises nothing about periods). These are only the
+# phrasings of the demo catalog's metrics, in the order they are told, each with the source
+# it cites; any other metric is told by its kind (`_generic`), after them.
+PHRASES = {
     "monthly_searches": ("Products like this are searched for {value} times a month", "search data"),
     "reviews": ("The best-known listing of this kind has {value} customer reviews", "marketplace reviews"),
     "weekly_views": ("Videos about products like this drew {value} views in a week", "TikTok"),
@@ -32,6 +36,7 @@ DEMAND = {
     "monthly_mentions": ("Products like this came up {value} times in a month of online discussion", "Reddit"),
     "listings_count": ("Sellers offered {value} listings of products like this", "Etsy"),
 }
+TOLD_ROLES = frozenset({kinds.DEMAND, kinds.REVIEWS, kinds.COMPETITION})
 MOST_DEMAND_SENTENCES = 3
 
 
@@ -135,23 +140,43 @@ def price_text(facts: Facts) -> str:
 
 
 def demand_sentences(evidence: list[dict]) -> list[str]:
-    """Plain sentences from the newest row of each demand metric, each citing its source and month."""
-    newest: dict[str, tuple] = {}
-    for row in evidence:
-        metric = row.get("metric")
-        value = _decimal(row.get("value"))
-        if metric not in DEMAND or value is None:
-            continue
-        key = (str(row.get("date") or ""), value)
-        if metric not in newest or key > newest[metric][0]:
-            newest[metric] = (key, value)
+    """Plain sentences from the newest reading of each metric a shopper may be told (dated,
+    numeric, of a told role), each citing its source and month; a rising series says what it
+    rose from. The demo catalog's metrics first, in PHRASES order, then any other by newest."""
+    signals = [s for s in kinds.classify_all(evidence).values() if s.roles & TOLD_ROLES and s.kind != kinds.MONEY]
+    order = list(PHRASES)
+    signals.sort(key=lambda s: (order.index(s.metric) if s.metric in order else len(order),
+                                _negated_day(s.newest.date), s.metric))
     told = []
-    for metric, (template, source) in DEMAND.items():
-        if metric in newest:
-            (day, _), value = newest[metric]
-            when = _month(day)
-            told.append(template.format(value=_number(value)) + f" ({source}{', ' + when if when else ''}).")
+    for signal in signals:
+        value = _number(Decimal(str(signal.newest.value)))
+        when = _month(signal.newest.date.isoformat())
+        if signal.metric in PHRASES:
+            template, source = PHRASES[signal.metric]
+            sentence = template.format(value=value)
+        else:
+            sentence, source = _generic(signal, value), _words(signal.newest.source) or "our research"
+        if signal.direction == kinds.RISING and signal.before is not None:
+            sentence += f", {'climbing from #' if signal.lower_is_better else 'up from '}" \
+                        f"{_number(Decimal(str(signal.before.value)))}"
+        told.append(sentence + f" ({source}{', ' + when if when else ''}).")
     return told[:MOST_DEMAND_SENTENCES]
+
+
+def _generic(signal, value: str) -> str:
+    """A metric without a phrasing of its own, told by its kind: a rank as a place, a count as a reach."""
+    label = signal.label
+    if signal.kind == kinds.RANK:
+        return f"A listing of this kind held #{value} on {label}"
+    return f"{label[:1].upper()}{label[1:]} for products like this reached {value}"
+
+
+def _words(name: str) -> str:
+    return " ".join(kinds.words(name))
+
+
+def _negated_day(day: date) -> int:
+    return -day.toordinal()
 
 
 def join(parts: list[str], limit: int) -> str:

@@ -4,56 +4,29 @@ or catalog field behind it (issue 9, point 3).
 One analyser serves GET /api/analysis (the session's product) and POST /api/analyze (any
 name or description, read through the closest catalog products). Where nothing backs a
 figure it says "no evidence" (level `unknown`) instead of guessing.
+
+Which rows back demand or competition, how strong a reading is and which way a series
+moves is models/evidence_kinds.py's answer, whatever the catalog calls its metrics: a
+metric with a published scale reads against it, any other against the same metric of the
+other catalog products (`peers`, loaded by services/research/records.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import Decimal
 
+from models import evidence_kinds as kinds
 from services.research.offer import Row
 
-HIGH, MEDIUM, LOW, UNKNOWN = "high", "medium", "low", "unknown"
+HIGH, MEDIUM, LOW, UNKNOWN = kinds.HIGH, kinds.MEDIUM, kinds.LOW, kinds.UNKNOWN
 LEVEL_ORDER = {UNKNOWN: 0, LOW: 1, MEDIUM: 2, HIGH: 3}
 # Evidence older than this describes another market: it is listed, but no level rests on it.
 FRESH_DAYS = 180
 # A demand signal whose newest reading is this much worse than the one before it is falling.
-FALLING_PCT = 20
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """Where a metric's readings turn `high` and `medium` (for `lower_is_better` metrics,
-    at or below the numbers; otherwise at or above them)."""
-
-    metric: str
-    label: str
-    high: float
-    medium: float
-    lower_is_better: bool = False
-
-    def level(self, value: float) -> str:
-        if self.lower_is_better:
-            return HIGH if value <= self.high else MEDIUM if value <= self.medium else LOW
-        return HIGH if value >= self.high else MEDIUM if value >= self.medium else LOW
-
-    def rule(self) -> str:
-        word = "at most" if self.lower_is_better else "at least"
-        return f"{self.metric} ({self.label}): high at {word} {self.high:g}, medium at {word} {self.medium:g}"
-
-
-DEMAND = {t.metric: t for t in (
-    Threshold("monthly_searches", "monthly searches", 20000, 5000),
-    Threshold("interest_index", "search interest index, 0-100", 60, 40),
-    Threshold("weekly_views", "weekly video views", 1_000_000, 250_000),
-    Threshold("monthly_mentions", "monthly forum mentions", 100, 40),
-    Threshold("bsr_rank", "best-seller rank", 1000, 5000, lower_is_better=True),
-)}
-COMPETITION = {t.metric: t for t in (
-    Threshold("listings_count", "competing listings", 2000, 500),
-    Threshold("reviews", "reviews on the leading listing", 10000, 2000),
-)}
+FALLING_PCT = kinds.STEADY_PCT
 MARGIN_HIGH_PCT, MARGIN_MEDIUM_PCT = 30, 15
+# What a figure's `signals` may say (the API's schema names them).
+KINDS = kinds.KINDS
+DIRECTIONS = (kinds.RISING, kinds.FALLING, kinds.STEADY, kinds.SINGLE)
 
 
 def fresh(rows: list[Row], today: date) -> list[Row]:
@@ -61,42 +34,73 @@ def fresh(rows: list[Row], today: date) -> list[Row]:
     return [r for r in rows if cutoff <= r.date <= today]
 
 
-def latest_per_metric(rows: list[Row], metrics) -> list[Row]:
+def with_role(rows: list[Row], role: str) -> list[Row]:
+    """The rows whose metric can back `role` (models/evidence_kinds.py; a metric's readings
+    are read together, since a fraction rule looks at all of them)."""
+    values: dict[str, list[float]] = {}
+    for r in rows:
+        values.setdefault(r.metric, []).append(r.value)
+    backing = {m for m, vs in values.items() if role in kinds.roles_of(m, vs)}
+    return [r for r in rows if r.metric in backing]
+
+
+def latest_per_metric(rows: list[Row]) -> list[Row]:
     newest: dict[str, Row] = {}
     for row in sorted(rows, key=lambda r: (r.date, r.value)):
-        if row.metric in metrics:
-            newest[row.metric] = row
-    return sorted(newest.values(), key=lambda r: r.date, reverse=True)
+        newest[row.metric] = row
+    return sorted(newest.values(), key=lambda r: (r.date, r.metric), reverse=True)
 
 
-def _cite(row: Row, threshold: Threshold) -> dict:
-    return {**row.cite(), "value": row.value, "level": threshold.level(row.value)}
+def _cite(row: Row, level: str) -> dict:
+    return {**row.cite(), "value": row.value, "level": level}
 
 
-def _signal_figure(name: str, rows: list[Row], table: dict, today: date, what: str) -> dict:
-    """A level from the strongest fresh reading of the metrics in `table`."""
-    relevant = [r for r in rows if r.metric in table]
-    current = latest_per_metric(fresh(relevant, today), table)
+def _moves(signals: list[kinds.Classified]) -> str:
+    """A sentence on the series that move, "" when none does."""
+    moving = [s for s in signals if s.direction in (kinds.RISING, kinds.FALLING)]
+    return "".join(f" {s.label} ({s.newest.source}) is {s.direction}"
+                   + (f", {s.change_pct:+g}% since {s.before.date.isoformat()}" if s.change_pct is not None else "")
+                   + "." for s in moving)
+
+
+def _signal_figure(name: str, rows: list[Row], role: str, today: date, what: str, peers: dict | None) -> dict:
+    """A level from the strongest fresh reading of the metrics that can back `role`."""
+    peers = peers or {}
+    relevant = with_role(rows, role)
+    current = fresh(relevant, today)
     if not current:
         because = (f"No evidence: no {what} reading in the last {FRESH_DAYS} days" +
                    (f" (the newest, {max(r.date for r in relevant).isoformat()}, is older)" if relevant else "") + ".")
         return {"id": name, "level": UNKNOWN, "value": None, "no_evidence": True, "because": because,
-                "evidence": [_cite(r, table[r.metric]) for r in latest_per_metric(relevant, table)]}
-    cited = [_cite(r, table[r.metric]) for r in current]
+                "evidence": [_cite(r, kinds.level(r.metric, r.value, peers.get(r.metric, ()))[0])
+                             for r in latest_per_metric(relevant)], "signals": []}
+    signals = list(kinds.classify_all(current, peers=peers).values())
+    by_metric = {s.metric: s for s in signals}
+    cited = [_cite(r, by_metric[r.metric].level) for r in latest_per_metric(current)]
     best = max(cited, key=lambda c: (LEVEL_ORDER[c["level"]], c["date"]))
-    threshold = table[best["metric"]]
+    signal = by_metric[best["metric"]]
+    plural = "s" if len(cited) != 1 else ""
+    if best["level"] == UNKNOWN:
+        because = (f"{len(cited)} fresh {what} reading{plural} ({', '.join(sorted(s.label for s in signals))}), but "
+                   f"no published scale for {'them' if plural else 'it'} and fewer than {kinds.PEERS_MIN} other "
+                   "catalog products report the same metric, so how strong it reads cannot be told.")
+    else:
+        scale = kinds.scale_of(signal.metric)
+        against = (f"{scale.label}" if scale else f"{signal.label}, against {signal.peers} other catalog products' "
+                   f"readings")
+        because = (f"{best['value']:g} {against} ({best['source']}, {best['date']}) reads {best['level']}; "
+                   f"the strongest of {len(cited)} fresh {what} reading{plural}.")
     return {"id": name, "level": best["level"], "value": best["value"], "no_evidence": False,
-            "because": f"{best['value']:g} {threshold.label} ({best['source']}, {best['date']}) reads {best['level']}; "
-                       f"the strongest of {len(cited)} fresh {what} reading{'s' if len(cited) != 1 else ''}.",
-            "evidence": cited}
+            "because": because + _moves(signals), "evidence": cited,
+            "signals": [s.summary() for s in signals]}
 
 
-def demand(rows: list[Row], today: date) -> dict:
-    return _signal_figure("demand", rows, DEMAND, today, "demand")
+def demand(rows: list[Row], today: date, peers: dict | None = None) -> dict:
+    return _signal_figure("demand", rows, kinds.DEMAND, today, "demand", peers)
 
 
-def competition(rows: list[Row], today: date) -> dict:
-    return _signal_figure("competition", rows, COMPETITION, today, "competition")
+def competition(rows: list[Row], today: date, peers: dict | None = None) -> dict:
+    return _signal_figure("competition", rows, kinds.COMPETITION, today, "competition", peers)
 
 
 def margin(margin_pct: float | None, source: list[dict]) -> dict:
@@ -109,20 +113,17 @@ def margin(margin_pct: float | None, source: list[dict]) -> dict:
 
 
 def falling_signals(rows: list[Row], today: date) -> list[dict]:
-    """Demand metrics whose newest fresh reading is FALLING_PCT% worse than the reading before it."""
+    """Demand series (one metric from one source) whose newest fresh reading is FALLING_PCT%
+    worse than the reading before it (for a rank, higher)."""
     falling = []
-    for metric, threshold in DEMAND.items():
-        series = sorted((r for r in fresh(rows, today) if r.metric == metric), key=lambda r: (r.date, r.value))
-        if len(series) < 2:
-            continue
-        before, now = series[-2], series[-1]
-        if before.value <= 0:
-            continue
-        change = (Decimal(str(now.value)) - Decimal(str(before.value))) * 100 / Decimal(str(before.value))
-        worse = change >= FALLING_PCT if threshold.lower_is_better else change <= -FALLING_PCT
-        if worse:
-            falling.append({"metric": metric, "from": before.cite() | {"value": before.value},
-                            "to": now.cite() | {"value": now.value}, "change_pct": float(round(change, 1))})
+    for (_source, metric), series in sorted(kinds.series(with_role(fresh(rows, today), kinds.DEMAND)).items()):
+        moved = kinds.direction(series, lower_is_better=kinds.lower_is_better(metric))
+        if moved.direction == kinds.FALLING:
+            before, now = moved.before, moved.now
+            falling.append({"metric": metric, "source": now.source,
+                            "from": Row(before.date, before.source, metric, before.value).cite() | {"value": before.value},
+                            "to": Row(now.date, now.source, metric, now.value).cite() | {"value": now.value},
+                            "change_pct": moved.change_pct})
     return falling
 
 
@@ -149,9 +150,11 @@ def risk(rows: list[Row], today: date) -> dict:
             "evidence": cited, "falling": falling}
 
 
-def analyse(rows: list[Row], today: date, *, margin_pct: float | None, margin_source: list[dict]) -> dict:
-    """The four figures for one product's evidence rows and margin."""
-    return {"figures": [demand(rows, today), competition(rows, today), margin(margin_pct, margin_source),
+def analyse(rows: list[Row], today: date, *, margin_pct: float | None, margin_source: list[dict],
+            peers: dict | None = None) -> dict:
+    """The four figures for one product's evidence rows and margin (`peers`: metric -> the
+    other catalog products' newest fresh readings of it, for metrics without a published scale)."""
+    return {"figures": [demand(rows, today, peers), competition(rows, today, peers), margin(margin_pct, margin_source),
                         risk(rows, today)],
             "fresh_days": FRESH_DAYS}
 
@@ -161,7 +164,15 @@ def no_evidence() -> dict:
     return analyse([], date(2000, 1, 1), margin_pct=None, margin_source=[])  # no rows: the day does not matter
 
 
+def classification_rules() -> list[str]:
+    """How any catalog's metric is read (published in the OpenAPI document)."""
+    return kinds.rules()
+
+
 def rules() -> list[str]:
     """The analyser's published thresholds (the OpenAPI document carries them)."""
-    return ([t.rule() for t in DEMAND.values()] + [t.rule() for t in COMPETITION.values()] +
+    return ([s.rule() for s in kinds.SCALES.values()] +
+            [f"any other metric: against the newest fresh readings of the same metric of at least {kinds.PEERS_MIN} "
+             "other catalog products (as good as two thirds of them: high; as one third: medium; else low), unknown "
+             "with fewer"] +
             [f"margin: high at {MARGIN_HIGH_PCT}% or more, medium at {MARGIN_MEDIUM_PCT}% or more"])

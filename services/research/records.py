@@ -5,13 +5,16 @@ A research row is about a catalog product, not a founder: the same figures hold 
 whoever holds the product. The fingerprint covers everything the figures were computed
 from (the catalog record, its evidence rows, the offer and gate settings, and the day,
 since freshness windows move with it); a read that finds a different fingerprint serves
-the stored figures and sends a re-run.
+the stored figures and sends a re-run. One input is left out on purpose: the other
+products' readings a metric without a published scale is judged against (`peers`). Putting
+them in would make every catalog load re-research every product; they are read again
+with each research, and the day in the fingerprint brings one at least daily.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, field
+from datetime import date, timedelta
 from decimal import Decimal
 
 import peewee as pw
@@ -19,6 +22,7 @@ import peewee as pw
 from config import get_settings
 from models.catalog import Evidence, Product
 from models.clock import utcnow
+from models import evidence_kinds as kinds
 from models.db import transaction
 from models.job import Job
 from models.research import Research
@@ -40,9 +44,35 @@ class Facts:
 
     record: CatalogRecord
     rows: list[Row]
+    # metric -> the other catalog products' newest fresh readings of it, for the metrics of
+    # `rows` that have no published scale (models/evidence_kinds.py judges a reading by them).
+    peers: dict[str, list[float]] = field(default_factory=dict)
 
 
-def load(product_id: str) -> Facts | None:
+def peer_readings(product_id: str, rows: list[Row], today: date) -> dict[str, list[float]]:
+    """For each demand or competition metric of `rows` without a published scale: the newest
+    reading of it, dated within the analysis's freshness window, of every other product."""
+    values: dict[str, list[float]] = {}
+    for r in rows:
+        values.setdefault(r.metric, []).append(r.value)
+    wanted = sorted(m for m, vs in values.items() if kinds.scale_of(m) is None
+                    and kinds.roles_of(m, vs) & {kinds.DEMAND, kinds.COMPETITION})
+    if not wanted:
+        return {}
+    newest: dict[tuple[str, str], float] = {}
+    cutoff = today - timedelta(days=analyser.FRESH_DAYS)
+    for pid, metric, value in (Evidence.select(Evidence.product, Evidence.metric, Evidence.value)
+                               .where(Evidence.metric.in_(wanted), Evidence.date >= cutoff, Evidence.date <= today,
+                                      Evidence.product != product_id)
+                               .order_by(Evidence.date, Evidence.value).tuples()):
+        newest[(pid, metric)] = value  # oldest first, so the newest reading of each product stays
+    peers: dict[str, list[float]] = {m: [] for m in wanted}
+    for (_pid, metric), value in sorted(newest.items()):
+        peers[metric].append(value)
+    return peers
+
+
+def load(product_id: str, *, today: date | None = None, with_peers: bool = True) -> Facts | None:
     product = Product.get_or_none(Product.product_id == product_id)
     if product is None:
         return None
@@ -54,7 +84,8 @@ def load(product_id: str) -> Facts | None:
     rows = [Row(e.date, e.source, e.metric, e.value)
             for e in Evidence.select(Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
             .where(Evidence.product == product_id).order_by(Evidence.date, Evidence.id)]
-    return Facts(record, rows)
+    peers = peer_readings(product_id, rows, today or utcnow().date()) if with_peers else {}
+    return Facts(record, rows, peers)
 
 
 def fingerprint(product_id: str, today: date, settings=None) -> str | None:
@@ -80,7 +111,8 @@ def compute(facts: Facts, today: date, settings=None) -> tuple[dict, dict]:
     offer = compute_offer(facts.record, facts.rows, OfferSettings.from_settings(settings), today)
     margin_source = [{"type": "offer", "figure": "margin_pct", "inputs": ["price", "cost", "shipping", "fees"]},
                      catalog("price"), catalog("cost")]
-    analysis = analyser.analyse(facts.rows, today, margin_pct=offer["margin_pct"], margin_source=margin_source)
+    analysis = analyser.analyse(facts.rows, today, margin_pct=offer["margin_pct"], margin_source=margin_source,
+                                peers=facts.peers)
     gate = evidence_gate.current_gate(settings)
     cutoff = gate.cutoff(today)
     in_window = [r for r in facts.rows if cutoff <= r.date <= today]
@@ -97,7 +129,7 @@ def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
     today = utcnow().date()
     stage("reading_evidence")
     digest = fingerprint(product_id, today)
-    facts = load(product_id)
+    facts = load(product_id, today=today)
     if facts is None or digest is None:
         return {"product_id": product_id, "researched": False, "why": "not_in_catalog"}
     stage("computing")

@@ -13,6 +13,7 @@ import re
 import unicodedata
 
 from integrations.ai.schemas import STORE_COPY, validate
+from models import evidence_kinds as kinds
 
 FORMAT = 1
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
@@ -20,18 +21,6 @@ PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
 SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
 HOME_SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
 MAX_EVIDENCE_ROWS = 6
-
-# Human words for the evidence metrics the catalog uses; an unknown metric reads as its name.
-_METRICS = {
-    "interest_index": "search interest index",
-    "bsr_rank": "best-seller rank",
-    "monthly_searches": "monthly searches",
-    "monthly_mentions": "monthly mentions",
-    "weekly_views": "weekly views",
-    "listings_count": "competing listings",
-    "unit_price_quote": "supplier quote per unit",
-}
-
 
 def _object(properties: dict, *, optional: tuple = ()) -> dict:
     return {"type": "object", "properties": properties, "required": [k for k in properties if k not in optional],
@@ -59,7 +48,10 @@ SCHEMA = _object({
     "copy": STORE_COPY,
     "evidence": {"type": "array", "maxItems": MAX_EVIDENCE_ROWS, "items": _object({
         "date": {"type": "string", "minLength": 10, "maxLength": 10}, "source": {"type": "string", "maxLength": 80},
-        "metric": {"type": "string", "maxLength": 80}, "value": {"type": ["number", "null"]}, "text": _TEXT})},
+        "metric": {"type": "string", "maxLength": 80}, "value": {"type": ["number", "null"]}, "text": _TEXT,
+        # The metric in words (models/evidence_kinds.py), so the renderer, which reads nothing
+        # but the document, shows any catalog's metric readably; older versions have none.
+        "label": {"type": "string", "maxLength": 200}}, optional=("label",))},
     "lead": {"type": "string", "enum": list(SECTIONS)},
     "pages": {"type": "array", "minItems": 1, "maxItems": 20, "items": _object({
         "id": {"type": "string", "minLength": 1, "maxLength": 40}, "title": {"type": "string", "maxLength": 200},
@@ -89,17 +81,24 @@ def palette_for(category: str) -> str:
 
 
 def evidence_rows(rows: list[dict]) -> list[dict]:
-    """The newest dated evidence rows, as the store shows them (supplier quotes stay private:
-    a shopper has no use for the founder's unit cost)."""
-    public = [r for r in rows if r.get("metric") != "unit_price_quote"]
+    """The newest dated numeric evidence rows, whatever the catalog calls their metrics, as
+    the store shows them. Money stays private (models/evidence_kinds.py): a shopper has no
+    use for the founder's unit cost or a quote."""
+    public = [r for r in rows if kinds.reading(r) is not None and not kinds.private(r["metric"])]
     public.sort(key=lambda r: (r["date"], r.get("source", "")), reverse=True)
     shown = []
     for row in public[:MAX_EVIDENCE_ROWS]:
-        metric = _METRICS.get(row.get("metric", ""), row.get("metric", ""))
-        text = row.get("note") or f"{row.get('source', 'A source')} reports {row.get('value')} {metric}."
-        shown.append({"date": row["date"], "source": row.get("source", ""), "metric": row.get("metric", ""),
-                      "value": row.get("value"), "text": text})
+        text = row.get("note") or (f"{row.get('source') or 'A source'} reports {_figure(row['value'])} "
+                                   f"{kinds.label(row['metric'])}.")
+        shown.append({"date": row["date"], "source": row.get("source", ""), "metric": row["metric"],
+                      "value": row.get("value"), "text": text, "label": kinds.label(row["metric"])})
     return shown
+
+
+def _figure(value) -> str:
+    """A reading as a shopper reads it: 2400000.0 -> "2,400,000", 4.6 -> "4.6"."""
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:,}"
 
 
 def build_document(*, product: dict, evidence: list[dict], price: float, copy: dict, slug: str,

@@ -37,7 +37,7 @@ def load(product_id: str) -> StoreFacts | None:
               "currency": product.currency, "images": list(product.images or []), **(product.extra or {})}
     rows = [{"date": e.date.isoformat(), "source": e.source, "metric": e.metric, "value": e.value, "note": e.note}
             for e in Evidence.select().where(Evidence.product == product_id).order_by(Evidence.date, Evidence.id)]
-    researched = records.load(product_id)
+    researched = records.load(product_id, with_peers=False)  # only the offer is wanted here
     offer = None
     if researched is not None:
         offer, _analysis = records.compute(researched, utcnow().date())

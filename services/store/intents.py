@@ -5,9 +5,12 @@ back unmodified and its evidence has not moved.
 
 What a request can ask for today is the section the home page leads with: demand evidence,
 the price, the benefits, the FAQ, shipping, the guarantee, reviews, or the hero. Each topic
-names the evidence metrics that can justify leading with it; the newest such row inside the
-evidence gate's window is the proposal's `source_row`. A request with exact sizes or
-colour codes is `not_an_intent`: it says how, not what for.
+names what a row must be able to back (demand, talk, reviews, competition or price,
+delivery, returns: models/evidence_kinds.py reads that from any catalog's metric, never
+from a list of one catalog's names); the newest such row inside the evidence gate's window
+is the proposal's `source_row`, except that a demand series whose newest reading is falling
+justifies nothing. A request with exact sizes or colour codes is `not_an_intent`: it says
+how, not what for.
 
 The proposal's `intent_change` is signed (HMAC-SHA256 with SECRET_KEY over its canonical
 JSON) and carries a fingerprint of the product's evidence, so apply can tell an edited or
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from config import get_settings
+from models import evidence_kinds as kinds
 from models.catalog import Evidence
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -44,34 +48,37 @@ _NOT_AN_INTENT = re.compile(r"\d+(?:\.\d+)?\s*(?:px|pt|em|rem)\b|\d+(?:\.\d+)?\s
 _LEAD_WITH = re.compile(r"\b(?:lead|start|open|begin)\s+with\s+(?:the\s+|a\s+|our\s+)?([a-z-]+)|\b([a-z-]+)\s+first\b",
                         re.IGNORECASE)
 
-_DEMAND = ("interest_index", "monthly_searches", "bsr_rank", "weekly_views", "monthly_mentions")
 
 
 @dataclass(frozen=True)
 class Topic:
     section: str
     words: tuple[str, ...]
-    metrics: tuple[str, ...]  # evidence metrics that can justify leading with the section
-    why: str  # how a row of those metrics justifies it
+    roles: tuple[str, ...]  # what a row must be able to back to justify leading with the section
+    needs: str  # that, in words, for the refusal
+    why: str  # how such a row justifies it
 
 
+_DEMAND = (kinds.DEMAND,)
+_DEMAND_NEEDS = "demand reading (a rank, or a count such as searches, views, sales or mentions)"
 TOPICS = (
     Topic("evidence", ("demand", "popular", "trend", "trending", "search", "searches", "bestseller", "best-seller",
-                       "selling", "proof", "evidence", "interest", "viral"), _DEMAND,
+                       "selling", "proof", "evidence", "interest", "viral"), _DEMAND, _DEMAND_NEEDS,
           "shoppers' demand is the strongest thing this store can show"),
     Topic("price", ("price", "cheap", "affordable", "value", "deal", "cost", "competitive", "budget"),
-          ("listings_count", "competitor_price"), "shoppers compare prices among many competing listings"),
+          (kinds.COMPETITION, kinds.PRICE), "competing listings or market price reading",
+          "shoppers compare prices among many competing listings"),
     Topic("reviews", ("review", "reviews", "rating", "ratings", "testimonial", "testimonials", "stars"),
-          ("rating", "review_count"), "shoppers rate it well"),
-    Topic("faq", ("question", "questions", "faq", "asking", "confused", "doubts"), ("monthly_mentions",),
-          "people talk about it and ask about it"),
-    Topic("shipping", ("shipping", "delivery", "deliver", "arrive", "arrives"), ("shipping_days", "delivery_days"),
-          "how fast it arrives matters to shoppers"),
-    Topic("guarantee", ("guarantee", "trust", "refund", "warranty", "risk", "safe"), ("return_rate", "refund_rate"),
-          "shoppers worry about returns"),
-    Topic("benefits", ("benefit", "benefits", "feature", "features", "why"), _DEMAND,
+          (kinds.REVIEWS,), "review count or rating reading", "shoppers rate it well"),
+    Topic("faq", ("question", "questions", "faq", "asking", "confused", "doubts"), (kinds.TALK,),
+          "reading of mentions, posts or questions", "people talk about it and ask about it"),
+    Topic("shipping", ("shipping", "delivery", "deliver", "arrive", "arrives"), (kinds.DELIVERY,),
+          "shipping or delivery time reading", "how fast it arrives matters to shoppers"),
+    Topic("guarantee", ("guarantee", "trust", "refund", "warranty", "risk", "safe"), (kinds.RETURNS,),
+          "return or refund rate reading", "shoppers worry about returns"),
+    Topic("benefits", ("benefit", "benefits", "feature", "features", "why"), _DEMAND, _DEMAND_NEEDS,
           "demand is there, so what it does for the shopper comes first"),
-    Topic("hero", ("photo", "image", "picture", "hero", "look"), _DEMAND,
+    Topic("hero", ("photo", "image", "picture", "hero", "look"), _DEMAND, _DEMAND_NEEDS,
           "demand is there, so the product itself comes first"),
 )
 _BY_SECTION = {topic.section: topic for topic in TOPICS}
@@ -94,15 +101,24 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
     if _NOT_AN_INTENT.search(requested):
         raise Refused("not_an_intent")
     topic = _topic_of(requested)
-    row = _justifying_row(product_id, topic)
+    row, moved, falling = _justifying_row(product_id, topic)
     if row is None:
+        why_not = (f" The newest {'reading is' if len(falling) == 1 else 'readings are'} falling: " + "; ".join(
+            f"{m.metric} {m.change_pct:+g}% since {m.before.date.isoformat()}" if m.change_pct is not None
+            else f"{m.metric} since {m.before.date.isoformat()}" for m in falling) + "." if falling else "")
         raise Refused("no_row_justifies_this", f"No dated evidence row of the last "
                                                f"{get_settings().evidence_max_age_days} days supports leading with "
-                                               f"{topic.section}: it would need a {' or '.join(topic.metrics)} reading.")
+                                               f"{topic.section}: it would need a {topic.needs}.{why_not}")
     current = current_lead(product_id)
     source_row = {"date": row.date.isoformat(), "source": row.source, "metric": row.metric, "value": row.value}
-    because = (f"{row.source} reports {row.metric} {row.value:g} on {row.date.isoformat()}: {topic.why}, so your "
-               f"store should lead with {topic.section}.")
+    trend = ""
+    if moved.direction == kinds.RISING:
+        trend = (f", up from {moved.before.value:g} on {moved.before.date.isoformat()}" +
+                 (f" ({moved.change_pct:+g}%)" if moved.change_pct is not None else ""))
+        if moved.lower_is_better:
+            trend = trend.replace("up from", "climbing from")
+    because = (f"{row.source} reports {row.metric} {row.value:g} on {row.date.isoformat()}{trend}: {topic.why}, so "
+               f"your store should lead with {topic.section}.")
     diff = (f"The home page leads with {topic.section} instead of {current}." if current and current != topic.section
             else f"The home page leads with {topic.section}.")
     change = sign({"product_id": product_id, "surface": surface, "requested": requested, "lead": topic.section,
@@ -133,10 +149,30 @@ def _topic_of(requested: str) -> Topic:
 
 
 def _justifying_row(product_id: str, topic: Topic):
+    """(row, its series' movement, falling series passed over) for the newest dated row inside
+    the evidence gate's window whose metric can back the topic (models/evidence_kinds.py);
+    a demand series whose newest reading is falling justifies nothing. (None, None, [...])
+    when no row does."""
     cutoff = (utcnow() - timedelta(days=get_settings().evidence_max_age_days)).date()
-    return (Evidence.select().where(Evidence.product == product_id, Evidence.metric.in_(topic.metrics),
-                                    Evidence.date >= cutoff)
-            .order_by(Evidence.date.desc(), Evidence.id.desc()).first())
+    rows = list(Evidence.select(Evidence.id, Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
+                .where(Evidence.product == product_id, Evidence.date >= cutoff)
+                .order_by(Evidence.date.desc(), Evidence.id.desc()))
+    values: dict[str, list[float]] = {}
+    for row in rows:
+        values.setdefault(row.metric, []).append(row.value)
+    backing = {m for m, vs in values.items() if set(kinds.roles_of(m, vs)) & set(topic.roles)}
+    series = kinds.series(r for r in rows if r.metric in backing)
+    falling = []
+    for row in rows:  # newest first
+        if row.metric not in backing:
+            continue
+        moved = kinds.classify(row.metric, series[(row.source, row.metric)])
+        if kinds.DEMAND in topic.roles and moved.direction == kinds.FALLING:
+            if all(f.metric != moved.metric or f.newest.source != moved.newest.source for f in falling):
+                falling.append(moved)
+            continue
+        return row, moved, falling
+    return None, None, falling
 
 
 def evidence_fingerprint(product_id: str) -> str:

@@ -72,12 +72,6 @@ SOURCES = {
     "tiktok_views": "TikTok", "reddit_mentions": "Reddit", "etsy_listings": "Etsy",
     "review_count": "Review counts",
 }
-METRICS = {
-    "monthly_searches": "Monthly searches", "interest_index": "Interest index",
-    "bsr_rank": "Best-seller rank", "unit_price_quote": "Unit price quote",
-    "weekly_views": "Weekly views", "monthly_mentions": "Monthly mentions",
-    "listings_count": "Listings", "reviews": "Reviews",
-}
 
 # Characters HTML calls parse errors (C0/C1 controls, noncharacters) and lone surrogates,
 # which a JSON document can carry but UTF-8 cannot encode: dropped from every text.
@@ -305,9 +299,14 @@ def _evidence(row) -> dict | None:
         "date": day,
         "date_display": _day(day),
         "source": SOURCES.get(source, source.replace("_", " ").capitalize()),
-        "metric": METRICS.get(metric, metric.replace("_", " ").capitalize()),
+        # The document's words for the metric (services/store/document.py), else its name as words.
+        "metric": _sentence_case(_text(row.get("label")) or " ".join(re.split(r"[^A-Za-z0-9]+", metric)).strip()),
         "value": shown,
     }
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _day(value: str) -> str:
