@@ -12,6 +12,7 @@ import time
 from urllib.parse import urlsplit
 
 from flask import g, jsonify, request
+from werkzeug.exceptions import NotFound
 from werkzeug.routing import RequestRedirect
 
 from api.errors import ApiError
@@ -30,6 +31,10 @@ def install_request_conventions(app, settings) -> None:
     def start_request():
         g.request_id = secrets.token_hex(8)
         g.started = time.perf_counter()
+        if "\x00" in request.path:
+            # No path names anything with a NUL in it (%00), and PostgreSQL cannot even
+            # compare text holding one: the JSON 404 of any unknown path, before any route.
+            raise NotFound()
         if isinstance(request.routing_exception, RequestRedirect):
             return relative_redirect(request.routing_exception)
         limit = body_limit(app, settings)

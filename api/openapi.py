@@ -45,7 +45,8 @@ DECISIONS = [
     "`/api/health//`) matches no route and answers the JSON 404 `not_found` of any unknown path, never a redirect "
     "(leading slashes are one: `//api/health` is `/api/health`); `/api/x/` is `/api/x`. Any redirect the router "
     "would still make answers 308 `{status: moved, location}` with a relative Location; links in mails and pages "
-    "are built from BASE_URL.",
+    "are built from BASE_URL. A path holding a NUL (`%00`) is likewise a JSON 404, and a NUL in a query "
+    "parameter or a form field is 400 `invalid_request` (GET /login still answers its 303): none names anything.",
     "Bodies larger than MAX_BODY_BYTES (default 1 MiB) answer 413 `payload_too_large`.",
     "State-changing requests (every POST, and GET /api/find and /api/feed) sent by another site "
     "(Sec-Fetch-Site: cross-site, or an Origin that is not the service's own) answer 403 `cross_site_request`; "

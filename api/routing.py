@@ -196,6 +196,12 @@ class StrictJsonParser(FlaskParser):
             raise ApiError(400, "invalid_request", "A query parameter contains a NUL character.")
         return values
 
+    def load_form(self, req, schema):
+        # A form (a store's buy box, the sandbox checkout page) is text too, and the same holds.
+        if any("\x00" in value for value in req.form.values()):
+            raise ApiError(400, "invalid_request", "A form field contains a NUL character.")
+        return super().load_form(req, schema)
+
     def pre_load(self, location_data, *, schema, req, location):
         if location == "json":
             problems = type_problems(schema, location_data)

@@ -256,6 +256,25 @@ def test_hostile_text_in_any_string_field_is_never_a_server_error(signed_in, jso
     assert problems == []
 
 
+def test_a_nul_in_any_form_field_is_400_invalid_request(founder, post_routes):
+    # The service's own pages post forms (a store's buy box, the sandbox checkout page); a
+    # NUL in one would reach a database lookup, as in a query string.
+    forms = [(path, schema, field.data_key or name) for path, view in post_routes
+             for location, schema in declared_arguments(view) if location == "form"
+             for name, field in schema.fields.items() if not field.dump_only]
+    assert len(forms) >= 3
+    client = founder()
+    client.get("/api/health")
+    before = _row_counts()
+    problems = []
+    for path, schema, name in forms:
+        data = {**{key: str(value) for key, value in _baseline(schema).items()}, name: "a\x00b"}
+        response = client.post(path, data=data)
+        problems.append(_refused(response, path, f"NUL in {name}", reason="invalid_request"))
+    assert [problem for problem in problems if problem] == []
+    assert _row_counts() == before
+
+
 def test_the_edge_lets_through_what_it_can_read(signed_in):
     # The limits themselves are numbers, and a proper surrogate pair is one character: the
     # answer is the route's own (here: the version is not one the store has), never invalid_json.

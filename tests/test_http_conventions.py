@@ -414,3 +414,19 @@ def test_a_redirect_the_router_still_makes_is_json_and_relative(c):
         assert response.get_json() == {"status": "moved", "location": location}
         assert response.headers["Cache-Control"] == "private, no-store, must-revalidate"
     assert c.get("/api/_probe/folder/", headers=HOSTILE).get_json() == {"status": "ok"}
+
+
+def test_a_nul_in_the_path_is_a_json_404_on_every_route(app, founder):
+    # In a path parameter it would reach a database lookup (PostgreSQL cannot compare text
+    # with a NUL); no path names anything with one.
+    client = founder()
+    problems = []
+    for rule, method, _view in iter_routes(app):
+        if method not in ("GET", "POST"):
+            continue
+        sent = re.sub(r"<[^>]+>", "a%00b", rule.rule) if "<" in rule.rule else rule.rule.rstrip("/") + "%00"
+        response = client.open(sent, method=method)
+        body = response.get_json(silent=True) or {}
+        if (response.status_code, response.mimetype, body.get("reason")) != (404, "application/json", "not_found"):
+            problems.append(f"{method} {sent}: {response.status_code} {response.get_data()[:120]!r}")
+    assert problems == []
