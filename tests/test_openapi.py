@@ -132,7 +132,7 @@ ACCOUNT_OPERATIONS = {f"{method} {openapi_path(rule.rule)}" for rule, method, vi
                       if declaration_of(view).requires_account}
 
 
-def test_every_body_route_is_poisoned_by_the_fuzzer():
+def test_the_fuzzer_knows_every_body_field_and_every_route_that_needs_an_account():
     assert len(BODY_FIELDS) >= 20 and all(BODY_FIELDS.values())
     assert ("POST", "/api/select") in BODY_FIELDS and "product_id" in BODY_FIELDS[("POST", "/api/select")]
     assert {"POST /api/ai/edit", "POST /api/research-workspace"} <= ACCOUNT_OPERATIONS
