@@ -31,6 +31,13 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.json.sort_keys = False
     # /api/x and /api/x/ are one route; no redirects (a redirect is an HTML-bodied 308).
     app.url_map.strict_slashes = False
+    # Nor does the router redirect anything else: werkzeug would answer /api//health with an
+    # HTML 308 to http://<the request's Host>/api/health (and before the cross-site guard
+    # could see a route). A path with an empty segment matches no route, so it is a JSON 404
+    # like any unknown path; any redirect the router still asks for is answered by
+    # api/http.py in JSON with a relative Location.
+    app.url_map.merge_slashes = False
+    app.url_map.redirect_defaults = False
 
     # The browser app's files and shell go out compressed (brotli or gzip, as the browser
     # accepts); JSON answers are small and go out as they are.

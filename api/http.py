@@ -10,8 +10,11 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from urllib.parse import urlsplit
 
-from flask import g, request
+from flask import g, jsonify, request
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import RequestRedirect
 
 from api.errors import ApiError
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of
@@ -29,6 +32,12 @@ def install_request_conventions(app, settings) -> None:
     def start_request():
         g.request_id = secrets.token_hex(8)
         g.started = time.perf_counter()
+        if "\x00" in request.path:
+            # No path names anything with a NUL in it (%00), and PostgreSQL cannot even
+            # compare text holding one: the JSON 404 of any unknown path, before any route.
+            raise NotFound()
+        if isinstance(request.routing_exception, RequestRedirect):
+            return relative_redirect(request.routing_exception)
         limit = body_limit(app, settings)
         # Werkzeug stops reading past this too (a body sent without Content-Length, chunked).
         request.max_content_length = limit
@@ -94,6 +103,22 @@ def _directives(response) -> list[str]:
 
 def _name(directive: str) -> str:
     return directive.partition("=")[0].strip().lower()
+
+
+def relative_redirect(moved: RequestRedirect):
+    """A redirect the router asked for, in JSON, to a relative Location.
+
+    Werkzeug builds the target of its own redirects (a slash added or merged, a rule's
+    redirect_to or defaults) as an absolute URL from the request's Host header, which the
+    client chose; a shared cache would then send others to that host. Only the path and
+    query are kept, with one leading slash (`//host` would be another site again).
+    """
+    target = urlsplit(moved.new_url)
+    location = "/" + target.path.lstrip("/") + (f"?{target.query}" if target.query else "")
+    response = jsonify({"status": "moved", "location": location})
+    response.status_code = moved.code
+    response.headers["Location"] = location
+    return response
 
 
 def body_limit(app, settings) -> int:

@@ -16,6 +16,7 @@ import re
 import flask_smorest
 
 from api.errors import SIGN_IN_TO_RESEARCH
+from api.json_body import MAX_DEPTH
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of, declared_arguments
 from config import Settings
 from services.reasons import REASONS
@@ -33,6 +34,19 @@ DECISIONS = [
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
     "`invalid_json`; a missing or mistyped field (at any nesting level) answers 400 with that field's reason "
     "(else `invalid_request`) and a `fields` object naming each problem. Unknown fields are ignored.",
+    "A body must also be JSON the service can keep (I-JSON, RFC 7493, a little stricter), checked before any "
+    "handler runs and wherever the value sits, keys included: UTF-8 text (a byte order mark is ignored), arrays "
+    f"and objects at most {MAX_DEPTH} levels deep (the body's own object is the first), no lone UTF-16 surrogate "
+    "(`\\ud800` without its pair) and no NUL in any string, integers within the signed 64-bit range, and numbers "
+    "that stay finite (1e999 reads as infinity). Each answers 400 `invalid_json` with an explanation naming the "
+    "problem; no new reason: the registry's sentence (the request could not be read, nothing was changed) fits "
+    "them all, and every route that takes a body already documents it.",
+    "No answer's Location is built from the Host header. A path with an empty segment (`/api//health`, "
+    "`/api/health//`) matches no route and answers the JSON 404 `not_found` of any unknown path, never a redirect "
+    "(leading slashes are one: `//api/health` is `/api/health`); `/api/x/` is `/api/x`. Any redirect the router "
+    "would still make answers 308 `{status: moved, location}` with a relative Location; links in mails and pages "
+    "are built from BASE_URL. A path holding a NUL (`%00`) is likewise a JSON 404, and a NUL in a query "
+    "parameter or a form field is 400 `invalid_request` (GET /login still answers its 303): none names anything.",
     "Bodies larger than MAX_BODY_BYTES (default 1 MiB) answer 413 `payload_too_large`.",
     "State-changing requests (every POST, and GET /api/find and /api/feed) sent by another site "
     "(Sec-Fetch-Site: cross-site, or an Origin that is not the service's own) answer 403 `cross_site_request`; "

@@ -26,7 +26,6 @@ answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import wraps
 
@@ -35,6 +34,7 @@ from flask import g, request
 from marshmallow import EXCLUDE, Schema, ValidationError, fields
 from webargs.flaskparser import FlaskParser
 
+from api import json_body
 from api.errors import ApiError, SignInToResearch
 from api.session import current_session
 
@@ -85,7 +85,9 @@ def declaration_of(view) -> Declaration | None:
 
 def read_json_object() -> dict:
     """The request body as one JSON object; an empty body reads as {}. Anything else sent
-    (another content type, malformed JSON, an array or scalar, NaN, a NUL) is refused."""
+    (another content type, malformed JSON, an array or scalar, and whatever api/json_body.py
+    refuses: nesting too deep, NaN or infinity, an integer past 64 bits, a NUL or a lone
+    surrogate anywhere) is 400 `invalid_json`, before any handler runs."""
     if "json_body" in g:
         return g.json_body
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
@@ -95,30 +97,13 @@ def read_json_object() -> dict:
         if not request.is_json:
             raise ApiError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.")
         try:
-            data = json.loads(raw, parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError):
-            raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+            data = json_body.parse(raw)
+        except json_body.UnreadableJson as exc:
+            raise ApiError(400, "invalid_json", exc.explanation) from None
         if not isinstance(data, dict):
             raise ApiError(400, "invalid_json", "The body must be a JSON object.")
-        if _has_nul(data):
-            # PostgreSQL cannot store NUL in text, and no field needs one.
-            raise ApiError(400, "invalid_json", "The body contains a NUL character, which no field accepts.")
     g.json_body = data
     return data
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
 
 
 # --- JSON types as published, at every level -----------------------------------------------
@@ -211,6 +196,12 @@ class StrictJsonParser(FlaskParser):
             # PostgreSQL cannot compare text with a NUL in it, and no parameter needs one.
             raise ApiError(400, "invalid_request", "A query parameter contains a NUL character.")
         return values
+
+    def load_form(self, req, schema):
+        # A form (a store's buy box, the sandbox checkout page) is text too, and the same holds.
+        if any("\x00" in value for value in req.form.values()):
+            raise ApiError(400, "invalid_request", "A form field contains a NUL character.")
+        return super().load_form(req, schema)
 
     def pre_load(self, location_data, *, schema, req, location):
         if location == "json":

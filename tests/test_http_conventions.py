@@ -1,5 +1,6 @@
 """HTTP conventions: JSON for every failure, cache headers, routing, bodies, cross-site."""
 import json
+import re
 
 import flask
 import pytest
@@ -7,6 +8,8 @@ from marshmallow import Schema, fields
 
 from api import create_app
 from api.routing import Blueprint
+from api.openapi import iter_routes
+from models import ALL_MODELS
 from tests.conftest import SETTINGS, reconnect
 from tests.mailbox import last_link, path_of
 from services.errors import Refused
@@ -50,6 +53,22 @@ def echo(body):
 @probe.response(200)
 def state():
     """A GET that changes state, like find (test route)."""
+    return {"status": "ok"}
+
+
+@probe.get("/api/_probe/folder/", strict_slashes=True)
+@probe.declare(changes_state=False)
+@probe.response(200)
+def folder():
+    """A route that insists on its trailing slash, so the router redirects (test route)."""
+    return {"status": "ok"}
+
+
+@probe.get("/api/_probe/old", redirect_to="/api/_probe/folder/")
+@probe.declare(changes_state=False)
+@probe.response(200)
+def old():
+    """A rule that redirects elsewhere (test route)."""
     return {"status": "ok"}
 
 
@@ -304,3 +323,114 @@ def test_a_nul_in_a_query_parameter_is_400_not_a_database_error(c):
     _refusal(c.get("/api/discover?job_id=a%00b"), 400, "invalid_request")
     login = c.get("/login?token=%00")  # a sign-in link always redirects (spec 4.2)
     assert login.status_code == 303 and login.headers["Location"] == "/#login?e=invalid_link"
+
+
+# --- No redirect trusts the Host header ----------------------------------------------------
+
+HOSTILE = {"Host": "evil.example", "X-Forwarded-Host": "evil.example", "Forwarded": "host=evil.example"}
+
+
+def _raw(client, method, path, **kwargs):
+    # The path goes to the app as sent: the test client would read a leading "//" as a host.
+    return client.open("/", method=method, environ_overrides={"PATH_INFO": path}, **kwargs)
+
+
+def _slash_variants(path):
+    """The path with one extra slash at each separator, and with trailing slashes."""
+    parts = path.split("/")
+    for i in range(1, len(parts)):
+        yield "/".join(parts[:i]) + "//" + "/".join(parts[i:]), True
+    yield path.rstrip("/") + "/", False
+    yield path.rstrip("/") + "//", True
+
+
+def _routes(app, method):
+    return sorted({re.sub(r"<[^>]+>", "x", rule.rule) for rule, m, _view in iter_routes(app) if m == method})
+
+
+def _location_problem(response, sent):
+    location = response.headers.get("Location")
+    if location is None:
+        return None
+    relative = location.startswith("/") and not location.startswith(("//", "/\\"))
+    if "evil.example" in location or not (relative or location.startswith(SETTINGS.base_url + "/")):
+        return f"{sent}: Location {location}"
+    return None
+
+
+def _answer_problem(response, sent, empty_segment):
+    if (problem := _location_problem(response, sent)) is not None:
+        return problem
+    if empty_segment and not sent.startswith("//"):
+        # A path with an empty segment is no route's: the JSON 404 of any unknown path.
+        if response.status_code != 404 or response.mimetype != "application/json":
+            return f"{sent}: {response.status_code} {response.mimetype}, not a JSON 404"
+        return None
+    redirect = 300 <= response.status_code < 400 and response.get_data() == b""  # GET /api/auth/callback's 303
+    if re.sub("^/+", "/", sent).startswith("/api/") and response.mimetype != "application/json" and not redirect:
+        return f"{sent}: {response.status_code} {response.mimetype} under /api/"
+    return None
+
+
+def test_no_get_answer_redirects_to_the_host_header_and_api_answers_are_json(app, founder):
+    client = founder()
+    problems = []
+    for path in _routes(app, "GET"):
+        for sent, empty_segment in _slash_variants(path):
+            response = _raw(client, "GET", sent, headers=HOSTILE)
+            problems.append(_answer_problem(response, sent, empty_segment))
+    assert [p for p in problems if p] == []
+    assert len(problems) > 100  # the walk really went through the routes
+
+
+def test_a_cross_site_post_to_a_slash_variant_never_reaches_a_handler(app, founder):
+    client = founder()
+    client.get("/api/health", headers=HOSTILE)  # the session (its cookie kept for that host) exists before counting
+    callbacks = {re.sub(r"<[^>]+>", "x", rule.rule) for rule, m, view in iter_routes(app)
+                 if m == "POST" and view.declaration.callback}
+    before = {model.__name__: model.select().count() for model in ALL_MODELS}
+    problems = []
+    for path in _routes(app, "POST"):
+        for sent, empty_segment in _slash_variants(path):
+            response = _raw(client, "POST", sent, json={"email": "victim@example.com", "product_id": "p1"},
+                            headers={**HOSTILE, "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+            problems.append(_answer_problem(response, sent, empty_segment))
+            # Provider callbacks take no cookie and are exempt from the guard (they check a signature).
+            if path not in callbacks and response.status_code not in (403, 404):
+                problems.append(f"{sent}: {response.status_code} for a cross-site POST")
+    assert [p for p in problems if p] == []
+    assert {model.__name__: model.select().count() for model in ALL_MODELS} == before
+
+
+def test_a_doubled_slash_is_a_json_404_not_an_html_redirect(c):
+    response = _raw(c, "GET", "/api//health", headers=HOSTILE)
+    _refusal(response, 404, "not_found")
+    assert "Location" not in response.headers
+    _refusal(_raw(c, "POST", "/api//account", json={"email": "a@b.c"}), 404, "not_found")
+
+
+def test_a_redirect_the_router_still_makes_is_json_and_relative(c):
+    # A slash added keeps the query; a rule's redirect_to names its whole target.
+    for sent, location in (("/api/_probe/folder", "/api/_probe/folder/?q=1"), ("/api/_probe/old", "/api/_probe/folder/")):
+        response = c.get(sent, query_string={"q": "1"}, headers=HOSTILE)
+        assert response.status_code == 308, response.get_data(as_text=True)
+        assert response.headers["Location"] == location
+        assert response.get_json() == {"status": "moved", "location": location}
+        assert response.headers["Cache-Control"] == "private, no-store, must-revalidate"
+    assert c.get("/api/_probe/folder/", headers=HOSTILE).get_json() == {"status": "ok"}
+
+
+def test_a_nul_in_the_path_is_a_json_404_on_every_route(app, founder):
+    # In a path parameter it would reach a database lookup (PostgreSQL cannot compare text
+    # with a NUL); no path names anything with one.
+    client = founder()
+    problems = []
+    for rule, method, _view in iter_routes(app):
+        if method not in ("GET", "POST"):
+            continue
+        sent = re.sub(r"<[^>]+>", "a%00b", rule.rule) if "<" in rule.rule else rule.rule.rstrip("/") + "%00"
+        response = client.open(sent, method=method)
+        body = response.get_json(silent=True) or {}
+        if (response.status_code, response.mimetype, body.get("reason")) != (404, "application/json", "not_found"):
+            problems.append(f"{method} {sent}: {response.status_code} {response.get_data()[:120]!r}")
+    assert problems == []
