@@ -172,8 +172,8 @@ def _price(value) -> Decimal:
 def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict], list[tuple[int, str]]]:
     """The image URLs to store, the uploads to insert and the earlier uploads kept (position,
     id). An entry is a new upload (a data: URL), one of this product's uploads (/media/...),
-    or one of its catalog photos. Every upload's header is read, and the request's total
-    checked, before any image is decoded (services/images.py)."""
+    or one of its catalog photos. Every upload's header is read, and the request's estimated
+    time checked, before any image is decoded (services/images.py)."""
     if len(entries) > images.MAX_IMAGES:
         raise Refused("invalid_images", f"A product has at most {images.MAX_IMAGES} images; {len(entries)} were "
                                         "sent. Nothing was saved.")
@@ -193,15 +193,15 @@ def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict],
         else:
             raise Refused("invalid_images", f"Image {position} is neither a new upload (a data: URL) nor one of "
                                             "your product's own images. Nothing was saved.")
-    over = images.over_request_total([header for _, header in headers])
+    over = images.over_request_time([header for _, header in headers])
     if over is not None:
         index, total = over
         positions = [position for position, _ in headers]
         raise Refused("images_too_large", (
-            f"The new images decode {images.megapixels(total)} megapixels together, and one save decodes at most "
-            f"{images.megapixels(images.MAX_REQUEST_PIXELS)} (a JPEG counts at the reduced scale it is decoded at, "
-            f"a progressive one in full); image {positions[index]} takes it past that. Save them in smaller groups, or "
-            f"smaller. Nothing was saved."))
+            f"The new images are too much to prepare in one save: they would take about {total / 1000:.1f} s, and one "
+            f"save takes at most {images.MAX_REQUEST_MS / 1000:.1f} s (eight phone photos fit; a PNG or WebP takes "
+            f"several times as long as a JPEG of the same size). Image {positions[index]} takes it past that. Save them "
+            "in smaller groups, or smaller. Nothing was saved."))
     uploads = []
     for position, _ in headers:
         with _refused_as(position):
