@@ -391,6 +391,13 @@ def header_of(raw: bytes, size: int | None = None) -> Header | None:
     return header
 
 
+def most_pixels(kind: str, *, alpha: bool = False) -> int:
+    """The most pixels a square image of this kind may have within MAX_DECODE_BYTES (for the
+    documents; a baseline JPEG is limited by MAX_PIXELS alone)."""
+    width, height = _largest_within(Header(kind, 5000, 5000, alpha=alpha))
+    return min(width * height, MAX_PIXELS)
+
+
 def _largest_within(header: Header) -> tuple[int, int]:
     """The largest size of the same proportions and kind whose memory is within MAX_DECODE_BYTES."""
     low, high = 0.0, 1.0
