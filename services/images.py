@@ -588,11 +588,16 @@ def refuse_polyglot(raw: bytes, kind: str) -> None:
 
 def _output_mode(image: Image.Image, kind: str) -> str:
     has_alpha = "A" in image.getbands() or "transparency" in image.info
+    grey = image.mode in ("1", "L") or image.mode.startswith("I")  # "I;16": a 16-bit grey PNG
     if kind == "JPEG":
-        return "L" if image.mode in ("1", "L") else "RGB"
-    if image.mode in ("1", "L") and not has_alpha:
+        return "L" if grey else "RGB"
+    if grey and not has_alpha:
         return "L"
     return "RGBA" if has_alpha else "RGB"
+
+
+def _to_8_bits(value):
+    return value / 257
 
 
 def _replace(old: Image.Image, new: Image.Image) -> Image.Image:
@@ -607,6 +612,13 @@ def _served_pixels(opened: Image.Image, kind: str) -> Image.Image:
     mode the output format takes. `opened` is closed on the way."""
     mode = _output_mode(opened, kind)
     image = opened
+    if image.mode.startswith("I"):
+        # 16-bit grey: converting it as it is would clip every value over 255 to white. Its
+        # transparent value, if any, is scaled with it (8 bits may merge it with neighbours).
+        key, source_mode = image.info.get("transparency"), image.mode
+        image = _replace(image, image.point(_to_8_bits))
+        if isinstance(key, int):
+            image.info["transparency"] = Image.new(source_mode, (1, 1), key).point(_to_8_bits).getpixel((0, 0))
     # Palette, bilevel, 16-bit and colour-keyed images are converted before scaling: Pillow
     # scales a palette image by picking pixels, not averaging them, and averaging would blur
     # a key colour into its neighbours instead of making it transparent.

@@ -5,7 +5,9 @@ POST /api/product checks every field given (decisions.md, Store: name 1-120 char
 description 1-5,000, price 0.01-100,000 in the store's currency, at most 8 images of at
 most 5 MiB, PNG/JPEG/WebP by content: services/images.py), saves nothing unless all pass,
 then saves them and the uploaded images in one transaction, and writes a new store version
-with them when the store is built. Builds and the publish check read them through
+with them when the store is built. What the uploads may cost is judged from their headers
+before any is decoded (services/images.py), and uploads nothing names any more are deleted
+by the clock's hourly prune (prune_unused_images). Builds and the publish check read them through
 services/store/facts.load, so the next build, the AI's facts and the price the check holds
 the store to are the founder's too.
 """
