@@ -65,7 +65,7 @@ DECODE_SIDE = 1024
 # One image, by its header: at most 25 megapixels (a 6000 x 4000 photo fits) ...
 MAX_PIXELS = 25_000_000
 # ... and at most this much memory held to clean it (Header.memory). A PNG or WebP is decoded
-# whole, so its cap in pixels is lower (an opaque PNG about 7 megapixels, an opaque WebP 3, a
+# whole, so its cap in pixels is lower (an opaque PNG about 6.7 megapixels, an opaque WebP 3, a
 # WebP with transparency 1.4: libwebp is hungry); a baseline JPEG is decoded at its reduced
 # scale, so any of 25 megapixels fits.
 MAX_DECODE_BYTES = 64 * 1024 * 1024
@@ -89,6 +89,7 @@ ENCODE_MS_PER_MP = {("JPEG", False): 5, ("PNG", False): 120, ("PNG", True): 170,
 # also encodes an alpha plane.
 ENCODE_BYTES = {("PNG", False): 11, ("PNG", True): 13, ("JPEG", False): 8,
                 ("WEBP", False): 16, ("WEBP", True): 46}
+CODEC_BYTES = 2 * 1024 * 1024  # the decoders' and encoders' own state, whatever the size
 REDUCING_GAP = 2.0  # Pillow's: a box reduction by a whole factor first, then the filter over at most 2x
 # The first bytes of an upload read for its header before anything is decoded in full
 # (a JPEG whose frame header comes later, behind large metadata, is decoded whole for it).
@@ -228,7 +229,7 @@ class Header:
 
         Encoding, once the decoded pixels are let go: the served image and the encoder's
         own buffers and output, per served pixel (ENCODE_BYTES; libwebp's alpha encoder is
-        the hungry one)."""
+        the hungry one), plus CODEC_BYTES of the codecs' own state."""
         decoded, (served_w, served_h) = self.decoded_pixels, self.served
         if self.kind == "PNG":
             held = decoded * (8 if self.alpha else 4)
@@ -241,12 +242,13 @@ class Header:
         served = served_w * served_h * 4
         encoding = served_w * served_h * ENCODE_BYTES[self.kind, self.alpha]
         if not self.scaled:
-            return max(held + served, encoding)
+            return CODEC_BYTES + max(held + served, encoding)
         width, height = self.decoded
         fx = int(width / served_w / REDUCING_GAP) or 1
         fy = int(height / served_h / REDUCING_GAP) or 1
         reduced = -(-width // fx) * -(-height // fy) * 4 if fx > 1 or fy > 1 else 0
-        return max(held + reduced + served_w * -(-height // fy) * 4 + served * (2 if self.alpha else 1), encoding)
+        return CODEC_BYTES + max(held + reduced + served_w * -(-height // fy) * 4 + served * (2 if self.alpha else 1),
+                                 encoding)
 
     def describe(self) -> str:
         name = {"PNG": "PNG", "JPEG": "JPEG", "WEBP": "WebP"}[self.kind]

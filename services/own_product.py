@@ -270,6 +270,10 @@ def _unused(cutoff):
             & none(FounderProduct.select(pw.SQL("1")).where(
                 (FounderProduct.product == FounderImage.product)
                 & ((FounderProduct.updated_at >= cutoff) | names(FounderProduct.images))))
+            # An upload made once the store had a version is named by the version its save
+            # wrote: kept without reading any document (most of them, and the cheap test).
+            & none(StoreVersion.select(pw.SQL("1")).where(
+                (StoreVersion.store == FounderImage.product) & (StoreVersion.created_at <= FounderImage.created_at)))
             & none(StoreVersion.select(pw.SQL("1")).where(
                 (StoreVersion.store == FounderImage.product) & names(StoreVersion.document))))
 

@@ -259,16 +259,18 @@ def test_an_old_upload_put_back_by_a_recent_save_is_kept(founder):
 
 def test_an_upload_any_store_version_names_is_never_pruned(founder, run_jobs):
     client = claimed_founder(founder)
-    built(client, run_jobs)
-    [shown] = saved(client, images=[data_url(png_bytes())])["product"]["images"]  # version 2 names it
-    [later] = saved(client, images=[data_url(png_bytes(color=(7, 7, 7)))])["product"]["images"]  # version 3
-    [never] = saved(client, images=[later])["product"]["images"]  # version 4: the same
-    assert never == later
-    store_documents = [row.document["product"]["images"] for row in StoreVersion.select()]
-    assert [shown] in store_documents
+    [unused] = saved(client, images=[data_url(png_bytes(color=(1, 1, 1)))])["product"]["images"]
+    [built_with] = saved(client, images=[data_url(png_bytes(color=(2, 2, 2)))])["product"]["images"]
+    built(client, run_jobs)  # version 1 names `built_with`, uploaded before any version
+    [shown] = saved(client, images=[data_url(png_bytes(color=(3, 3, 3)))])["product"]["images"]  # version 2
+    [current] = saved(client, images=[data_url(png_bytes(color=(4, 4, 4)))])["product"]["images"]  # version 3
+    documents = [row.document["product"]["images"] for row in StoreVersion.select().order_by(StoreVersion.number)]
+    assert documents == [[built_with], [shown], [current]]
     clock.advance(days=30)
+    assert own_product.prune_unused_images() == 1  # the one uploaded and replaced before the build
+    assert gone(client, unused)
+    assert not any(gone(client, url) for url in (built_with, shown, current))
     assert own_product.prune_unused_images() == 0
-    assert not gone(client, shown) and not gone(client, later)
 
 
 def test_an_upload_nobody_named_is_pruned_but_another_founders_are_not_touched(founder):
