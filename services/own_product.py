@@ -200,10 +200,10 @@ def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict],
         index, total = over
         positions = [position for position, _ in headers]
         raise Refused("images_too_large", (
-            f"The new images are too much to prepare in one save: they would take about {total / 1000:.1f} s, and one "
-            f"save takes at most {images.MAX_REQUEST_MS / 1000:.1f} s (eight phone photos fit; a PNG or WebP takes "
-            f"several times as long as a JPEG of the same size). Image {positions[index]} takes it past that. Save them "
-            "in smaller groups, or smaller. Nothing was saved."))
+            f"The new images are too much to prepare in one save: they would take about {total / 1000:.1f} s, and "
+            f"one save takes at most {images.MAX_REQUEST_MS / 1000:.1f} s (eight phone photos fit; a PNG or WebP "
+            f"takes several times as long as a JPEG of the same size). Image {positions[index]} takes it past that. "
+            "Save them in smaller groups, or smaller. Nothing was saved."))
     uploads = []
     for position, _ in headers:
         with _refused_as(position):
