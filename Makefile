@@ -82,3 +82,9 @@ COMMERCE_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_commerce_bench
 COMMERCE_BENCH_REDIS ?= redis://127.0.0.1:6379/14
 bench-commerce: install-dev
 	$(BIN)/python bench/commerce_bench.py $(COMMERCE_BENCH_DB) --redis-url $(COMMERCE_BENCH_REDIS) $(COMMERCE_BENCH_ARGS)
+
+# Image uploads: the dearest POST /api/product requests the caps on decoded pixels accept, timed with their
+# peak memory, each in a fresh process on a throwaway SQLite database (bench/README.md); not part of the tests.
+.PHONY: bench-images
+bench-images: install-dev
+	$(BIN)/python bench/images_bench.py $(IMAGES_BENCH_ARGS)

@@ -33,17 +33,44 @@ DECISIONS: list[str] = [
     f"its content, never its declared type: at most {images.MAX_IMAGE_BYTES // _MIB} MiB decoded (413 "
     "`images_too_large`), PNG, JPEG or WebP (a GIF, an SVG, HTML or garbage: 400 `invalid_images`), nothing "
     "appended after the image and no markup, script or ZIP record in its metadata (a polyglot: 400 "
-    f"`invalid_images`), at most {images.MAX_PIXELS // 1_000_000} megapixels read from its header before decoding "
-    "(Pillow's decompression-bomb guard refuses too; 400 `invalid_images`), not animated. The explanation names "
-    "the image by its position and says why.",
-    "An accepted upload is decoded, turned upright by its EXIF orientation and encoded again from its pixels "
-    "alone: PNG stays PNG, JPEG stays JPEG (quality 90), WebP stays WebP (quality 90); EXIF (GPS included), XMP, "
-    "ICC profiles, text chunks and comments are dropped. It is stored in the database (every web host serves it) "
+    "`invalid_images`), not animated. The explanation names the image by its position and says why.",
+    "What an upload may cost is known from its header, read by the service itself (PNG IHDR, JPEG SOF, WebP "
+    "VP8/VP8L/VP8X) before Pillow sees the file and before any image of the request is decoded, and is bounded "
+    f"per image and per request. One image: at most {images.MAX_PIXELS // 1_000_000} megapixels, and at most "
+    f"{images.MAX_DECODE_BYTES // _MIB} MiB held to clean it, estimated from the header (a PNG or WebP is decoded "
+    f"whole, so its cap in pixels is lower: {images.megapixels(images.most_pixels('PNG'))} megapixels for an "
+    f"opaque PNG, {images.megapixels(images.most_pixels('WEBP'))} for an opaque WebP, "
+    f"{images.megapixels(images.most_pixels('WEBP', alpha=True))} for a WebP with transparency, whose encoder is "
+    "hungry; a baseline JPEG is decoded at a reduced scale, so any of "
+    f"{images.MAX_PIXELS // 1_000_000} megapixels fits): past either, 400 `invalid_images`, naming the image and "
+    "the size it may have; Pillow's own decompression-bomb guard refuses too. One request: the new images' "
+    f"estimated time to prepare, at most {images.MAX_REQUEST_MS} ms together (each step's cost per megabyte and "
+    "per megapixel at its measured worst, on noise, on the development machine; eight 12-megapixel phone photos "
+    "of 4 MB fit, a PNG or WebP takes several times a JPEG of the same size): past it, 413 `images_too_large`, "
+    "naming the image that takes the request past it. Images kept from earlier saves by their URL count for "
+    "nothing, so a founder can save photos in groups. bench/images_bench.py measures the dearest requests these "
+    "caps accept against 1 s and 100 MB more memory on the development machine, and checks the memory estimate "
+    "against what cleaning really holds.",
+    f"An accepted upload is decoded (a JPEG at the smallest of 1/8, 1/4, 1/2 and 1/1 scale that still fills "
+    f"{images.DECODE_SIDE} x {images.DECODE_SIDE}, as libjpeg scales while decoding), scaled down to fit "
+    f"{images.MAX_SIDE} x {images.MAX_SIDE} (proportions kept; a store page is at most 1,120 CSS pixels wide), "
+    "turned upright by its EXIF orientation and encoded again from its pixels alone: PNG stays PNG (zlib's "
+    "fastest level), JPEG stays JPEG (quality 90), WebP stays WebP (quality 90, libwebp's fastest method); EXIF "
+    "(GPS included), XMP, ICC profiles, text chunks and comments are dropped. A 4032 x 3024 phone photo is "
+    "served at 2016 x 1512. It is stored in the database (every web host serves it) "
     "and served at GET /media/<32 hex characters>.<png|jpg|webp> with its type, `X-Content-Type-Options: "
     "nosniff`, `Content-Security-Policy: default-src 'none'; sandbox` and `Cross-Origin-Resource-Policy: "
     "same-origin`: to anyone once the published store shows it (`Cache-Control: public, max-age=300`), otherwise "
     "to its founder only (`private, max-age=300`; 404 `not_found` to anyone else). An image load never opens a "
     "session or sets the ff_session cookie: it only reads the cookie a founder's browser sends.",
+    "Uploads nothing names any more are deleted by the clock's hourly `prune_images` job: an upload is kept while "
+    "the founder's product names it, while any version of their store names it (undo, redo and publishing can "
+    f"bring any version back), and for {own_product.IMAGE_GRACE.days} day after it was uploaded and after the "
+    "founder's last save (a photo just replaced can still be put back by its URL); after that GET /media/ answers "
+    "404 `not_found` for it. The conditions are checked inside the DELETE itself; a save that keeps an earlier "
+    "upload locks it first (PostgreSQL: FOR SHARE, which the prune's FOR UPDATE SKIP LOCKED passes over; SQLite: "
+    "one writer at a time), so an upload a save is keeping is never deleted, and a save that keeps one the prune "
+    "has just deleted is 400 `invalid_images` and saves nothing.",
     f"POST /api/product alone reads bodies up to {own_product.MAX_BODY_BYTES // _MIB} MiB "
     f"({images.MAX_IMAGES} images at their largest, base64, and 1 MiB for the rest; or MAX_BODY_BYTES when that "
     "is larger); past it 413 `payload_too_large`. Every other route keeps MAX_BODY_BYTES.",
@@ -73,8 +100,9 @@ class ProductBody(Schema):
     images = fields.List(fields.String(), allow_none=True, metadata={
         "reason": "invalid_images", "also_refuses": ["images_too_large"],
         "description": f"At most {images.MAX_IMAGES}: base64 data: URLs (PNG, JPEG or WebP, at most "
-                       f"{images.MAX_IMAGE_BYTES // _MIB} MiB each) or this product's own image URLs; null: back to "
-                       "the catalog's"})
+                       f"{images.MAX_IMAGE_BYTES // _MIB} MiB and {images.MAX_PIXELS // 1_000_000} megapixels each, "
+                       f"the new ones at most {images.MAX_REQUEST_MS} ms to prepare together) or this product's own "
+                       "image URLs; null: back to the catalog's"})
 
 
 class OwnProduct(Schema):

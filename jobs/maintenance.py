@@ -1,5 +1,6 @@
 """Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper, the
-prune of idle anonymous sessions and the re-check of payments left open and refunds owed."""
+prune of idle anonymous sessions, the prune of uploads nothing names any more and the
+re-check of payments left open and refunds owed."""
 import logging
 
 import dramatiq
@@ -9,6 +10,7 @@ from jobs.send import send
 from services.commerce.payments import recheck_open_payments, recheck_refunds
 from services.health import record_worker_beat, worker_name
 from services.jobs import reclaim_stale
+from services.own_product import prune_unused_images
 from services.sessions import prune_anonymous_sessions
 
 log = logging.getLogger("jobs.maintenance")
@@ -34,6 +36,15 @@ def prune_sessions():
     removed = prune_anonymous_sessions(older_than_days=get_settings().anon_session_days)
     if removed:
         log.info("idle anonymous sessions pruned", extra={"fields": {"removed": removed}})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def prune_images():
+    """Deletes founder uploads that neither their product nor any version of their store
+    names, a day after their last use (the next hourly run carries on if one run leaves some)."""
+    removed = prune_unused_images()
+    if removed:
+        log.info("unused uploads pruned", extra={"fields": {"removed": removed}})
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)

@@ -28,7 +28,8 @@ class FounderProduct(BaseModel):
 
 class FounderImage(BaseModel):
     """An uploaded image after its check: re-encoded pixels only (no metadata), served at
-    /media/<id>.<extension>. Written once, never changed: store versions keep naming it."""
+    /media/<id>.<extension>. Written once, never changed; deleted by the hourly prune once
+    neither the product nor any version of its store names it (services/own_product.py)."""
 
     id = pw.CharField(max_length=32, primary_key=True)  # 128 random bits, hex
     product = pw.ForeignKeyField(Product, on_delete="CASCADE", column_name="product_id", backref="+", index=True)

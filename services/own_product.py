@@ -5,22 +5,28 @@ POST /api/product checks every field given (decisions.md, Store: name 1-120 char
 description 1-5,000, price 0.01-100,000 in the store's currency, at most 8 images of at
 most 5 MiB, PNG/JPEG/WebP by content: services/images.py), saves nothing unless all pass,
 then saves them and the uploaded images in one transaction, and writes a new store version
-with them when the store is built. Builds and the publish check read them through
+with them when the store is built. What the uploads may cost is judged from their headers
+before any is decoded (services/images.py), and uploads nothing names any more are deleted
+by the clock's hourly prune (prune_unused_images). Builds and the publish check read them through
 services/store/facts.load, so the next build, the AI's facts and the price the check holds
 the store to are the founder's too.
 """
 from __future__ import annotations
 
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal, InvalidOperation
+
+import peewee as pw
 
 from models.catalog import Product
 from models.clock import utcnow
-from models.db import transaction
+from models.db import is_sqlite, transaction
 from models.own_product import FounderImage, FounderProduct
 from models.session import Session
-from models.store import Store
+from models.store import Store, StoreVersion
 from services import images
 from services.discovery import resolve
 from services.errors import Refused
@@ -55,8 +61,9 @@ def save(*, session: Session, values: dict) -> dict:
     product_id = builds.require_claim(resolve(session))
     _refuse_while_a_store_job_runs(product_id)
     checked = _checked(product_id, given)  # every field, before anything is written
+    new_images, kept = checked.pop("_uploads", []), checked.pop("_kept", [])
     with transaction():
-        new_images = checked.pop("_uploads", [])
+        _keep_earlier_uploads(kept)
         for image in new_images:
             FounderImage.insert(id=image["id"], product=product_id, content_type=image["clean"].content_type,
                                 extension=image["clean"].extension, width=image["clean"].width,
@@ -131,7 +138,7 @@ def _checked(product_id: str, given: dict) -> dict:
         if given["images"] is None:
             checked["images"] = None
         else:
-            checked["images"], checked["_uploads"] = _images(product_id, given["images"])
+            checked["images"], checked["_uploads"], checked["_kept"] = _images(product_id, given["images"])
     return checked
 
 
@@ -164,35 +171,144 @@ def _price(value) -> Decimal:
     return price.quantize(MIN_PRICE)
 
 
-def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict]]:
-    """The image URLs to store and the uploads to insert. An entry is a new upload (a data:
-    URL), one of this product's uploads (/media/...), or one of its catalog photos."""
+def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict], list[tuple[int, str]]]:
+    """The image URLs to store, the uploads to insert and the earlier uploads kept (position,
+    id). An entry is a new upload (a data: URL), one of this product's uploads (/media/...),
+    or one of its catalog photos. Every upload's header is read, and the request's estimated
+    time checked, before any image is decoded (services/images.py)."""
     if len(entries) > images.MAX_IMAGES:
         raise Refused("invalid_images", f"A product has at most {images.MAX_IMAGES} images; {len(entries)} were "
                                         "sent. Nothing was saved.")
     catalog = set(_catalog_images(product_id))
-    urls, uploads = [], []
+    urls: list[str | None] = []
+    headers, kept = [], []
     for position, entry in enumerate(entries, start=1):
         if entry.startswith("data:"):
-            try:
-                clean = images.clean(images.decode_data_url(entry))
-            except images.ImageRefused as refused:
-                raise Refused(refused.reason, f"Image {position} cannot be used: {refused.detail}. Nothing was "
-                                              "saved.") from None
-            image_id = secrets.token_hex(16)
-            uploads.append({"id": image_id, "clean": clean})
-            urls.append(f"{own_details.MEDIA_PREFIX}{image_id}.{clean.extension}")
-        elif entry in catalog or own_details.image_of(entry, product_id) is not None:
+            with _refused_as(position):
+                headers.append((position, images.head_of_data_url(entry)))
+            urls.append(None)  # its URL once it is cleaned
+        elif entry in catalog:
             urls.append(entry)
+        elif (earlier := own_details.image_of(entry, product_id)) is not None:
+            urls.append(entry)
+            kept.append((position, earlier.id))
         else:
             raise Refused("invalid_images", f"Image {position} is neither a new upload (a data: URL) nor one of "
                                             "your product's own images. Nothing was saved.")
-    return urls, uploads
+    over = images.over_request_time([header for _, header in headers])
+    if over is not None:
+        index, total = over
+        positions = [position for position, _ in headers]
+        raise Refused("images_too_large", (
+            f"The new images are too much to prepare in one save: they would take about {total / 1000:.1f} s, and "
+            f"one save takes at most {images.MAX_REQUEST_MS / 1000:.1f} s (eight phone photos fit; a PNG or WebP "
+            f"takes several times as long as a JPEG of the same size). Image {positions[index]} takes it past that. "
+            "Save them in smaller groups, or smaller. Nothing was saved."))
+    uploads = []
+    for position, _ in headers:
+        with _refused_as(position):
+            clean = images.clean(images.decode_data_url(entries[position - 1]))
+        image_id = secrets.token_hex(16)
+        uploads.append({"id": image_id, "clean": clean})
+        urls[position - 1] = f"{own_details.MEDIA_PREFIX}{image_id}.{clean.extension}"
+    return urls, uploads, kept
+
+
+@contextmanager
+def _refused_as(position: int):
+    try:
+        yield
+    except images.ImageRefused as refused:
+        raise Refused(refused.reason, f"Image {position} cannot be used: {refused.detail}. Nothing was "
+                                      "saved.") from None
+
+
+def _keep_earlier_uploads(kept: list[tuple[int, str]]) -> None:
+    """Makes sure the earlier uploads a save keeps are still there, and stay there until it
+    commits. Runs first in the save's transaction. The hourly prune deletes uploads nothing
+    names (prune_unused_images): on PostgreSQL this share lock makes a prune that comes
+    later skip them and one that came first finish, after which they are missing here; on
+    SQLite the two transactions never overlap (each takes the write lock first)."""
+    if not kept:
+        return
+    ids = {image_id for _, image_id in kept}
+    query = FounderImage.select(FounderImage.id).where(FounderImage.id.in_(ids))
+    present = {row.id for row in (query if is_sqlite() else query.for_update("FOR SHARE"))}
+    for position, image_id in kept:
+        if image_id not in present:
+            raise Refused("invalid_images", f"Image {position} was removed in the meantime (it had been unused for a "
+                                            "while); upload it again. Nothing was saved.")
 
 
 def _catalog_images(product_id: str) -> list[str]:
     product = Product.get_or_none(Product.product_id == product_id)
     return list(product.images or []) if product else []
+
+
+# --- Pruning uploads nothing names -----------------------------------------------------------
+
+# An upload is kept while the founder's product names it, while any version of their store
+# names it (undo, redo and publishing can bring back any version), and for IMAGE_GRACE after
+# it was uploaded and after the founder's last save: a founder who just replaced a photo can
+# still put it back by its URL for a day.
+IMAGE_GRACE = timedelta(days=1)
+PRUNE_BATCH = 200
+
+
+def _unused(cutoff):
+    """The conditions under which an upload may be deleted, evaluated per row inside the
+    statement (correlated NOT EXISTS), so they hold for what is committed when it runs.
+    "Names it" is the upload's id anywhere in the text of the founder's images or of a store
+    version's document: 32 random hex characters match nothing else."""
+    def none(query):
+        return ~pw.fn.EXISTS(query)
+
+    def names(column):  # plain LIKE (peewee's .contains() is a case-sensitive GLOB on SQLite)
+        return pw.NodeList((column, pw.SQL("LIKE"), pw.Value("%").concat(FounderImage.id).concat("%")))
+
+    return ((FounderImage.created_at < cutoff)
+            & none(FounderProduct.select(pw.SQL("1")).where(
+                (FounderProduct.product == FounderImage.product)
+                & ((FounderProduct.updated_at >= cutoff) | names(FounderProduct.images))))
+            # An upload made once the store had a version is named by the version its save
+            # wrote: kept without reading any document (most of them, and the cheap test).
+            & none(StoreVersion.select(pw.SQL("1")).where(
+                (StoreVersion.store == FounderImage.product) & (StoreVersion.created_at <= FounderImage.created_at)))
+            & none(StoreVersion.select(pw.SQL("1")).where(
+                (StoreVersion.store == FounderImage.product) & names(StoreVersion.document))))
+
+
+def prune_unused_images(*, grace: timedelta = IMAGE_GRACE, batch_size: int = PRUNE_BATCH,
+                        max_batches: int = 100) -> int:
+    """Deletes uploads that neither the founder's product nor any version of their store
+    names, older than `grace` and untouched by a save for as long; returns how many. The
+    hourly clock runs it (jobs/maintenance.py prune_images); a second run finds nothing."""
+    cutoff = utcnow() - grace
+    oldest_first = (FounderImage.created_at, FounderImage.id)
+    removed = 0
+    for _ in range(max_batches):
+        with transaction():
+            if is_sqlite():
+                # SQLite has one writer at a time (the transaction takes the write lock up
+                # front), so no save can name an upload between the check and the delete.
+                batch = (FounderImage.select(FounderImage.id).where(_unused(cutoff))
+                         .order_by(*oldest_first).limit(batch_size))
+                found = deleted = FounderImage.delete().where(FounderImage.id.in_(batch)).execute()
+            else:
+                # PostgreSQL: lock the candidates first, skipping any row a save holds (a
+                # save that keeps an earlier upload takes a share lock on it first:
+                # _keep_earlier_uploads). The DELETE then checks every condition again in
+                # a fresh snapshot, so a save that committed meanwhile is seen; one that
+                # comes later waits for these row locks and then finds its upload gone.
+                candidates = [row.id for row in FounderImage.select(FounderImage.id).where(_unused(cutoff))
+                              .order_by(*oldest_first).limit(batch_size).for_update(skip_locked=True)]
+                found = len(candidates)
+                deleted = FounderImage.delete().where(FounderImage.id.in_(candidates),
+                                                      _unused(cutoff)).execute() if candidates else 0
+        removed += deleted
+        if found < batch_size:
+            break
+    return removed
 
 
 # --- Serving uploaded images -----------------------------------------------------------------

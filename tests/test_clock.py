@@ -32,9 +32,11 @@ def test_two_clocks_sharing_locks_fire_a_slot_once():
     assert first.tick(2010.0) + second.tick(2011.0) == ["heartbeat"]
 
 
-def test_the_schedule_fires_the_heartbeat_the_reaper_the_session_prune_and_the_nightly_brief():
+def test_the_schedule_fires_the_heartbeat_the_reaper_the_prunes_and_the_nightly_brief():
     entries = {entry.actor_name: entry for entry in schedule(SETTINGS)}
-    assert set(entries) == {"heartbeat", "requeue_stale_jobs", "prune_sessions", "recheck_payments", "nightly_brief"}
+    assert set(entries) == {"heartbeat", "requeue_stale_jobs", "prune_sessions", "prune_images", "recheck_payments",
+                            "nightly_brief"}
+    assert entries["prune_images"] == Every("prune_images", 3600)
     assert entries["nightly_brief"] == DailyAt("nightly_brief", 3)
     assert {e.actor_name: e for e in schedule(SETTINGS.but(brief_hour_utc=22))}["nightly_brief"].hour == 22
 

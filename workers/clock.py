@@ -69,6 +69,7 @@ def schedule(settings) -> list[Every | DailyAt]:
         Every("heartbeat", settings.heartbeat_seconds),
         Every("requeue_stale_jobs", max(5, settings.job_stale_seconds // 4)),
         Every("prune_sessions", 3600),
+        Every("prune_images", 3600),
         Every("recheck_payments", 600),
         DailyAt("nightly_brief", settings.brief_hour_utc),
     ]
