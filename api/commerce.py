@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
+from jobs.send import send_all
 from services.commerce import orders
 
 bp = Blueprint("commerce", __name__, description="Customer orders and revenue.")
@@ -72,6 +73,16 @@ class TrackingQuery(Schema):
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
+class ShippingAddress(Schema):
+    name = fields.String(required=True)
+    line1 = fields.String(required=True)
+    line2 = fields.String(allow_none=True)
+    city = fields.String(required=True)
+    region = fields.String(allow_none=True)
+    postal_code = fields.String(required=True)
+    country = fields.String(required=True, metadata={"description": "ISO 3166-1 alpha-2"})
+
+
 class OrderRow(Schema):
     order_id = fields.String(required=True)
     product_id = fields.String(required=True)
@@ -84,6 +95,11 @@ class OrderRow(Schema):
     store_version = fields.Integer(required=True)
     created_at = fields.String(required=True)
     paid_at = fields.String(allow_none=True)
+    shipping = fields.Nested(ShippingAddress, allow_none=True, required=True)
+    shipping_lines = fields.List(fields.String(), required=True,
+                                 metadata={"description": "The address as the lines of a label (empty: none)"})
+    receipt = fields.String(required=True, metadata={"enum": ["not_paid", "sending", "sent", "refused"]})
+    receipt_sent_at = fields.String(allow_none=True)
 
 
 class TrackingAnswer(Schema):
@@ -123,7 +139,9 @@ def store_checkout_api(body):
 @bp.response(200, ConfirmAnswer)
 def store_confirm(query):
     """Asks the payment provider about an order; marks it paid and credits revenue once."""
-    return orders.confirm_order(order_id=query["order_id"])
+    answer, follow_ups = orders.confirm_order(order_id=query["order_id"])
+    send_all(follow_ups)  # the order's mail job, when this call made it paid
+    return answer
 
 
 @bp.get("/api/tracking")

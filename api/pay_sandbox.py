@@ -10,6 +10,8 @@ from api.routing import Blueprint
 from jobs.send import send_all
 from services.commerce import sandbox_pages
 from services.commerce.money import display
+from services.commerce.shipping import FIELDS
+from services.errors import Refused
 
 bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provider (hosted checkout and state API).")
 
@@ -34,6 +36,15 @@ PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' https: data:; 
 
 class ActionForm(Schema):
     action = fields.String(required=True, validate=validate.OneOf(["pay", "decline", "abandon"]))
+    # The shipping address, when the checkout collects one; checked by the page's service
+    # (services/commerce/shipping.py), which answers the page again with what is wrong.
+    name = fields.String()
+    line1 = fields.String()
+    line2 = fields.String()
+    city = fields.String()
+    region = fields.String()
+    postal_code = fields.String()
+    country = fields.String()
 
 
 class CheckoutStateAnswer(Schema):
@@ -53,8 +64,9 @@ _HTML = {"type": "string", "description": "The hosted checkout page"}
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 
 
-def _page(checkout: dict, *, status: int = 200) -> Response:
-    html = render_template("pay/checkout.html", checkout=checkout,
+def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusal: Refused | None = None) -> Response:
+    html = render_template("pay/checkout.html", checkout=checkout, fields=FIELDS, form=form or {},
+                           refusal=refusal, faulty=set(refusal.fields.get("fields", ())) if refusal else set(),
                            amount=display(checkout["amount_minor"], checkout["currency"]))
     response = Response(html, status=status, mimetype="text/html")
     response.headers["Content-Security-Policy"] = PAGE_CSP
@@ -75,12 +87,20 @@ def sandbox_checkout_page(checkout_id):
 
 
 @bp.post("/pay/sandbox/checkout/<checkout_id>")
-@bp.declare(changes_state=True, session=False, form=True, refuses={404: ["not_found"]})
+@bp.declare(changes_state=True, session=False, form=True,
+            refuses={404: ["not_found"], 400: ["invalid_shipping_address"]})
 @bp.arguments(ActionForm, location="form")
 @bp.response(303, headers=_REDIRECT)
 def sandbox_checkout_action(form, checkout_id):
-    """The customer's choice: pay, decline or abandon."""
-    checkout, job = sandbox_pages.settle(checkout_id, form["action"])
+    """The customer's choice: pay (with the shipping address, when the checkout collects one), decline or abandon."""
+    try:
+        checkout, job = sandbox_pages.settle(checkout_id, form["action"], form)
+    except Refused as refusal:
+        # The page again, as the customer filled it, with the refusal's sentence: nothing was charged.
+        checkout = sandbox_pages.checkout_page(checkout_id)
+        if checkout is None:
+            raise ApiError(404, "not_found") from None
+        return _page(checkout, status=400, form=form, refusal=refusal)
     if checkout is None:
         raise ApiError(404, "not_found")
     send_all([job])

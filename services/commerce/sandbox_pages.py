@@ -2,13 +2,16 @@
 and the delivery job. This is the provider's side: it reads only the sandbox's tables."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from config import get_settings
 from integrations.payments import PAID, ProviderUnavailable
 from integrations.payments import sandbox_bank as bank
 from models.clock import iso
+from models.db import transaction
+from services.commerce import shipping
 from services.errors import Refused, TransientError
 from services.jobs import create_job
-from models.db import transaction
 
 NOTIFY_JOB = "sandbox_notify"
 NOTIFY_PATH = "/pay/notify"
@@ -27,15 +30,22 @@ def checkout_page(checkout_id: str) -> dict | None:
         return None
     return {"id": row.id, "state": row.state, "amount_minor": row.amount_minor, "currency": row.currency,
             "description": row.description, "customer_email": row.customer_email, "logo_url": row.logo_url,
-            "success_url": row.success_url, "cancel_url": row.cancel_url}
+            "success_url": row.success_url, "cancel_url": row.cancel_url,
+            # The countries the page offers for the shipping address ([]: it asks for none).
+            "shipping_countries": shipping.countries(row.shipping_countries or ()),
+            "shipping_lines": shipping.address_lines(row.shipping)}
 
 
-def settle(checkout_id: str, action: str) -> tuple[dict | None, object]:
+def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[dict | None, object]:
     """The customer's choice on the hosted page. Answers the page's new state (None: no
-    such checkout here) and the delivery job to send (None when nothing was settled)."""
+    such checkout here) and the delivery job to send (None when nothing was settled).
+    Paying a checkout that collects a shipping address checks the form's address first:
+    Refused(`invalid_shipping_address`) names what is wrong, and nothing is settled."""
     if not sandbox_on():
         return None, None
-    row, event_id = bank.settle(checkout_id, action)
+    countries = bank.ships_to(checkout_id) if action == "pay" else None
+    address = shipping.address_from_form(form or {}, countries) if countries else None
+    row, event_id = bank.settle(checkout_id, action, shipping=address)
     if row is None:
         return None, None
     job = None
