@@ -21,9 +21,21 @@ DECISIONS: list[str] = [
     "checkout expires). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
     "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
     "expires after 24 hours. GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
-    "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at}; "
+    "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at, "
+    "shipping}; "
     "an unknown id (or another provider configured) is 404 `not_found`. refunded_minor counts the refunds "
     "pending or succeeded (a refund that fails or is canceled frees its amount again).",
+    "A checkout opened for a customer order collects a shipping address on the hosted page (samples, domains and "
+    "plans collect none): full name, address line 1, line 2 (optional), city, state/province/region (optional), "
+    "postal code and a country chosen from SHIPPING_COUNTRIES (the same list Stripe's page is given). The form posts "
+    "them with {action: pay} as name, line1, line2, city, region, postal_code, country. Runs of whitespace become "
+    "one space; name and lines hold at most 200 characters, city and region 100, postal code 20; control "
+    "characters and the marks that reorder text are refused. A payment whose address is missing or unusable is not "
+    "taken: 400 with the page again, as the customer filled it, the faulty fields marked aria-invalid and the "
+    "refusal (data-reason `invalid_shipping_address`) naming every fault; the checkout stays open. Declining or "
+    "cancelling needs no address. The provider keeps the address with the checkout and answers it in its state "
+    "(the seam's CheckoutState.shipping; `shipping` in the state API), which the service stores on the order when it "
+    "confirms the payment.",
     "Sandbox refunds: one per idempotency key (the same key answers the same refund, and a key reused for another "
     "amount or payment is refused), never more than was paid. They succeed at once; the sandbox bank can also "
     "hold one pending and settle it later as succeeded, failed or canceled, as a card network would (the tests "
@@ -58,6 +70,9 @@ class CheckoutStateAnswer(Schema):
     refunded_minor = fields.Integer(required=True)
     created_at = fields.String(required=True)
     expires_at = fields.String(required=True)
+    shipping = fields.Dict(allow_none=True, required=True,
+                           metadata={"description": "{name, line1, line2, city, region, postal_code, country} the "
+                                                    "customer gave when paying; null when none was collected"})
 
 
 _HTML = {"type": "string", "description": "The hosted checkout page"}

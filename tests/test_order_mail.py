@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 
 from integrations.mail.render import render
+from integrations.payments import ProviderRefused, sandbox_bank
 from models.clock import utcnow
 from models.job import Job
 from models.payment import CustomerOrder, Payment, SandboxCheckout, SandboxNotification
@@ -284,7 +285,9 @@ def test_the_address_given_on_the_hosted_page_reaches_the_order_and_the_founders
                                    "city": "London", "region": None, "postal_code": "N1 7AA", "country": "GB"}
     assert tracked["shipping_lines"] == ADDRESS_LINES
     assert tracked["receipt"] == "sent" and tracked["receipt_sent_at"]
-    assert SandboxCheckout.get().shipping["line1"] == "12 Analytical Row"  # the provider kept what it answered
+    # The provider kept the address with its checkout, and its state API answers it.
+    state = customer.get(f"/pay/sandbox/v1/checkouts/{payment_of(order['order_id']).provider_ref}").get_json()
+    assert state["shipping"]["line1"] == "12 Analytical Row" and state["shipping"]["country"] == "GB"
     # Another founder sees none of it; the public confirmation names no address either.
     assert founder().get("/api/tracking").get_json()["orders"] == []
     assert "shipping" not in customer.get(f"/api/store/confirm?order_id={order['order_id']}").get_json()
@@ -313,6 +316,8 @@ def test_a_missing_or_unusable_address_is_refused_on_the_hosted_page(signed_shop
     run_jobs()
     assert SandboxCheckout.get().state == "open" and CustomerOrder.get_by_id(order["order_id"]).state == "open"
     assert SandboxNotification.select().count() == 0 and receipts() == []
+    with pytest.raises(ProviderRefused):  # the bank itself takes no payment of it without an address
+        sandbox_bank.settle(SandboxCheckout.get().id, "pay")
     # Corrected, it pays.
     follow(customer, choose(customer, order["checkout_url"], "pay"))
     assert CustomerOrder.get_by_id(order["order_id"]).state == "paid"

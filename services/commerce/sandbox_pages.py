@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from config import get_settings
-from integrations.payments import PAID, ProviderUnavailable
+from integrations.payments import PAID, ProviderRefused, ProviderUnavailable
 from integrations.payments import sandbox_bank as bank
 from models.clock import iso
 from models.db import transaction
@@ -45,7 +45,11 @@ def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[
         return None, None
     countries = bank.ships_to(checkout_id) if action == "pay" else None
     address = shipping.address_from_form(form or {}, countries) if countries else None
-    row, event_id = bank.settle(checkout_id, action, shipping=address)
+    try:
+        row, event_id = bank.settle(checkout_id, action, shipping=address)
+    except ProviderRefused:
+        # The bank's own rule, should the page's check ever let an address through that it refuses.
+        raise Refused("invalid_shipping_address") from None
     if row is None:
         return None, None
     job = None
@@ -75,4 +79,5 @@ def state_api(checkout_id: str) -> dict:
     return {"id": row.id, "object": "checkout", "state": row.state, "amount_minor": row.amount_minor,
             "currency": row.currency, "reference": row.reference,
             "payment_ref": row.payment_ref if row.state == PAID else None,
-            "refunded_minor": row.refunded_minor, "created_at": iso(row.created_at), "expires_at": iso(row.expires_at)}
+            "refunded_minor": row.refunded_minor, "created_at": iso(row.created_at), "expires_at": iso(row.expires_at),
+            "shipping": row.shipping}
