@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import shlex
 import subprocess
@@ -98,6 +99,11 @@ class Settings:
     stripe_secret_key: str | None = field(default=None, repr=False)
     stripe_webhook_secret: str | None = field(default=None, repr=False)
     payment_timeout_seconds: int = 10
+    # Where a customer order may ship: the countries (ISO 3166-1 alpha-2) the provider's
+    # checkout offers for the shipping address it collects (the sandbox's hosted page and
+    # Stripe's shipping_address_collection.allowed_countries alike).
+    shipping_countries: tuple[str, ...] = ("US", "CA", "GB", "IE", "FR", "DE", "NL", "BE", "LU", "AT", "CH", "ES",
+                                           "PT", "IT", "DK", "SE", "NO", "FI", "PL", "CZ", "AU", "NZ", "JP", "SG")
     # Domains (integrations/registrar): sandbox (deterministic, offline).
     registrar: str = "sandbox"
 
@@ -293,7 +299,22 @@ def _payments(env) -> dict:
     if registrar not in REGISTRARS:
         raise SettingsError(f"REGISTRAR must be sandbox, got {registrar!r}")
     return {"payment_provider": provider, "stripe_secret_key": secret, "stripe_webhook_secret": webhook,
-            "payment_timeout_seconds": _int(env, "PAYMENT_TIMEOUT_SECONDS", 10, 1, 120), "registrar": registrar}
+            "payment_timeout_seconds": _int(env, "PAYMENT_TIMEOUT_SECONDS", 10, 1, 120), "registrar": registrar,
+            "shipping_countries": _countries(env, "SHIPPING_COUNTRIES", Settings.shipping_countries)}
+
+
+def _countries(env, name, default) -> tuple[str, ...]:
+    """A comma-separated list of two-letter country codes (ISO 3166-1 alpha-2), upper-cased,
+    each once, in the order given."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    codes = [code.strip().upper() for code in raw.split(",") if code.strip()]
+    bad = [code for code in codes if not re.fullmatch(r"[A-Z]{2}", code)]
+    if bad or not codes:
+        raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
+                            f"got {raw!r}")
+    return tuple(dict.fromkeys(codes))
 
 
 AI_BACKENDS = ("offline", "openai", "command")

@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
+from jobs.send import send_all
 from services.commerce import orders
 
 bp = Blueprint("commerce", __name__, description="Customer orders and revenue.")
@@ -27,9 +28,41 @@ DECISIONS: list[str] = [
     "the `paid` funnel event (browser-reported, unverified; revenue comes from the payment ledger only).",
     "GET /api/tracking (session) lists the orders of the founder's stores (the products they claimed), newest "
     "first: 200 {status: ok, orders: [{order_id, product_id, state, email, quantity, unit_price_minor, "
-    "amount_minor, currency, store_version, created_at, paid_at}]} (limit 1-200, default 50), or 200 {status: "
-    "no_orders_yet, reason, explanation, orders: []}. ?order_id= answers that one order, or 400 `order_not_found` "
-    "when it is not an order of the founder's stores.",
+    "amount_minor, currency, store_version, created_at, paid_at, shipping, shipping_lines, receipt, "
+    "receipt_sent_at}]} (limit 1-200, default 50), or 200 {status: no_orders_yet, reason, explanation, orders: []}. "
+    "shipping is {name, line1, line2, city, region, postal_code, country (ISO 3166-1 alpha-2)} or null (no address "
+    "collected: not paid yet, or paid before addresses were collected); shipping_lines is the same address as the "
+    "lines of a label. receipt says what became of the customer's receipt: not_paid, sending (paid; its mail job "
+    "has not mailed it yet), sent, or refused (the mail server refused the address for good). ?order_id= answers "
+    "that one order, or 400 `order_not_found` when it is not an order of the founder's stores.",
+    "A customer order's checkout collects a shipping address in one of SHIPPING_COUNTRIES (default US, CA, GB, IE, "
+    "FR, DE, NL, BE, LU, AT, CH, ES, PT, IT, DK, SE, NO, FI, PL, CZ, AU, NZ, JP, SG): on the sandbox's hosted page "
+    "(see its decisions), or, with PAYMENT_PROVIDER=stripe, on Stripe's page through the Checkout Session's "
+    "shipping_address_collection.allowed_countries (a code Stripe does not ship to makes Stripe refuse the session: "
+    "payment_unavailable, nothing charged). The provider answers the address with the payment's state; it is stored "
+    "on the order in the transaction that marks it paid (Stripe: collected_information.shipping_details, or the "
+    "top-level shipping_details of API versions before 2025-03-31; its `state` is the region; a field a country "
+    "does not use may be empty). The address is the founder's to see (GET /api/tracking, the Orders screen, the "
+    "new-order mail) and the customer's (the receipt); GET /api/store/confirm and the thank-you page, open to anyone "
+    "holding the order id, do not show it.",
+    "Mail after a sale: the transaction that marks an order paid creates one `order_mail` job (subject "
+    "receipt:{order id}); the caller that committed it sends it (the landing and back redirects, GET "
+    "/api/store/confirm, the thank-you page, the notification's payment_confirm job, the clock's re-check), so "
+    "however many confirmations race, one job exists and nothing is sent for a payment declined, expired or still "
+    "open. The job mails the customer a receipt (store name, product, quantity at unit price, total and currency, "
+    "order number, paid date, shipping address, the thank-you page's address, the store's support address when it "
+    "has one) and the founder a new-order notice (the same, with the customer's address and a link to the Orders "
+    "screen), through the mailer (the outbox, or SMTP_URL), as plain text and autoescaped HTML. Each mail is marked "
+    "on the order once the server took it and is never sent again by a later run; only a worker that dies between "
+    "the server's acceptance and the mark can send one twice. A mailer that cannot take mail is tried again after "
+    "10 s, 1, 5, 15, 30, 60 and 120 minutes (8 attempts); a mail the server refuses for good is not retried (the "
+    "receipt reads `refused`). The notice goes to the address of the account that claimed the product, once "
+    "verified; a founder with no account (anonymous) or an address never proven gets no notice, by design: the "
+    "notice carries a customer's name and address, and the order is on the Orders screen all the same.",
+    "The thank-you page of a paid order gives the order number and says \"A receipt was sent to\" the customer's "
+    "address only once the mail server took it; until then it says the receipt has not been mailed yet and is being "
+    "sent, and it says so when the server refused the address. It shows the address masked (b…@example.com) and "
+    "not where the order ships: anyone holding the order id may open the page.",
     "GET /api/revenue (session) answers {status: ok, stores: [{product_id, currency, confirmed_minor, orders}]}: "
     "confirmed (provider-paid) revenue per store and currency, in minor units, from running totals kept in the "
     "transaction that credits each payment (one query, whatever the number of orders).",
@@ -72,6 +105,16 @@ class TrackingQuery(Schema):
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
+class ShippingAddress(Schema):
+    name = fields.String(required=True)
+    line1 = fields.String(required=True)
+    line2 = fields.String(allow_none=True)
+    city = fields.String(required=True)
+    region = fields.String(allow_none=True)
+    postal_code = fields.String(required=True)
+    country = fields.String(required=True, metadata={"description": "ISO 3166-1 alpha-2"})
+
+
 class OrderRow(Schema):
     order_id = fields.String(required=True)
     product_id = fields.String(required=True)
@@ -84,6 +127,11 @@ class OrderRow(Schema):
     store_version = fields.Integer(required=True)
     created_at = fields.String(required=True)
     paid_at = fields.String(allow_none=True)
+    shipping = fields.Nested(ShippingAddress, allow_none=True, required=True)
+    shipping_lines = fields.List(fields.String(), required=True,
+                                 metadata={"description": "The address as the lines of a label (empty: none)"})
+    receipt = fields.String(required=True, metadata={"enum": ["not_paid", "sending", "sent", "refused"]})
+    receipt_sent_at = fields.String(allow_none=True)
 
 
 class TrackingAnswer(Schema):
@@ -123,7 +171,9 @@ def store_checkout_api(body):
 @bp.response(200, ConfirmAnswer)
 def store_confirm(query):
     """Asks the payment provider about an order; marks it paid and credits revenue once."""
-    return orders.confirm_order(order_id=query["order_id"])
+    answer, follow_ups = orders.confirm_order(order_id=query["order_id"])
+    send_all(follow_ups)  # the order's mail job, when this call made it paid
+    return answer
 
 
 @bp.get("/api/tracking")

@@ -119,7 +119,9 @@ def _redirect(location: str) -> Response:
 @bp.response(303, headers=_REDIRECT)
 def pay_landing(query):
     """Where the provider sends the browser after paying: asks the provider, then redirects."""
-    return _redirect(landing_target(query["payment"], cancelled=False))
+    target, follow_ups = landing_target(query["payment"], cancelled=False)
+    send_all(follow_ups)
+    return _redirect(target)
 
 
 @bp.get("/pay/back")
@@ -128,7 +130,9 @@ def pay_landing(query):
 @bp.response(303, headers=_REDIRECT)
 def pay_back(query):
     """Where the provider sends the browser when the customer gives up: asks, then redirects."""
-    return _redirect(landing_target(query["payment"], cancelled=True))
+    target, follow_ups = landing_target(query["payment"], cancelled=True)
+    send_all(follow_ups)
+    return _redirect(target)
 
 
 @bp.post("/pay/notify")

@@ -10,6 +10,8 @@ from api.routing import Blueprint
 from jobs.send import send_all
 from services.commerce import sandbox_pages
 from services.commerce.money import display
+from services.commerce.shipping import FIELDS
+from services.errors import Refused
 
 bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provider (hosted checkout and state API).")
 
@@ -19,9 +21,21 @@ DECISIONS: list[str] = [
     "checkout expires). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
     "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
     "expires after 24 hours. GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
-    "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at}; "
+    "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at, "
+    "shipping}; "
     "an unknown id (or another provider configured) is 404 `not_found`. refunded_minor counts the refunds "
     "pending or succeeded (a refund that fails or is canceled frees its amount again).",
+    "A checkout opened for a customer order collects a shipping address on the hosted page (samples, domains and "
+    "plans collect none): full name, address line 1, line 2 (optional), city, state/province/region (optional), "
+    "postal code and a country chosen from SHIPPING_COUNTRIES (the same list Stripe's page is given). The form posts "
+    "them with {action: pay} as name, line1, line2, city, region, postal_code, country. Runs of whitespace become "
+    "one space; name and lines hold at most 200 characters, city and region 100, postal code 20; control "
+    "characters and the marks that reorder text are refused. A payment whose address is missing or unusable is not "
+    "taken: 400 with the page again, as the customer filled it, the faulty fields marked aria-invalid and the "
+    "refusal (data-reason `invalid_shipping_address`) naming every fault; the checkout stays open. Declining or "
+    "cancelling needs no address. The provider keeps the address with the checkout and answers it in its state "
+    "(the seam's CheckoutState.shipping; `shipping` in the state API), which the service stores on the order when it "
+    "confirms the payment.",
     "Sandbox refunds: one per idempotency key (the same key answers the same refund, and a key reused for another "
     "amount or payment is refused), never more than was paid. They succeed at once; the sandbox bank can also "
     "hold one pending and settle it later as succeeded, failed or canceled, as a card network would (the tests "
@@ -34,6 +48,15 @@ PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' https: data:; 
 
 class ActionForm(Schema):
     action = fields.String(required=True, validate=validate.OneOf(["pay", "decline", "abandon"]))
+    # The shipping address, when the checkout collects one; checked by the page's service
+    # (services/commerce/shipping.py), which answers the page again with what is wrong.
+    name = fields.String()
+    line1 = fields.String()
+    line2 = fields.String()
+    city = fields.String()
+    region = fields.String()
+    postal_code = fields.String()
+    country = fields.String()
 
 
 class CheckoutStateAnswer(Schema):
@@ -47,14 +70,18 @@ class CheckoutStateAnswer(Schema):
     refunded_minor = fields.Integer(required=True)
     created_at = fields.String(required=True)
     expires_at = fields.String(required=True)
+    shipping = fields.Dict(allow_none=True, required=True,
+                           metadata={"description": "{name, line1, line2, city, region, postal_code, country} the "
+                                                    "customer gave when paying; null when none was collected"})
 
 
 _HTML = {"type": "string", "description": "The hosted checkout page"}
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 
 
-def _page(checkout: dict, *, status: int = 200) -> Response:
-    html = render_template("pay/checkout.html", checkout=checkout,
+def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusal: Refused | None = None) -> Response:
+    html = render_template("pay/checkout.html", checkout=checkout, fields=FIELDS, form=form or {},
+                           refusal=refusal, faulty=set(refusal.fields.get("fields", ())) if refusal else set(),
                            amount=display(checkout["amount_minor"], checkout["currency"]))
     response = Response(html, status=status, mimetype="text/html")
     response.headers["Content-Security-Policy"] = PAGE_CSP
@@ -75,12 +102,20 @@ def sandbox_checkout_page(checkout_id):
 
 
 @bp.post("/pay/sandbox/checkout/<checkout_id>")
-@bp.declare(changes_state=True, session=False, form=True, refuses={404: ["not_found"]})
+@bp.declare(changes_state=True, session=False, form=True,
+            refuses={404: ["not_found"], 400: ["invalid_shipping_address"]})
 @bp.arguments(ActionForm, location="form")
 @bp.response(303, headers=_REDIRECT)
 def sandbox_checkout_action(form, checkout_id):
-    """The customer's choice: pay, decline or abandon."""
-    checkout, job = sandbox_pages.settle(checkout_id, form["action"])
+    """The customer's choice: pay (with the shipping address, when the checkout collects one), decline or abandon."""
+    try:
+        checkout, job = sandbox_pages.settle(checkout_id, form["action"], form)
+    except Refused as refusal:
+        # The page again, as the customer filled it, with the refusal's sentence: nothing was charged.
+        checkout = sandbox_pages.checkout_page(checkout_id)
+        if checkout is None:
+            raise ApiError(404, "not_found") from None
+        return _page(checkout, status=400, form=form, refusal=refusal)
     if checkout is None:
         raise ApiError(404, "not_found")
     send_all([job])

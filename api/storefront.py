@@ -11,6 +11,7 @@ from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session
 from config import get_settings
+from jobs.send import send_all
 from services.commerce import orders, payments
 from services.commerce.money import display
 from services.errors import Refused
@@ -162,7 +163,8 @@ _REFUSAL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 def store_thanks(query, slug):
     """The thank-you page of an order, after asking the payment provider about it."""
     document = state.page_source(slug, session=None, preview=False)
-    order = orders.thanks(order_id=query["order"]) if document is not None else None
+    order, follow_ups = orders.thanks(order_id=query["order"]) if document is not None else (None, [])
+    send_all(follow_ups)
     if order is None or order["product_id"] != document.get("product_id"):
         raise ApiError(404, "not_found")
     html = render.render_thanks(document, order, base_path=f"/store/{slug}", cancelled=query["cancelled"],

@@ -6,7 +6,7 @@ import logging
 import dramatiq
 
 from config import get_settings
-from jobs.send import send
+from jobs.send import send, send_all
 from services.commerce.payments import recheck_open_payments, recheck_refunds
 from services.health import record_worker_beat, worker_name
 from services.jobs import reclaim_stale
@@ -52,7 +52,8 @@ def recheck_payments():
     """Asks the payment provider about payments still open after ten minutes (a lost
     notification, a closed tab), makes refunds due, asks again for refunds left half-way and
     asks how pending refunds stand."""
-    changed = recheck_open_payments()
+    changed, follow_ups = recheck_open_payments()
+    send_all(follow_ups)  # the mail of orders this re-check found paid
     if changed:
         log.info("open payments settled by a re-check", extra={"fields": {"changed": changed}})
     refunds = recheck_refunds()

@@ -1,6 +1,8 @@
-"""Payment jobs: confirming a payment the provider notified us about, and (the sandbox
-provider's side) delivering its notifications to the service."""
+"""Payment jobs: confirming a payment the provider notified us about, the mail after a
+sale, and (the sandbox provider's side) delivering its notifications to the service."""
 from jobs.runner import job_actor
+from jobs.send import send_all
+from services.commerce.order_mail import ORDER_MAIL, send_order_mail
 from services.commerce.payments import CONFIRM_JOB, confirm_in_job
 from services.commerce.sandbox_pages import NOTIFY_JOB, deliver
 
@@ -8,7 +10,16 @@ from services.commerce.sandbox_pages import NOTIFY_JOB, deliver
 @job_actor(CONFIRM_JOB, lease_seconds=60, retry_delays=(5, 30, 120))
 def payment_confirm(ctx):
     """Asks the provider about a notified payment and credits it once when it is paid."""
-    return confirm_in_job(ctx.payload["payment_id"])
+    result, follow_ups = confirm_in_job(ctx.payload["payment_id"])
+    send_all(follow_ups)  # the paid order's mail job, when this confirmation made it paid
+    return result
+
+
+# A mailer that is down gets about four hours before the order's mail is given up.
+@job_actor(ORDER_MAIL, lease_seconds=60, retry_delays=(10, 60, 300, 900, 1800, 3600, 7200))
+def order_mail(ctx):
+    """Mails a paid order's receipt to the customer and its notice to the founder, once each."""
+    return send_order_mail(ctx.payload["order_id"])
 
 
 @job_actor(NOTIFY_JOB, lease_seconds=60, retry_delays=(2, 10, 30, 120, 600))

@@ -23,7 +23,7 @@ import peewee as pw
 from models.account import Account
 from models.catalog import Product
 from models.clock import utcnow
-from models.db import BaseModel
+from models.db import BaseModel, JSONField
 from models.session import Session
 
 
@@ -95,6 +95,21 @@ class CustomerOrder(BaseModel):
     state = pw.CharField(max_length=12, default=OPEN)
     created_at = pw.DateTimeField(default=utcnow)
     paid_at = pw.DateTimeField(null=True)
+    # Where to ship it: the address the provider's page collected, stored when the payment
+    # is confirmed (NULL: none was collected; orders from before m0025).
+    ship_name = pw.CharField(max_length=200, null=True)
+    ship_line1 = pw.CharField(max_length=200, null=True)
+    ship_line2 = pw.CharField(max_length=200, null=True)
+    ship_city = pw.CharField(max_length=100, null=True)
+    ship_region = pw.CharField(max_length=100, null=True)
+    ship_postal_code = pw.CharField(max_length=20, null=True)
+    ship_country = pw.CharField(max_length=2, null=True)
+    # The mail after a sale (services/commerce/order_mail.py): when the customer's receipt
+    # and the founder's notice went out; `receipt_error` when the mail server refused the
+    # customer's address for good.
+    receipt_sent_at = pw.DateTimeField(null=True)
+    receipt_error = pw.CharField(max_length=40, null=True)
+    notice_sent_at = pw.DateTimeField(null=True)
 
     class Meta:
         table_name = "customer_order"
@@ -152,6 +167,11 @@ class SandboxCheckout(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
     expires_at = pw.DateTimeField()
     settled_at = pw.DateTimeField(null=True)
+    # The countries its page offers for a shipping address (NULL: it collects none), and
+    # the address the customer gave when paying ({name, line1, line2, city, region,
+    # postal_code, country}).
+    shipping_countries = JSONField(null=True)
+    shipping = JSONField(null=True)
 
     class Meta:
         table_name = "sandbox_checkout"

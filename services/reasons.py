@@ -17,6 +17,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "invalid_days": Reason(400, "days must be a whole number of days from 1 to 90; nothing was counted."),
     "invalid_domain": Reason(400, "That is not a domain name anyone could register: send one like yourbrand.com (letters, digits and hyphens, or Unicode, in labels of at most 63 characters); nothing was quoted or ordered."),
     "invalid_event": Reason(400, "That is not a store event: send page_view, add_to_cart, checkout or paid; nothing was recorded."),
+    "invalid_shipping_address": Reason(400, "The shipping address is incomplete or cannot be used: a name, an address line, a city, a postal code and one of the shop's countries are needed, each without control characters. Nothing was charged."),
     "invalid_quantity": Reason(400, "quantity must be a whole number from 1 to 99; no order was opened."),
     "invalid_presence": Reason(400, "area and screen must each be 1 to 40 lowercase letters, digits, underscores or hyphens; nothing was recorded."),
     "invalid_query": Reason(400, "A saved query must be the words of a discovery query: not blank, and no longer than a discovery query may be. Nothing was saved."),

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from integrations.payments import ProviderUnavailable, sandbox_bank
+from integrations.payments import ProviderUnavailable, ShippingAddress, sandbox_bank
 from models.account import Account
 from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal, SandboxCheckout, SandboxNotification
 from models.store import Store
@@ -22,6 +22,9 @@ from tests.test_discovery import refusal
 from tests.test_store import built, claimed_founder, settings_with  # noqa: F401  (fixture)
 
 PRICE_MINOR = 3000  # the store price of demo_item, 30.00 USD (tests/test_discovery.item)
+# What a customer types into the hosted page's shipping address (a customer order collects one).
+ADDRESS = {"name": "Ada Lovelace", "line1": "12 Analytical Row", "line2": "Flat 3", "city": "London",
+           "region": "", "postal_code": "N1 7AA", "country": "GB"}
 
 
 @pytest.fixture
@@ -54,11 +57,16 @@ def path_of(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def choose(customer, checkout_url: str, action: str):
-    """The customer presses a button on the sandbox's hosted page."""
+SHIPPED_TO = ShippingAddress(name="Ada Lovelace", line1="12 Analytical Row", line2="Flat 3", city="London",
+                             postal_code="N1 7AA", country="GB")
+
+
+def choose(customer, checkout_url: str, action: str, address=ADDRESS):
+    """The customer presses a button on the sandbox's hosted page (the address filled in,
+    as a customer order's page asks; a page that asks for none ignores it)."""
     page = customer.get(path_of(checkout_url))
     assert page.status_code == 200 and "text/html" in page.content_type
-    return customer.post(path_of(checkout_url), data={"action": action})
+    return customer.post(path_of(checkout_url), data={"action": action, **address})
 
 
 def follow(customer, response):
@@ -91,7 +99,7 @@ def test_a_customer_pays_on_the_hosted_page_and_the_store_is_credited_once(shop,
     page = customer.get(path_of(order["checkout_url"])).get_data(as_text=True)
     assert "$60.00" in page and "buyer@example.com" in page
 
-    paid = customer.post(path_of(order["checkout_url"]), data={"action": "pay"})
+    paid = customer.post(path_of(order["checkout_url"]), data={"action": "pay", **ADDRESS})
     assert paid.headers["Location"].endswith(f"/pay/landing?payment={CustomerOrder.get_by_id(order['order_id']).payment}")
     landing = follow(customer, paid)
     assert landing.headers["Location"] == f"/store/{slug()}/thanks?order={order['order_id']}"
@@ -130,7 +138,7 @@ def test_an_abandoned_checkout_expires_and_credits_nothing(shop, founder, run_jo
     assert confirm(customer, order["order_id"])["state"] == "expired"
     assert revenue_of(shop) == []
     # A settled checkout cannot be paid afterwards.
-    again = customer.post(path_of(order["checkout_url"]), data={"action": "pay"})
+    again = customer.post(path_of(order["checkout_url"]), data={"action": "pay", **ADDRESS})
     assert again.status_code == 303 and "/pay/back" in again.headers["Location"]
     assert confirm(customer, order["order_id"])["state"] == "expired"
 
@@ -239,7 +247,7 @@ def test_a_failing_provider_credits_nothing_and_a_later_confirmation_credits_onc
         raise ProviderUnavailable("timed out")
 
     monkeypatch.setattr(sandbox_bank, "find", down)
-    customer.post(path_of(checkout_url), data={"action": "pay"})  # paid at the provider
+    customer.post(path_of(checkout_url), data={"action": "pay", **ADDRESS})  # paid at the provider
     answer = confirm(customer, order["order_id"])
     assert answer["state"] == "open" and answer["provider_answered"] is False and answer["explanation"]
     landing = customer.get(f"/pay/landing?payment={payment_of(order['order_id']).id}")
@@ -269,7 +277,7 @@ def test_a_paid_amount_that_differs_from_the_order_is_never_credited(shop, found
     customer = founder()
     order = started(customer)
     SandboxCheckout.update(amount_minor=1).execute()  # the provider will collect something else
-    customer.post(path_of(order["checkout_url"]), data={"action": "pay"})
+    customer.post(path_of(order["checkout_url"]), data={"action": "pay", **ADDRESS})
     run_jobs()  # its notification is confirmed too, and credits nothing either
     assert confirm(customer, order["order_id"])["state"] == "open"
     assert Payment.get_by_id(payment_of(order["order_id"]).id).error == "amount_mismatch"
@@ -459,11 +467,12 @@ def test_a_payment_whose_notification_was_lost_is_settled_by_the_re_check(shop, 
     customer = founder()
     paid_order, left_order = started(customer), started(customer)
     # Paid at the provider, but the customer closed the tab and the notification never came.
-    sandbox_bank.settle(payment_of(paid_order["order_id"]).provider_ref, "pay")
-    assert recheck_open_payments() == 0  # too recent: the landing or the notification may still come
+    sandbox_bank.settle(payment_of(paid_order["order_id"]).provider_ref, "pay", shipping=SHIPPED_TO)
+    assert recheck_open_payments() == (0, [])  # too recent: the landing or the notification may still come
     Payment.update(created_at=utcnow() - timedelta(minutes=11)).execute()
-    assert recheck_open_payments() == 1
+    changed, follow_ups = recheck_open_payments()
+    assert changed == 1 and [job.subject for job in follow_ups] == [f"receipt:{paid_order['order_id']}"]
     assert CustomerOrder.get_by_id(paid_order["order_id"]).state == "paid"
     assert CustomerOrder.get_by_id(left_order["order_id"]).state == "open"  # still payable: left alone
     assert revenue_of(shop)[0]["confirmed_minor"] == PRICE_MINOR
-    assert recheck_open_payments() == 0  # asked again later, it changes nothing
+    assert recheck_open_payments() == (0, [])  # asked again later, it changes nothing

@@ -28,6 +28,12 @@ def test_keepalive_is_read_from_the_environment():
     assert load_settings({"SECRET_KEY": "x" * 32, "WEB_KEEPALIVE_SECONDS": "75"}).web_keepalive_seconds == 75
 
 
+def test_shipping_countries_default_to_a_list_and_are_read_as_codes():
+    assert load_settings({"SECRET_KEY": "x" * 32}).shipping_countries[:3] == ("US", "CA", "GB")
+    settings = load_settings({"SECRET_KEY": "x" * 32, "SHIPPING_COUNTRIES": " jp, sg ,JP"})
+    assert settings.shipping_countries == ("JP", "SG")
+
+
 def test_base_url_follows_port_by_default():
     assert load_settings({"PORT": "8123", "SECRET_KEY": "x" * 32}).base_url == "http://127.0.0.1:8123"
 
@@ -62,6 +68,9 @@ def test_base_url_follows_port_by_default():
     ({"WORKER_METRICS_PORT": "70000"}, "WORKER_METRICS_PORT"),
     ({"WEB_KEEPALIVE_SECONDS": "0"}, "WEB_KEEPALIVE_SECONDS"),
     ({"WEB_KEEPALIVE_SECONDS": "5s"}, "WEB_KEEPALIVE_SECONDS"),
+    ({"SHIPPING_COUNTRIES": "USA,GB"}, "SHIPPING_COUNTRIES"),
+    ({"SHIPPING_COUNTRIES": "United Kingdom"}, "SHIPPING_COUNTRIES"),
+    ({"SHIPPING_COUNTRIES": ",,"}, "SHIPPING_COUNTRIES"),
 ])
 def test_malformed_setting_names_itself(env, named):
     merged = {k: v for k, v in {"SECRET_KEY": "x" * 32, **env}.items() if v is not None}

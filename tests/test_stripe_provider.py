@@ -14,7 +14,7 @@ import stripe
 from config import Settings, SettingsError, load_settings
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, CheckoutRequest, CheckoutState,
                                    Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   RefundAnswer, provider_for)
+                                   RefundAnswer, ShippingAddress, provider_for)
 from integrations.payments.stripe_provider import StripeProvider
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stripe"
@@ -116,6 +116,27 @@ def test_create_checkout_leaves_out_email_and_logo_when_not_given():
     assert form["line_items[0][price_data][unit_amount]"] == "3000"
 
 
+def test_create_checkout_asks_stripe_to_collect_a_shipping_address_in_the_countries_given():
+    http = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
+
+    provider(http).create_checkout(checkout_request(shipping_countries=("US", "GB", "JP")))
+
+    form = http.sent[0]["form"]
+    assert {k: v for k, v in form.items() if k.startswith("shipping")} == {
+        "shipping_address_collection[allowed_countries][0]": "US",
+        "shipping_address_collection[allowed_countries][1]": "GB",
+        "shipping_address_collection[allowed_countries][2]": "JP",
+    }
+
+
+def test_create_checkout_collects_no_address_when_no_countries_are_given():
+    http = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
+
+    provider(http).create_checkout(checkout_request())
+
+    assert not any(key.startswith("shipping") for key in http.sent[0]["form"])
+
+
 def test_each_provider_sends_its_own_key_and_sets_nothing_on_the_library():
     first = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
     second = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
@@ -147,6 +168,25 @@ def test_checkout_state_maps_the_session(fixture, state, payment_ref):
     assert answer == CheckoutState(provider_ref=SESSION_ID, state=state, amount_minor=2499, currency="EUR",
                                    payment_ref=payment_ref, reference="pay_7Qk2")
     assert http.sent[0]["query"] == {"expand[0]": ["payment_intent"]}
+
+
+@pytest.mark.parametrize("fixture, shipping", [
+    # This library's API version: the address under collected_information.
+    ("checkout_session_paid_shipping.json",
+     ShippingAddress(name="Grace Hopper", line1="1 Compiler Way", line2="Suite 200", city="Arlington", region="VA",
+                     postal_code="22201", country="US")),
+    # Versions before 2025-03-31 answer it at the top level, as shipping_details.
+    ("checkout_session_paid_shipping_legacy.json",
+     ShippingAddress(name="Ada Lovelace", line1="12 Analytical Row", line2=None, city="London", region=None,
+                     postal_code="N1 7AA", country="GB")),
+])
+def test_a_paid_session_answers_the_shipping_address_it_collected(fixture, shipping):
+    http = RecordedStripe(("get", f"/v1/checkout/sessions/{SESSION_ID}", fixture, 200))
+
+    answer = provider(http).checkout_state(SESSION_ID)
+
+    assert answer == CheckoutState(provider_ref=SESSION_ID, state=PAID, amount_minor=2499, currency="EUR",
+                                   payment_ref=INTENT_ID, reference="pay_7Qk2", shipping=shipping)
 
 
 def test_unknown_checkout_is_refused():

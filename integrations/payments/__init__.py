@@ -56,6 +56,19 @@ def minor_units(amount, currency: str) -> int:
 
 
 @dataclass(frozen=True)
+class ShippingAddress:
+    """Where the customer asked their order shipped, as the provider's page collected it."""
+
+    name: str
+    line1: str
+    city: str
+    postal_code: str
+    country: str               # ISO 3166-1 alpha-2, upper case
+    line2: str | None = None
+    region: str | None = None  # state, province or county, where the country uses one
+
+
+@dataclass(frozen=True)
 class CheckoutRequest:
     reference: str            # our payment id; the provider keeps it and hands it back
     amount_minor: int         # > 0
@@ -65,6 +78,9 @@ class CheckoutRequest:
     cancel_url: str           # where the browser goes when the customer gives up
     customer_email: str | None = None
     logo_url: str | None = None
+    # The countries a shipping address may be in, when the provider's page is to collect
+    # one (a customer order); None: no address is collected (samples, domains, plans).
+    shipping_countries: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,7 @@ class CheckoutState:
     currency: str | None
     payment_ref: str | None = None  # the provider's id of the captured payment, once PAID
     reference: str | None = None    # our payment id, as we gave it
+    shipping: ShippingAddress | None = None  # the address the customer gave, when one was collected
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Mapping
 
 from integrations import signatures
 from integrations.payments import (PAID, Checkout, CheckoutRequest, CheckoutState, Notification,
-                                   NotificationRejected, ProviderRefused, RefundAnswer)
+                                   NotificationRejected, ProviderRefused, RefundAnswer, ShippingAddress)
 from integrations.payments import sandbox_bank as bank
 from models.clock import clock
 
@@ -39,7 +39,7 @@ class SandboxProvider:
             raise ProviderRefused("the sandbox has no checkout with that id")
         return CheckoutState(provider_ref=row.id, state=row.state, amount_minor=row.amount_minor,
                              currency=row.currency, payment_ref=row.payment_ref if row.state == PAID else None,
-                             reference=row.reference)
+                             reference=row.reference, shipping=ShippingAddress(**row.shipping) if row.shipping else None)
 
     def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
         header = headers.get(self.signature_header)

@@ -1,7 +1,7 @@
 """The sandbox payment provider itself: the "bank" behind /pay/sandbox/.
 
 It keeps its own checkouts (SandboxCheckout), lets a customer pay, decline or abandon one
-on its hosted page, answers what state a checkout is in, refunds (SandboxRefund, one per
+on its hosted page (giving a shipping address when the checkout collects one), answers what state a checkout is in, refunds (SandboxRefund, one per
 idempotency key), and owes the service a signed notification for every settled checkout
 (SandboxNotification, delivered over HTTP to the service's notification route by a job,
 retried until it is taken).
@@ -25,13 +25,14 @@ import json
 import secrets
 import urllib.error
 import urllib.request
+from dataclasses import asdict
 from datetime import timedelta
 
 import peewee as pw
 
 from integrations import signatures
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, CheckoutRequest, ProviderRefused,
-                                   ProviderUnavailable)
+                                   ProviderUnavailable, ShippingAddress)
 from models.clock import clock, utcnow
 from models.db import UNAVAILABLE, transaction
 from models.payment import SandboxCheckout, SandboxNotification, SandboxRefund
@@ -77,7 +78,8 @@ def create(request: CheckoutRequest) -> SandboxCheckout:
             id=f"cs_sbx_{secrets.token_hex(12)}", reference=request.reference, amount_minor=request.amount_minor,
             currency=request.currency.upper(), description=request.description[:300],
             customer_email=request.customer_email, success_url=request.success_url, cancel_url=request.cancel_url,
-            logo_url=request.logo_url, state=OPEN, created_at=now, expires_at=now + CHECKOUT_LIFETIME)
+            logo_url=request.logo_url, state=OPEN, created_at=now, expires_at=now + CHECKOUT_LIFETIME,
+            shipping_countries=list(request.shipping_countries) if request.shipping_countries else None)
 
 
 @_guarded
@@ -91,16 +93,34 @@ def find(checkout_id: str) -> SandboxCheckout | None:
 
 
 @_guarded
-def settle(checkout_id: str, action: str) -> tuple[SandboxCheckout | None, str | None]:
+def ships_to(checkout_id: str) -> tuple[str, ...] | None:
+    """The countries an open checkout's page takes a shipping address in (None: it takes
+    none, or the checkout is no longer open)."""
+    row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+    if row is None or row.state != OPEN or not row.shipping_countries:
+        return None
+    return tuple(row.shipping_countries)
+
+
+@_guarded
+def settle(checkout_id: str, action: str,
+           shipping: ShippingAddress | None = None) -> tuple[SandboxCheckout | None, str | None]:
     """The customer's choice on the hosted page: pay, decline or abandon. Only an open
     checkout settles, once (a conditional UPDATE); answers the checkout and the id of the
-    notification the settlement owes (None when nothing changed)."""
+    notification the settlement owes (None when nothing changed). Paying a checkout that
+    collects a shipping address takes one, in one of its countries (ProviderRefused
+    otherwise: the page checks the form first, so this guards the bank's own rule)."""
     state = ACTIONS[action]
     now = utcnow()
     with transaction():
         changes = {"state": state, "settled_at": now}
         if state == PAID:
             changes["payment_ref"] = f"pi_sbx_{secrets.token_hex(12)}"
+            row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+            if row is not None and row.state == OPEN and row.shipping_countries:
+                if shipping is None or shipping.country not in row.shipping_countries:
+                    raise ProviderRefused("this checkout ships only to an address in one of its countries")
+                changes["shipping"] = asdict(shipping)
         settled = (SandboxCheckout.update(**changes)
                    .where(SandboxCheckout.id == checkout_id, SandboxCheckout.state == OPEN).execute())
         row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)

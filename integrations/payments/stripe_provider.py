@@ -19,7 +19,8 @@ import stripe
 
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, REFUND_CANCELED, REFUND_FAILED, REFUND_PENDING,
                                    REFUND_SUCCEEDED, Checkout, CheckoutRequest, CheckoutState, Notification,
-                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer)
+                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer,
+                                   ShippingAddress)
 
 # Seconds a signed webhook stays acceptable after Stripe signed it (Stripe's own default);
 # older ones are refused as replays.
@@ -86,6 +87,10 @@ class StripeProvider:
         }
         if request.customer_email:
             params["customer_email"] = request.customer_email
+        if request.shipping_countries:
+            # Stripe's page asks for the address (and a state or province where the country
+            # has them) and refuses one outside these countries.
+            params["shipping_address_collection"] = {"allowed_countries": list(request.shipping_countries)}
         with _mapped_errors("creating a checkout"):
             session = self._client.v1.checkout.sessions.create(params=params)
         return Checkout(provider_ref=session.id, url=session.url)
@@ -112,7 +117,7 @@ class StripeProvider:
         currency = session.get("currency")
         return CheckoutState(provider_ref=session["id"], state=state, amount_minor=session.get("amount_total"),
                              currency=currency.upper() if currency else None, payment_ref=payment_ref,
-                             reference=session.get("client_reference_id"))
+                             reference=session.get("client_reference_id"), shipping=_shipping(session))
 
     def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
         """Checks the Stripe-Signature of a webhook and answers the session it concerns.
@@ -155,6 +160,31 @@ class StripeProvider:
         with _mapped_errors("reading a refund"):
             refund = self._client.v1.refunds.retrieve(refund_ref)
         return _refund_answer(refund)
+
+
+def _shipping(session: dict) -> ShippingAddress | None:
+    """The shipping address the session collected: `collected_information.shipping_details`
+    (API versions from 2025-03-31 on, this library's included) or the top-level
+    `shipping_details` older versions answer. None when there is none, or no usable one."""
+    collected = session.get("collected_information")
+    details = (collected.get("shipping_details") if isinstance(collected, dict) else None) \
+        or session.get("shipping_details")
+    if not isinstance(details, dict) or not isinstance(details.get("address"), dict):
+        return None
+    address = details["address"]
+
+    def text(value, limit):
+        return " ".join(value.split())[:limit] if isinstance(value, str) and value.strip() else None
+
+    found = {"name": text(details.get("name"), 200), "line1": text(address.get("line1"), 200),
+             "city": text(address.get("city"), 100), "postal_code": text(address.get("postal_code"), 20),
+             "country": (text(address.get("country"), 2) or "").upper() or None}
+    if found["country"] is None or found["line1"] is None:
+        return None  # not an address anything could be shipped to
+    # Stripe leaves a field empty where the country does not use it (no postal code in
+    # Hong Kong, no city in Singapore): empty strings, not missing values.
+    return ShippingAddress(**{k: v or "" for k, v in found.items()}, line2=text(address.get("line2"), 200),
+                           region=text(address.get("state"), 100))
 
 
 def _refund_answer(refund: stripe.Refund) -> RefundAnswer:

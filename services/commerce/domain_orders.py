@@ -24,7 +24,7 @@ def start_domain_checkout(*, session: Session, domain) -> dict:
             "amount_minor": order.price_minor, "currency": order.currency}
 
 
-def _domain_paid(payment: Payment) -> None:
+def _domain_paid(payment: Payment, _answer) -> None:
     if not domains.connect_paid_domain(domain_order_id=payment.subject):
         # Paid, but another store connected the name first: the money goes back (refunded
         # through the provider once this transaction commits).

@@ -4,13 +4,17 @@ An order is opened against the store's published version at that version's price
 order row and its payment are committed before the customer leaves for the provider);
 it is paid only when the provider says so (services/commerce/payments.py), and a paid
 order credits its store's revenue once: one RevenueCredit per payment (its primary key)
-and the running RevenueTotal, in the transaction that marks the payment paid.
+and the running RevenueTotal, in the transaction that marks the payment paid. That
+transaction also keeps the shipping address the provider's page collected and creates the
+order's mail job (the receipt and the founder's notice: services/commerce/order_mail.py),
+which the confirming caller sends after the commit.
 """
 from __future__ import annotations
 
 import secrets
 
 from config import get_settings
+from integrations.payments import CheckoutState
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -21,7 +25,10 @@ from models.store import Store, StoreVersion
 from integrations.payments import minor_units
 from services.accounts import normalize_email
 from services.commerce import payments
+from services.commerce.order_mail import ORDER_MAIL, mail_subject, receipt_state
+from services.commerce.shipping import address_lines, order_address
 from services.errors import Refused
+from services.jobs import create_job
 from services.ownership import owner_of
 from services.research.launch import launch_fact
 
@@ -64,32 +71,35 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
                              created_at=utcnow())
     name = (document.get("product") or {}).get("name") or product_id
     try:
-        url = payments.open_checkout(payment, description=f"{quantity} × {name}"[:300], customer_email=address)
+        url = payments.open_checkout(payment, description=f"{quantity} × {name}"[:300], customer_email=address,
+                                     shipping_countries=get_settings().shipping_countries)
     except Refused as refusal:
         refusal.fields["order_id"] = order_id
         raise
     return {"status": "checkout_started", "order_id": order_id, "checkout_url": url}
 
 
-def confirm_order(*, order_id: str) -> dict:
+def confirm_order(*, order_id: str) -> tuple[dict, list]:
     """Asks the provider about an order's payment (GET /api/store/confirm): paid once,
-    credited once. A provider that does not answer leaves the order as it was."""
-    order, answered = _confirmed(_order(order_id))
+    credited once. A provider that does not answer leaves the order as it was. Answers the
+    answer and the jobs to send."""
+    order, answered, jobs = _confirmed(_order(order_id))
     answer = {"status": "ok", "order_id": order.id, "state": order.state, "product_id": order.product_id,
               "quantity": order.quantity, "amount_minor": order.amount_minor, "currency": order.currency,
               "paid_at": iso(order.paid_at), "provider_answered": answered}
     if not answered:
         answer["explanation"] = ("The payment provider did not answer in time, so the order is unchanged; "
                                  "ask again in a moment.")
-    return answer
+    return answer, jobs
 
 
-def _confirmed(order: CustomerOrder) -> tuple[CustomerOrder, bool]:
-    """The order after asking the provider about an open one: (order, provider answered)."""
+def _confirmed(order: CustomerOrder) -> tuple[CustomerOrder, bool, list]:
+    """The order after asking the provider about an open one: (order, provider answered,
+    jobs to send)."""
     if order.state != CustomerOrder.OPEN or not order.payment:
-        return order, True
-    _payment, answered = payments.confirm_quietly(order.payment)
-    return CustomerOrder.get_by_id(order.id), answered
+        return order, True, []
+    _payment, answered, jobs = payments.confirm_quietly(order.payment)
+    return CustomerOrder.get_by_id(order.id), answered, jobs
 
 
 def _order(order_id) -> CustomerOrder:
@@ -99,25 +109,39 @@ def _order(order_id) -> CustomerOrder:
     return order
 
 
-def _order_paid(payment: Payment) -> None:
-    """The order's payment is paid: mark it and credit its store, once (inside the
-    transaction that marked the payment paid)."""
+def _order_paid(payment: Payment, answer: CheckoutState) -> list:
+    """The order's payment is paid: mark it, keep the address it ships to, credit its store
+    and create its mail job, once (inside the transaction that marked the payment paid).
+    Answers the job to send after the commit."""
     order = CustomerOrder.get_or_none(CustomerOrder.payment == payment.id)
     if order is None:
-        return
+        return []
     now = utcnow()
-    CustomerOrder.update(state=CustomerOrder.PAID, paid_at=now).where(CustomerOrder.id == order.id).execute()
+    shipping = answer.shipping
+    address = {} if shipping is None else {
+        CustomerOrder.ship_name: shipping.name, CustomerOrder.ship_line1: shipping.line1,
+        CustomerOrder.ship_line2: shipping.line2, CustomerOrder.ship_city: shipping.city,
+        CustomerOrder.ship_region: shipping.region, CustomerOrder.ship_postal_code: shipping.postal_code,
+        CustomerOrder.ship_country: shipping.country}
+    CustomerOrder.update({CustomerOrder.state: CustomerOrder.PAID, CustomerOrder.paid_at: now, **address}).where(
+        CustomerOrder.id == order.id).execute()
+    # The subject names the order: should this step ever run again for it, the active job
+    # is found, not a second one made (and the mail marks stop a finished one resending).
+    job, created = create_job(kind=ORDER_MAIL, subject=mail_subject(order.id), payload={"order_id": order.id},
+                              max_attempts=8)
+    jobs = [job] if created else []
     credited = (RevenueCredit.insert(payment=payment.id, order=order.id, product=order.product_id,
                                      amount_minor=payment.amount_minor, currency=payment.currency, credited_at=now)
                 .on_conflict_ignore().as_rowcount().execute())
     if not credited:
-        return  # the ledger already has it: the total has it too
+        return jobs  # the ledger already has it: the total has it too
     (RevenueTotal.insert(product=order.product_id, currency=payment.currency, confirmed_minor=payment.amount_minor,
                          orders=1, updated_at=now)
      .on_conflict(conflict_target=[RevenueTotal.product, RevenueTotal.currency],
                   update={RevenueTotal.confirmed_minor: RevenueTotal.confirmed_minor + payment.amount_minor,
                           RevenueTotal.orders: RevenueTotal.orders + 1, RevenueTotal.updated_at: now})
      .execute())
+    return jobs
 
 
 def _order_failed(payment: Payment) -> None:
@@ -158,10 +182,14 @@ def tracking(*, session: Session, order_id: str | None = None, limit: int = 50) 
 
 
 def _order_row(order: CustomerOrder) -> dict:
+    shipping = order_address(order)
     return {"order_id": order.id, "product_id": order.product_id, "state": order.state, "email": order.email,
             "quantity": order.quantity, "unit_price_minor": order.unit_price_minor,
             "amount_minor": order.amount_minor, "currency": order.currency, "store_version": order.store_version,
-            "created_at": iso(order.created_at), "paid_at": iso(order.paid_at)}
+            "created_at": iso(order.created_at), "paid_at": iso(order.paid_at),
+            "shipping": shipping, "shipping_lines": address_lines(shipping),
+            "receipt": receipt_state(order), "receipt_sent_at": iso(order.receipt_sent_at)}
+
 
 
 def revenue(*, session: Session) -> dict:
@@ -173,14 +201,24 @@ def revenue(*, session: Session) -> dict:
                                         "confirmed_minor": row.confirmed_minor, "orders": row.orders} for row in rows]}
 
 
-def thanks(*, order_id: str) -> dict | None:
-    """What the store's thank-you page shows for an order (after asking the provider)."""
+def thanks(*, order_id: str) -> tuple[dict | None, list]:
+    """What the store's thank-you page shows for an order (after asking the provider), and
+    the jobs to send. Anyone holding the order id may open the page, so it names the
+    customer's address only masked and not where the order ships (as GET /api/store/confirm
+    names neither)."""
     order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if order_id else None
     if order is None:
-        return None
-    order, _answered = _confirmed(order)
+        return None, []
+    order, _answered, jobs = _confirmed(order)
     return {"order_id": order.id, "state": order.state, "quantity": order.quantity,
-            "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id}
+            "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id,
+            "receipt": receipt_state(order), "email_masked": masked(order.email)}, jobs
+
+
+def masked(email: str) -> str:
+    """An address its owner recognises and a passer-by cannot read: "b…@example.com"."""
+    local, _at, domain = email.partition("@")
+    return f"{local[:1]}…@{domain}"
 
 
 @launch_fact("payments_ready")

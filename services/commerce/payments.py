@@ -11,6 +11,10 @@ The rules (spec 5.17; decisions.md, "Commerce and payments"):
   then find it paid, so revenue is credited once however often a confirmation is replayed.
 - A provider that cannot answer changes nothing; the next confirmation (the landing page,
   GET /api/store/confirm, the notification job's retry) tries again.
+- What a paid purpose starts in the background (a customer order's receipt) is a job row
+  created in the paid transaction; `confirm` and the functions around it answer those jobs
+  and their caller (a route, an actor) sends them after the commit, so a job is sent only
+  by the one confirmation that marked the payment paid.
 - A refund (a paid purpose that could not be fulfilled) is recorded as the provider
   settled it, in its own columns (`refund_state`...): see "Refunds" below.
 """
@@ -20,14 +24,15 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Callable
+from typing import Callable, Iterable
 
 from config import get_settings
 from integrations.payments import (EXPIRED, FAILED, PAID, REFUND_PENDING, REFUND_SUCCEEDED, CheckoutRequest,
-                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer,
-                                   provider_for)
+                                   CheckoutState, NotificationRejected, ProviderRefused, ProviderUnavailable,
+                                   RefundAnswer, provider_for)
 from models.clock import utcnow
 from models.db import transaction
+from models.job import Job
 from models.payment import Payment
 from services.errors import Refused, TransientError
 from services.jobs import create_job
@@ -40,9 +45,11 @@ CONFIRM_JOB = "payment_confirm"
 @dataclass(frozen=True)
 class Purpose:
     """What a purpose does when its payment is paid, or fails; both run inside the
-    transaction that changes the payment's state, once."""
+    transaction that changes the payment's state, once. `paid` is given the provider's
+    answer too (an order keeps the shipping address it carries) and answers the jobs it
+    created in that transaction (None: none), for the caller of `confirm` to send."""
 
-    paid: Callable[[Payment], None]
+    paid: Callable[[Payment, CheckoutState], Iterable[Job] | None]
     failed: Callable[[Payment], None]
     # Where the founder's (or customer's) browser goes after the provider's page.
     landing: Callable[[Payment, str], str]
@@ -75,10 +82,13 @@ def new_payment(*, purpose: str, subject: str, amount_minor: int, currency: str,
                           provider=get_settings().payment_provider, state=Payment.OPEN, created_at=utcnow())
 
 
-def open_checkout(payment: Payment, *, description: str, customer_email: str | None = None) -> str:
+def open_checkout(payment: Payment, *, description: str, customer_email: str | None = None,
+                  shipping_countries: tuple[str, ...] | None = None) -> str:
     """Asks the provider for a checkout for a recorded payment (after its commit) and answers
-    the URL to send the browser to. When the provider cannot start one, the payment and what
-    it pays for are marked failed and `payment_unavailable` is raised: nothing was charged."""
+    the URL to send the browser to; its page collects a shipping address in one of
+    `shipping_countries` when they are given. When the provider cannot start one, the
+    payment and what it pays for are marked failed and `payment_unavailable` is raised:
+    nothing was charged."""
     chosen = provider()
     base = get_settings().base_url
     try:
@@ -88,7 +98,7 @@ def open_checkout(payment: Payment, *, description: str, customer_email: str | N
             reference=payment.id, amount_minor=payment.amount_minor, currency=payment.currency,
             description=description, customer_email=customer_email,
             success_url=f"{base}/pay/landing?payment={payment.id}", cancel_url=f"{base}/pay/back?payment={payment.id}",
-            logo_url=f"{base}/pay/logo.svg"))
+            logo_url=f"{base}/pay/logo.svg", shipping_countries=shipping_countries))
     except (ProviderUnavailable, ProviderRefused) as exc:
         log.warning("payment could not start", extra={"fields": {"payment_id": payment.id, "error": type(exc).__name__}})
         _fail(payment.id, FAILED, error="could_not_start")
@@ -100,96 +110,105 @@ def open_checkout(payment: Payment, *, description: str, customer_email: str | N
     return checkout.url
 
 
-def confirm(payment_id: str) -> Payment | None:
+def confirm(payment_id: str) -> tuple[Payment | None, list[Job]]:
     """Asks the provider about a payment and applies its answer; answers the payment as it
-    now stands. Raises ProviderUnavailable when the provider did not answer."""
+    now stands and the jobs its purpose created if this call marked it paid (send them).
+    Raises ProviderUnavailable when the provider did not answer."""
     payment = Payment.get_or_none(Payment.id == payment_id)
     if payment is not None and payment.state == Payment.PAID and payment.refund_state == Payment.REFUND_DUE:
         refund_if_due(payment.id)
-        return Payment.get_by_id(payment.id)
+        return Payment.get_by_id(payment.id), []
     if payment is None or payment.state == Payment.PAID or payment.provider_ref is None:
-        return payment
+        return payment, []
     chosen = provider()
     if chosen is None or chosen.name != payment.provider:
-        return payment  # started with a provider this deployment no longer talks to
+        return payment, []  # started with a provider this deployment no longer talks to
     try:
         answer = chosen.checkout_state(payment.provider_ref)
     except ProviderRefused:
         log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
-        return payment
+        return payment, []
     if answer.reference is not None and answer.reference != payment.id:
         log.error("provider answered for another payment", extra={"fields": {"payment_id": payment.id}})
-        return payment
+        return payment, []
+    jobs: list[Job] = []
     if answer.state == PAID:
         if answer.amount_minor != payment.amount_minor or (answer.currency or "").upper() != payment.currency:
             # Never credit what the provider did not collect as asked; a person must look.
             log.error("paid amount differs from the payment", extra={"fields": {"payment_id": payment.id}})
             Payment.update(error="amount_mismatch", checked_at=utcnow()).where(Payment.id == payment.id).execute()
-            return Payment.get_by_id(payment.id)
-        if _mark_paid(payment.id, answer.payment_ref) == Payment.REFUND_DUE:
+            return Payment.get_by_id(payment.id), []
+        refund_state, jobs = _mark_paid(payment.id, answer)
+        if refund_state == Payment.REFUND_DUE:
             refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
         _fail(payment.id, answer.state)
     else:
         Payment.update(checked_at=utcnow()).where(Payment.id == payment.id).execute()
-    return Payment.get_by_id(payment.id)
+    return Payment.get_by_id(payment.id), jobs
 
 
-def confirm_quietly(payment_id: str) -> tuple[Payment | None, bool]:
-    """`confirm`, reporting a provider that did not answer instead of raising: (payment, answered)."""
+def confirm_quietly(payment_id: str) -> tuple[Payment | None, bool, list[Job]]:
+    """`confirm`, reporting a provider that did not answer instead of raising: (payment,
+    answered, jobs to send)."""
     try:
-        return confirm(payment_id), True
+        payment, jobs = confirm(payment_id)
+        return payment, True, jobs
     except ProviderUnavailable:
         log.warning("provider did not answer", extra={"fields": {"payment_id": payment_id}})
-        return Payment.get_or_none(Payment.id == payment_id), False
+        return Payment.get_or_none(Payment.id == payment_id), False, []
 
 
-def confirm_in_job(payment_id: str) -> dict:
-    """The notification job's work: confirm, and try again later when the provider is down."""
+def confirm_in_job(payment_id: str) -> tuple[dict, list[Job]]:
+    """The notification job's work: confirm, and try again later when the provider is down.
+    Answers the job's result and the jobs to send."""
     try:
-        payment = confirm(payment_id)
+        payment, jobs = confirm(payment_id)
     except ProviderUnavailable as exc:
         raise TransientError(str(exc)) from None
-    return {"state": payment.state if payment else None}
+    return {"state": payment.state if payment else None}, jobs
 
 
-def _mark_paid(payment_id: str, payment_ref: str | None) -> str | None:
-    """Marks the payment paid and runs its purpose, once; answers the payment's refund state
-    when this call did it (due: the purpose could not be fulfilled)."""
+def _mark_paid(payment_id: str, answer: CheckoutState) -> tuple[str | None, list[Job]]:
+    """Marks the payment paid and runs its purpose, once; answers, when this call did it,
+    the payment's refund state (due: the purpose could not be fulfilled) and the jobs the
+    purpose created in the same transaction."""
     now = utcnow()
     with transaction():
         # The only way a payment becomes paid. On PostgreSQL a concurrent confirmation
         # blocks on this row until the first commits, then re-reads `state` and updates
-        # nothing, so `paid` below runs once.
-        changed = (Payment.update(state=Payment.PAID, payment_ref=payment_ref, paid_at=now, checked_at=now, error=None)
+        # nothing, so `paid` below runs once (and creates its jobs once).
+        changed = (Payment.update(state=Payment.PAID, payment_ref=answer.payment_ref, paid_at=now, checked_at=now,
+                                  error=None)
                    .where(Payment.id == payment_id, Payment.state != Payment.PAID).execute())
         if not changed:
-            return None
+            return None, []
         payment = Payment.get_by_id(payment_id)
-        PURPOSES[payment.purpose].paid(payment)
+        jobs = [job for job in PURPOSES[payment.purpose].paid(payment, answer) or () if job is not None]
     log.info("payment confirmed", extra={"fields": {"payment_id": payment_id, "purpose": payment.purpose}})
-    return Payment.get_by_id(payment_id).refund_state
+    return Payment.get_by_id(payment_id).refund_state, jobs
 
 
 RECHECK_AFTER = timedelta(minutes=10)  # a customer is usually back (or notified) by then
 RECHECK_FOR = timedelta(days=2)  # past this, an open checkout has long expired at the provider
 
 
-def recheck_open_payments(*, limit: int = 200) -> int:
+def recheck_open_payments(*, limit: int = 200) -> tuple[int, list[Job]]:
     """Asks the provider about payments still open after RECHECK_AFTER (a notification that
     never arrived, a tab closed before the landing); the clock runs it every 10 minutes,
-    with `recheck_refunds`. Answers how many payments changed state."""
+    with `recheck_refunds`. Answers how many payments changed state, and the jobs to send."""
     now = utcnow()
     stale = (Payment.select(Payment.id).where(
         Payment.state == Payment.OPEN, Payment.provider_ref.is_null(False),
         Payment.created_at <= now - RECHECK_AFTER, Payment.created_at > now - RECHECK_FOR,
         Payment.checked_at.is_null() | (Payment.checked_at <= now - RECHECK_AFTER))
         .order_by(Payment.created_at).limit(limit))
-    changed = 0
+    changed, jobs = 0, []
     for row in list(stale):
-        payment, _answered = confirm_quietly(row.id)
+        payment, _answered, created = confirm_quietly(row.id)
         changed += payment is not None and payment.state != Payment.OPEN
-    return changed
+        jobs.extend(created)
+    return changed, jobs
 
 
 # --- Refunds ------------------------------------------------------------------------------
@@ -395,10 +414,10 @@ def receive_notification(*, payload: bytes, headers) -> tuple[dict, str | None]:
     return {"status": "accepted", "event_id": notice.event_id}, job
 
 
-def landing_target(payment_id: str, *, cancelled: bool) -> str:
+def landing_target(payment_id: str, *, cancelled: bool) -> tuple[str, list[Job]]:
     """Where the browser goes back to from the provider's page, after asking the provider
-    (a redirect proves nothing; the answer does)."""
-    payment, _answered = confirm_quietly(payment_id)
+    (a redirect proves nothing; the answer does); and the jobs to send."""
+    payment, _answered, jobs = confirm_quietly(payment_id)
     if payment is None:
-        return "/#/app/home"
-    return PURPOSES[payment.purpose].landing(payment, "cancelled" if cancelled else "returned")
+        return "/#/app/home", jobs
+    return PURPOSES[payment.purpose].landing(payment, "cancelled" if cancelled else "returned"), jobs

@@ -69,7 +69,7 @@ def samples(*, session: Session) -> dict:
     return {"status": "ok", "samples": found}
 
 
-def _sample_paid(payment: Payment) -> None:
+def _sample_paid(payment: Payment, _answer) -> None:
     SampleOrder.update(state=SampleOrder.PAID, paid_at=utcnow()).where(SampleOrder.payment == payment.id).execute()
 
 

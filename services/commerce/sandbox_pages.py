@@ -2,13 +2,16 @@
 and the delivery job. This is the provider's side: it reads only the sandbox's tables."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from config import get_settings
-from integrations.payments import PAID, ProviderUnavailable
+from integrations.payments import PAID, ProviderRefused, ProviderUnavailable
 from integrations.payments import sandbox_bank as bank
 from models.clock import iso
+from models.db import transaction
+from services.commerce import shipping
 from services.errors import Refused, TransientError
 from services.jobs import create_job
-from models.db import transaction
 
 NOTIFY_JOB = "sandbox_notify"
 NOTIFY_PATH = "/pay/notify"
@@ -27,15 +30,26 @@ def checkout_page(checkout_id: str) -> dict | None:
         return None
     return {"id": row.id, "state": row.state, "amount_minor": row.amount_minor, "currency": row.currency,
             "description": row.description, "customer_email": row.customer_email, "logo_url": row.logo_url,
-            "success_url": row.success_url, "cancel_url": row.cancel_url}
+            "success_url": row.success_url, "cancel_url": row.cancel_url,
+            # The countries the page offers for the shipping address ([]: it asks for none).
+            "shipping_countries": shipping.countries(row.shipping_countries or ()),
+            "shipping_lines": shipping.address_lines(row.shipping)}
 
 
-def settle(checkout_id: str, action: str) -> tuple[dict | None, object]:
+def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[dict | None, object]:
     """The customer's choice on the hosted page. Answers the page's new state (None: no
-    such checkout here) and the delivery job to send (None when nothing was settled)."""
+    such checkout here) and the delivery job to send (None when nothing was settled).
+    Paying a checkout that collects a shipping address checks the form's address first:
+    Refused(`invalid_shipping_address`) names what is wrong, and nothing is settled."""
     if not sandbox_on():
         return None, None
-    row, event_id = bank.settle(checkout_id, action)
+    countries = bank.ships_to(checkout_id) if action == "pay" else None
+    address = shipping.address_from_form(form or {}, countries) if countries else None
+    try:
+        row, event_id = bank.settle(checkout_id, action, shipping=address)
+    except ProviderRefused:
+        # The bank's own rule, should the page's check ever let an address through that it refuses.
+        raise Refused("invalid_shipping_address") from None
     if row is None:
         return None, None
     job = None
@@ -65,4 +79,5 @@ def state_api(checkout_id: str) -> dict:
     return {"id": row.id, "object": "checkout", "state": row.state, "amount_minor": row.amount_minor,
             "currency": row.currency, "reference": row.reference,
             "payment_ref": row.payment_ref if row.state == PAID else None,
-            "refunded_minor": row.refunded_minor, "created_at": iso(row.created_at), "expires_at": iso(row.expires_at)}
+            "refunded_minor": row.refunded_minor, "created_at": iso(row.created_at), "expires_at": iso(row.expires_at),
+            "shipping": row.shipping}

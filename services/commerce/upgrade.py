@@ -40,7 +40,7 @@ def start_upgrade(*, session: Session, tier) -> dict:
             "amount_minor": payment.amount_minor, "currency": payment.currency}
 
 
-def _upgrade_paid(payment: Payment) -> None:
+def _upgrade_paid(payment: Payment, _answer) -> None:
     account = Account.get_or_none(Account.id == payment.account_id) if payment.account_id else None
     if account is None or not account.email:
         return

@@ -1,7 +1,8 @@
 """Commerce in Chromium: a founder claims a product, builds and publishes its store; a
-customer in another browser buys from the public product page, pays on the sandbox
-provider's hosted page and lands on the thank-you page; the founder's Orders screen shows
-the paid order and the confirmed revenue (on a desktop and a phone). The founder then
+customer on a phone buys from the public product page, gives a shipping address and pays on
+the sandbox provider's hosted page and lands on the thank-you page, which says the receipt
+was sent once it was; the founder's Orders screen shows the paid order, where it ships and
+the confirmed revenue (on a desktop and a phone). The founder then
 connects a supplier's offer and pays for a sample of it on the Suppliers screen, buys a domain on the
 Domains screen, and the Launch screen reads those facts, and payments ready, true."""
 from __future__ import annotations
@@ -19,6 +20,8 @@ FOUNDER = "seller@example.com"
 CUSTOMER = "customer@example.com"
 HOSTED_PAGE = re.compile(r"/pay/sandbox/checkout/[^/?#]+$")
 PAY = re.compile(r"^Pay ")
+SHIP_TO = {"Full name": "Ada Lovelace", "Address": "12 Analytical Row", "Apartment, suite, floor (optional)": "Flat 3",
+           "City": "London", "Postal code": "N1 7AA"}
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +54,19 @@ def pay_on_the_hosted_page(app, shot_name: str) -> None:
     page.get_by_role("button", name=PAY).click()
 
 
+def pay_with_a_shipping_address(app, shot_name: str) -> None:
+    """On the sandbox provider's page of a customer order: the address, a screenshot, then Pay."""
+    page = app.page
+    page.wait_for_url(HOSTED_PAGE)
+    page.get_by_role("heading", name=PAY).wait_for()
+    shipping = page.get_by_role("group", name="Shipping address")
+    for label, value in SHIP_TO.items():
+        shipping.get_by_label(label, exact=True).fill(value)
+    shipping.get_by_label("Country").select_option("GB")
+    app.shot(shot_name)
+    page.get_by_role("button", name=PAY).click()
+
+
 def fact(page, fact_id: str) -> str:
     return page.locator(f"[data-fact={fact_id}]").get_attribute("data-true")
 
@@ -70,8 +86,8 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     page.locator("[data-reason=no_orders_yet]").get_by_role("link", name="Go to your store").wait_for()
     founder.shot("orders-none-yet")
 
-    # The customer, in a browser of their own, buys two from the public product page.
-    customer = open_app("desktop")
+    # The customer, on a phone of their own, buys two from the public product page.
+    customer = open_app("phone")
     shop = customer.page
     shop.goto(customer.base_url + public_url + "product")
     buy_box = shop.locator("form.buy-form").first
@@ -79,10 +95,15 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     buy_box.get_by_label("Email for your receipt").fill(CUSTOMER)
     customer.shot("store-product-buy-box")
     buy_box.locator("button[type=submit]").click()
-    pay_on_the_hosted_page(customer, "hosted-checkout-order")
+    pay_with_a_shipping_address(customer, "hosted-checkout-order-address")
     shop.wait_for_url(re.compile(r"/store/[^/]+/thanks\?order="))
     shop.get_by_role("heading", name="Thank you for your order").wait_for()
     assert shop.locator("[data-order-state=paid]").count() == 1
+    # The receipt's job runs after the landing committed: the page says "sent" only once it was.
+    run_jobs()
+    shop.reload()
+    shop.locator("[data-receipt=sent]").wait_for()
+    assert "A receipt was sent to c…@example.com." in shop.locator("[data-receipt=sent]").inner_text()
     customer.shot("store-thank-you")
 
     # The founder sees the paid order and the revenue it confirmed (a reload: the screen is open already).
@@ -91,6 +112,9 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     row = page.locator("tr[data-state=paid]")
     assert row.count() == 1
     assert CUSTOMER in row.inner_text() and "2" in row.locator("td.num").first.inner_text()
+    assert row.locator("address.ship-to").inner_text().splitlines() == [
+        "Ada Lovelace", "12 Analytical Row", "Flat 3", "London, N1 7AA", "United Kingdom"]
+    assert row.locator("[data-receipt=sent]").count() == 1
     revenue = page.locator("[data-revenue-product=p00]")
     assert revenue.count() == 1 and int(revenue.get_attribute("data-confirmed-minor")) > 0
     assert "1 paid order" in revenue.inner_text()
@@ -100,6 +124,8 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     sign_in_by_link(phone, FOUNDER)
     page = screen(phone, "/#/app/orders", "orders")
     assert page.locator("tr[data-state=paid]").count() == 1
+    page.locator("tr[data-state=paid] address.ship-to").scroll_into_view_if_needed()
+    assert "12 Analytical Row" in page.locator("tr[data-state=paid] address.ship-to").inner_text()
     phone.shot("orders-paid")
 
     # A supplier's offer for the product (no supplier lists this test product itself: similar

@@ -51,8 +51,8 @@ function ordersView(orders) {
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Order"), h("th", { scope: "col" }, "State"),
       h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
-      h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Placed"),
-      h("th", { scope: "col" }, "Paid"))),
+      h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Ship to"),
+      h("th", { scope: "col" }, "Placed"), h("th", { scope: "col" }, "Paid"))),
     h("tbody", {}, orders.map((order) => h("tr", { dataset: { orderId: order.order_id, state: order.state } },
       // The id's first characters name the order on screen; the whole id is in data-order-id.
       h("th", { scope: "row" }, h("span", { title: order.order_id }, order.order_id.slice(0, 8)), h("br"),
@@ -61,7 +61,25 @@ function ordersView(orders) {
       h("td", { class: "num" }, String(order.quantity)),
       h("td", { class: "num" }, moneyMinor(order.amount_minor, order.currency), h("br"),
         h("span", { class: "muted" }, `${moneyMinor(order.unit_price_minor, order.currency)} each`)),
-      h("td", {}, order.email),
+      h("td", {}, order.email, h("br"),
+        h("span", { class: "muted", dataset: { receipt: order.receipt } }, RECEIPT[order.receipt] || "")),
+      h("td", { dataset: { shipping: order.shipping ? "given" : "none" } }, shippingView(order)),
       h("td", {}, when(order.created_at)),
       h("td", {}, order.paid_at ? when(order.paid_at) : "—"))))));
+}
+
+// What became of the customer's receipt (the mail after a sale).
+const RECEIPT = {
+  not_paid: "No receipt: not paid",
+  sending: "Receipt being sent",
+  sent: "Receipt sent",
+  refused: "Receipt refused by their mail server",
+};
+
+// The address as the lines of a label, one per line; an order whose checkout collected
+// none (or not paid yet) says so.
+function shippingView(order) {
+  const lines = order.shipping_lines || [];
+  if (!lines.length) return h("span", { class: "muted" }, order.state === "paid" ? "No address given" : "—");
+  return h("address", { class: "ship-to" }, lines.flatMap((line, i) => (i ? [h("br"), line] : [line])));
 }

@@ -1,0 +1,146 @@
+"""The mail after a sale: the customer's receipt and the founder's new-order notice.
+
+The `order_mail` job (jobs/payments.py) sends both for one paid order. It is created in
+the transaction that marks the order paid (services/commerce/orders._order_paid), under the
+subject `receipt:<order id>`, and sent after that commit by the one confirmation that made
+the order paid (the landing, GET /api/store/confirm, the notification job or the clock),
+so however many confirmations race there is one job. Each mail is marked on the order
+once the mail server took it (a conditional UPDATE), and a run sends only what is not
+marked yet: a retry after the mailer was down, or a message delivered twice, sends nothing
+again. Only a worker that dies between the server's acceptance and the mark can send one
+twice, and a receipt sent twice is better than none.
+
+The notice goes to the address of the account that claimed the product, once that account
+is verified (an address saved but never proven may be anyone's, and the notice carries a
+customer's name and address). A store whose founder has no verified account gets no notice:
+the order is on their Orders screen all the same.
+"""
+from __future__ import annotations
+
+import re
+
+from config import get_settings
+from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
+from integrations.mail.render import render
+from models.account import Account
+from models.clock import utcnow
+from models.discovery import Claim
+from models.payment import CustomerOrder
+from models.store import Store, StoreVersion
+from services.commerce.money import display
+from services.commerce.shipping import address_lines, order_address
+from services.errors import TransientError
+
+ORDER_MAIL = "order_mail"
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+# What the founder and the thank-you page read of the receipt.
+NOT_PAID, SENDING, SENT, REFUSED = "not_paid", "sending", "sent", "refused"
+
+
+def mail_subject(order_id: str) -> str:
+    """The job subject of an order's mail: one active job per order."""
+    return f"receipt:{order_id}"
+
+
+def receipt_state(order: CustomerOrder) -> str:
+    """not_paid, sending (paid; the job has not mailed it yet), sent, or refused (the mail
+    server refused the customer's address for good)."""
+    if order.state != CustomerOrder.PAID:
+        return NOT_PAID
+    if order.receipt_sent_at is not None:
+        return SENT
+    return REFUSED if order.receipt_error else SENDING
+
+
+def send_order_mail(order_id: str) -> dict:
+    """Mails a paid order's receipt to the customer and its notice to the founder, each
+    once; the job's result. Raises TransientError while the mailer cannot take mail."""
+    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id)
+    if order is None or order.state != CustomerOrder.PAID:
+        return {"receipt": "no_paid_order", "notice": "no_paid_order"}
+    settings = get_settings()
+    facts = _facts(order, settings.base_url)
+    mailer = get_mailer(settings)
+    return {"receipt": _receipt(order, facts, mailer), "notice": _notice(order, facts, mailer)}
+
+
+def _receipt(order: CustomerOrder, facts: dict, mailer) -> str:
+    if order.receipt_sent_at is not None:
+        return "sent_before"
+    if order.receipt_error:
+        return "refused_before"
+    outcome = _send(mailer, order.email, "order_receipt", facts)
+    if outcome == SENT:
+        CustomerOrder.update(receipt_sent_at=utcnow()).where(CustomerOrder.id == order.id,
+                                                            CustomerOrder.receipt_sent_at.is_null()).execute()
+    else:
+        CustomerOrder.update(receipt_error="mail_refused").where(CustomerOrder.id == order.id,
+                                                                 CustomerOrder.receipt_error.is_null()).execute()
+    return outcome
+
+
+def _notice(order: CustomerOrder, facts: dict, mailer) -> str:
+    if order.notice_sent_at is not None:
+        return "sent_before"
+    founder = founder_address(order.product_id)
+    if founder is None:
+        return "no_founder_account"
+    outcome = _send(mailer, founder, "order_notice", facts)
+    if outcome == SENT:
+        CustomerOrder.update(notice_sent_at=utcnow()).where(CustomerOrder.id == order.id,
+                                                           CustomerOrder.notice_sent_at.is_null()).execute()
+    return outcome
+
+
+def founder_address(product_id: str) -> str | None:
+    """The verified address of the account that claimed the product (None: an anonymous
+    founder, or an address not proven yet)."""
+    row = (Account.select(Account.email).join(Claim, on=(Claim.account == Account.id))
+           .where(Claim.product == product_id, Account.verified == True).first())  # noqa: E712
+    return row.email if row else None
+
+
+def _send(mailer, to: str, template: str, facts: dict) -> str:
+    """sent, or refused when the server refused the address for good; TransientError when
+    the mailer cannot take mail now (the job tries again later)."""
+    subject, text, html = render(template, **facts)
+    try:
+        mailer.send(Message(to=to, subject=subject, text=text, html=html))
+    except MailUnavailable:
+        raise TransientError("mailer unavailable") from None
+    except MailRejected:
+        return REFUSED
+    return SENT
+
+
+def _facts(order: CustomerOrder, base_url: str) -> dict:
+    """What both mails say, from the order and the store version the customer bought from."""
+    version = StoreVersion.get_or_none(StoreVersion.store == order.product_id,
+                                       StoreVersion.number == order.store_version)
+    document = version.document if version is not None and isinstance(version.document, dict) else {}
+    business = document.get("business") if isinstance(document.get("business"), dict) else {}
+    product = document.get("product") if isinstance(document.get("product"), dict) else {}
+    product_name = _text(product.get("name")) or _text(business.get("name")) or order.product_id
+    support = _text(business.get("support_email"))
+    store = Store.get_or_none(Store.product == order.product_id)
+    order_link = f"{base_url}/store/{store.slug}/thanks?order={order.id}" if store is not None else None
+    return {
+        "store_name": _text(business.get("name")) or product_name,
+        "support_email": support if _EMAIL.fullmatch(support) else None,
+        "product_name": product_name,
+        "quantity": order.quantity,
+        "unit_price": display(order.unit_price_minor, order.currency),
+        "amount": display(order.amount_minor, order.currency),
+        "currency": order.currency,
+        "order_id": order.id,
+        "paid_on": order.paid_at.strftime("%d %B %Y") if order.paid_at else "",
+        "customer_email": order.email,
+        "address_lines": address_lines(order_address(order)),
+        "order_link": order_link,
+        "orders_link": f"{base_url}/#/app/orders",
+    }
+
+
+def _text(value) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
