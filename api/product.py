@@ -9,6 +9,7 @@ from marshmallow import Schema, fields
 from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session, sent_session
+from jobs.send import send_all
 from services import images, own_product
 
 bp = Blueprint("product", __name__, description="The founder's own product details and images.")
@@ -16,10 +17,18 @@ bp = Blueprint("product", __name__, description="The founder's own product detai
 _MIB = 1024 * 1024
 
 DECISIONS: list[str] = [
-    "POST /api/product publishes the founder's own details for their claimed product in place of the catalog's: "
-    "body {name?, description?, price?, images?}. It needs a claimed product (a hold is not enough: 200 "
-    "`not_claimed`) and nothing else: an anonymous session may do it, as it may build a store; the details "
-    "belong to the claimed product, which is that founder's alone for good.",
+    "POST /api/product (spec 4.7: publish a founder's own product into the store engine), body {name?, "
+    "description?, price?, images?, cost?}. With no product resolved it makes the founder's own product: name, "
+    "description and price are needed (missing: 400 `invalid_name`, `invalid_description`, `invalid_price`), "
+    "images and `cost` (what one unit costs the founder, 0 when not sent, so the offer's margin then counts no "
+    f"unit cost) are optional; it answers `status: created` with the new `product_id` (`{own_product.OWN_PRODUCT_PREFIX}` "
+    "and 16 hex digits, a prefix no catalog line may use) and `own_product: true`. The product is that founder's "
+    "alone: it is claimed by them at once without spending the claim allowance, never appears in anyone's feed or "
+    "search, sells in USD, and resolves like a claimed product for the offer (researched from the founder's "
+    "figures), the dashboard, the store build, editing, publishing and checkout. With a claimed product the same "
+    "body edits that product's details in place of the catalog's (`cost` only for an own product: 400 "
+    "`invalid_cost` for a catalog product); with only a hold: 409 `claim_required` (details set on a hold would "
+    "reach the product's next founder). The values' shapes are checked before any state is looked at.",
     f"Bounds: name 1-{own_product.MAX_NAME} characters (runs of whitespace become one space, ends trimmed), "
     f"description 1-{own_product.MAX_DESCRIPTION:,} characters (ends trimmed), price "
     f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE:,} in the store's currency in whole cents (a third decimal "
@@ -97,6 +106,9 @@ class ProductBody(Schema):
     price = fields.Decimal(allow_none=True, metadata={"reason": "invalid_price", "description":
                           f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE} in the store's currency, whole cents; "
                           "null: back to the offer's"})
+    cost = fields.Decimal(metadata={"reason": "invalid_cost", "description":
+                          f"What one unit costs you, 0-{own_product.MAX_PRICE:,}, whole cents; a product of your own "
+                          "only"})
     images = fields.List(fields.String(), allow_none=True, metadata={
         "reason": "invalid_images", "also_refuses": ["images_too_large"],
         "description": f"At most {images.MAX_IMAGES}: base64 data: URLs (PNG, JPEG or WebP, at most "
@@ -114,15 +126,17 @@ class OwnProduct(Schema):
 
 
 class ProductAnswer(Schema):
-    status = fields.String(required=True, metadata={"enum": ["ok", own_product.SAVED]})
+    status = fields.String(required=True, metadata={"enum": ["ok", own_product.SAVED, own_product.CREATED]})
     product_id = fields.String(required=True)
     product = fields.Nested(OwnProduct, required=True)
     own = fields.List(fields.String(), required=True, metadata={"description": "The fields the founder set"})
     version = fields.Integer(required=True, allow_none=True)
+    own_product = fields.Boolean(required=True, metadata={"description": "A product of the founder's own, not the "
+                                                                          "catalog's"})
 
 
 @bp.get("/api/product")
-@bp.declare(changes_state=False, refuses={200: ["not_claimed"]})
+@bp.declare(changes_state=False, refuses={200: ["not_claimed"], 409: ["claim_required"]})
 @bp.response(200, ProductAnswer)
 def get_product():
     """The founder's product as their store uses it: their own values where they set them, else the catalog's."""
@@ -131,14 +145,16 @@ def get_product():
 
 @bp.post("/api/product")
 @bp.declare(changes_state=True, max_body_bytes=own_product.MAX_BODY_BYTES,
-            refuses={200: ["not_claimed"], 400: ["nothing_to_change", "invalid_name", "invalid_description",
-                                                 "invalid_price", "invalid_images"],
-                     409: ["build_in_progress"], 413: ["images_too_large"]})
+            refuses={400: ["nothing_to_change", "invalid_name", "invalid_description", "invalid_price",
+                           "invalid_images", "invalid_cost"],
+                     409: ["build_in_progress", "claim_required"], 413: ["images_too_large"]})
 @bp.arguments(ProductBody)
 @bp.response(200, ProductAnswer)
 def save_product(body):
-    """Publishes the founder's own name, description, price and images for their claimed product."""
-    return own_product.save(session=current_session(), values=body)
+    """Publishes a founder's own product, or their own name, description, price and images for their claimed one."""
+    answer, jobs = own_product.save(session=current_session(), values=body)
+    send_all(jobs)
+    return answer
 
 
 # An image load neither opens a session nor issues the cookie (a published store's visitors

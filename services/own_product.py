@@ -22,12 +22,17 @@ from decimal import Decimal, InvalidOperation
 import peewee as pw
 
 from models.catalog import Product
+from models.discovery import Claim
+from models.job import Job
 from models.clock import utcnow
 from models.db import is_sqlite, transaction
 from models.own_product import FounderImage, FounderProduct
 from models.session import Session
 from models.store import Store, StoreVersion
 from services import images
+from services.catalog import OWN_PRODUCT_PREFIX
+from services.ownership import owner_of
+from services.research import records as research
 from services.discovery import resolve
 from services.errors import Refused
 from services.store import builds, versions
@@ -40,6 +45,9 @@ MIN_PRICE = Decimal("0.01")
 MAX_PRICE = Decimal("100000")
 SUMMARY = "Founder's own product details"
 SAVED = "saved"
+CREATED = "created"  # POST /api/product made the founder's own product
+OWN_CATEGORY = "Your own product"
+OWN_CURRENCY = "USD"  # the demo catalog's; an own product's store sells in it
 # The largest body POST /api/product reads: every image at its largest, base64 in a data:
 # URL, and 1 MiB for the rest (a 5,000-character description escaped is at most ~30 KB).
 MAX_BODY_BYTES = images.MAX_IMAGES * images.MAX_DATA_URL_CHARS + 1024 * 1024
@@ -51,31 +59,75 @@ def read(*, session: Session) -> dict:
     return _answer(product_id, status="ok", version=_store_version(product_id))
 
 
-def save(*, session: Session, values: dict) -> dict:
-    """POST /api/product: checks and saves the founder's own values, and writes a new store
-    version with them when the store is built. `values` holds only the fields sent; a null
-    field goes back to the catalog's value."""
-    given = {name: values[name] for name in own_details.FIELDS if name in values}
+def save(*, session: Session, values: dict) -> tuple[dict, list[Job]]:
+    """POST /api/product: with a claimed product, checks and saves the founder's own values
+    for it, and writes a new store version with them when the store is built (a null field
+    goes back to the catalog's value); with no product resolved, makes the founder's own
+    product from them. Answers the product and the jobs to send after commit."""
+    given = {name: values[name] for name in (*own_details.FIELDS, "cost") if name in values}
     if not given:
         raise Refused("nothing_to_change")
-    product_id = builds.require_claim(resolve(session))
+    # The values' own shape first, before any state is looked at (images need the product).
+    _checked("", {name: value for name, value in given.items() if name != "images"})
+    resolved = resolve(session)
+    if resolved is None:
+        return _create_own(session, given)
+    product_id = builds.require_claim(resolved)
+    is_own = product_id.startswith(OWN_PRODUCT_PREFIX)
+    if "cost" in given and not is_own:
+        raise Refused("invalid_cost", "A catalog product's unit cost is the catalog's; only a product of your own "
+                                      "takes yours. Nothing was saved.")
     _refuse_while_a_store_job_runs(product_id)
     checked = _checked(product_id, given)  # every field, before anything is written
-    new_images, kept = checked.pop("_uploads", []), checked.pop("_kept", [])
+    cost = checked.pop("cost", None)
     with transaction():
-        _keep_earlier_uploads(kept)
-        for image in new_images:
-            FounderImage.insert(id=image["id"], product=product_id, content_type=image["clean"].content_type,
-                                extension=image["clean"].extension, width=image["clean"].width,
-                                height=image["clean"].height, size=len(image["clean"].data),
-                                sha256=image["clean"].sha256, data=image["clean"].data, created_at=utcnow()).execute()
-        now = utcnow()
-        FounderProduct.insert(product=product_id, updated_at=now, **checked).on_conflict(
-            conflict_target=[FounderProduct.product],
-            update={getattr(FounderProduct, name): value for name, value in {**checked, "updated_at": now}.items()},
-        ).execute()
+        if cost is not None:
+            Product.update(cost=cost, updated_at=utcnow()).where(Product.product_id == product_id).execute()
+        _write_details(product_id, checked)
         version = _write_store_version(product_id)
-    return _answer(product_id, status=SAVED, version=version)
+    return _answer(product_id, status=SAVED, version=version), []
+
+
+def _write_details(product_id: str, checked: dict) -> None:
+    """Stores checked values and their new uploads, in the caller's transaction."""
+    new_images, kept = checked.pop("_uploads", []), checked.pop("_kept", [])
+    _keep_earlier_uploads(kept)
+    for image in new_images:
+        FounderImage.insert(id=image["id"], product=product_id, content_type=image["clean"].content_type,
+                            extension=image["clean"].extension, width=image["clean"].width,
+                            height=image["clean"].height, size=len(image["clean"].data),
+                            sha256=image["clean"].sha256, data=image["clean"].data, created_at=utcnow()).execute()
+    if not checked:
+        return
+    now = utcnow()
+    FounderProduct.insert(product=product_id, updated_at=now, **checked).on_conflict(
+        conflict_target=[FounderProduct.product],
+        update={getattr(FounderProduct, name): value for name, value in {**checked, "updated_at": now}.items()},
+    ).execute()
+
+
+def _create_own(session: Session, given: dict) -> tuple[dict, list[Job]]:
+    """Makes the founder's own product: a product row of theirs alone (an `own-` id no
+    catalog line may take), claimed by them at once. The claim keeps it out of every feed
+    and search of anyone else, and spends no claim allowance: the product never was the
+    catalog's. From then on it resolves like a claimed product (offer, store, editing,
+    publishing, checkout)."""
+    for name, reason in (("name", "invalid_name"), ("description", "invalid_description"), ("price", "invalid_price")):
+        if given.get(name) is None:
+            raise Refused(reason, "A product of your own needs a name, a description and a price (images and what "
+                                  "one unit costs you are optional). Nothing was saved.")
+    product_id = f"{OWN_PRODUCT_PREFIX}{secrets.token_hex(8)}"
+    checked = _checked(product_id, given)  # its images: new uploads only (it has no others yet)
+    cost = checked.pop("cost", None)
+    owner, now = owner_of(session), utcnow()
+    with transaction():
+        Product.insert(product_id=product_id, name=checked["name"], description=checked["description"],
+                       category=OWN_CATEGORY, price=checked["price"], cost=cost if cost is not None else Decimal(0),
+                       currency=OWN_CURRENCY, images=[], rank=0, extra={"own": True, "cost_given": cost is not None},
+                       created_at=now, updated_at=now).execute()
+        _write_details(product_id, checked)
+        Claim.insert(product=product_id, session=owner.session_id, account=owner.account_id, created_at=now).execute()
+    return _answer(product_id, status=CREATED, version=None), research.request_if_missing(product_id)
 
 
 def set_price(product_id: str, value) -> None:
@@ -120,7 +172,7 @@ def _answer(product_id: str, *, status: str, version: int | None) -> dict:
             "product": {"name": product["name"], "description": product.get("description", ""),
                         "price": round(facts.price, 2), "currency": product["currency"],
                         "images": list(product.get("images") or [])},
-            "own": list(facts.own), "version": version}
+            "own": list(facts.own), "version": version, "own_product": product_id.startswith(OWN_PRODUCT_PREFIX)}
 
 
 # --- Checking the values ----------------------------------------------------------------------
@@ -128,6 +180,8 @@ def _answer(product_id: str, *, status: str, version: int | None) -> dict:
 def _checked(product_id: str, given: dict) -> dict:
     """The values to store (None: back to the catalog's), or Refused for the first bad field."""
     checked = {}
+    if "cost" in given:
+        checked["cost"] = _cost(given["cost"])
     if "name" in given:
         checked["name"] = None if given["name"] is None else _name(given["name"])
     if "description" in given:
@@ -169,6 +223,17 @@ def _price(value) -> Decimal:
         raise Refused("invalid_price", f"A price is an amount from {MIN_PRICE} to {MAX_PRICE:,} in your store's "
                                        f"currency, in whole cents; {value} is not. Nothing was saved.")
     return price.quantize(MIN_PRICE)
+
+
+def _cost(value) -> Decimal:
+    try:
+        cost = Decimal(str(value)) if value is not None else None
+    except InvalidOperation:
+        cost = None
+    if cost is None or not cost.is_finite() or not Decimal(0) <= cost <= MAX_PRICE or cost != cost.quantize(MIN_PRICE):
+        raise Refused("invalid_cost", f"What one unit costs you is an amount from 0 to {MAX_PRICE:,} in your store's "
+                                      f"currency, in whole cents; {value} is not. Nothing was saved.")
+    return cost.quantize(MIN_PRICE)
 
 
 def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict], list[tuple[int, str]]]:

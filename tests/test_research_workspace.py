@@ -133,9 +133,9 @@ def test_a_delete_without_a_usable_id_is_400_invalid_request(founder, fields, si
     assert texts(client) == ["stays"]
 
 
-def test_an_id_past_64_bits_is_refused_before_the_workspace_reads_it(founder):
+def test_an_id_past_64_bits_is_refused_before_the_workspace_reads_it(signed_in):
     # The JSON reader refuses any integer outside the signed 64-bit range (api/json_body.py).
-    client = bound(founder)
+    client = bound(signed_in)
     ok(act(client, "add_note", text="stays"))
     for op in ("delete_note", "delete_query"):
         refusal(act(client, op, id=2**63), 400, "invalid_json")

@@ -1,5 +1,5 @@
-// Your product: publish your own name, description, price and photos in place of the
-// catalog's. Photos are read in the browser into data: URLs (FileReader) and checked by the
+// Your product: sell something of your own (a founder with no product yet makes one here),
+// or publish your own name, description, price and photos in place of the catalog's. Photos are read in the browser into data: URLs (FileReader) and checked by the
 // server by their content; a saved change becomes a new version of a built store at once.
 import { h, fill, title, button, busy, field, money, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
@@ -29,6 +29,11 @@ export async function render(ctx) {
   const result = await get("/api/product");
   if (!ctx.alive()) return;
   const said = refusalOf(result);
+  if (said && said.reason === "not_claimed") {
+    // Nothing held or claimed: the founder may bring a product of their own.
+    showForm(ctx, body, null);
+    return;
+  }
   if (said) {
     fill(body, refusal(said, { retry: () => ctx.rerender() }, result.http));
     return;
@@ -36,8 +41,11 @@ export async function render(ctx) {
   showForm(ctx, body, result.data);
 }
 
+const NEW_PRODUCT = { name: "", description: "", price: "", currency: "USD", images: [] };
+
 function showForm(ctx, body, answer) {
-  const product = answer.product;
+  const creating = answer === null;
+  const product = creating ? NEW_PRODUCT : answer.product;
   // Each photo: {src (what the preview shows), value (what is sent: a URL kept or a data: URL), label}.
   let photos = product.images.map((url, i) => ({ src: url, value: url, label: `Photo ${i + 1}` }));
   const message = h("div", { "aria-live": "polite", dataset: { role: "message" } });
@@ -73,9 +81,13 @@ function showForm(ctx, body, answer) {
       { hint: "1 to 120 characters." }),
     field("Description", { name: "description", maxlength: "5000", rows: "6", required: true },
       { hint: "1 to 5,000 characters.", multiline: true }),
-    field(`Price (${product.currency})`, { type: "number", name: "price", value: Number(product.price).toFixed(2), min: "0.01",
+    field(`Price (${product.currency})`, { type: "number", name: "price",
+      value: creating ? "" : Number(product.price).toFixed(2), min: "0.01",
       max: "100000", step: "0.01", inputmode: "decimal", required: true },
-      { hint: `From 0.01 to 100,000 ${product.currency}, in whole cents.` }),
+      { hint: `What a customer pays: from 0.01 to 100,000 ${product.currency}, in whole cents.` }),
+    creating ? field(`What one costs you (${product.currency}, optional)`, { type: "number", name: "cost", min: "0",
+      max: "100000", step: "0.01", inputmode: "decimal" },
+      { hint: "Used to work out what each sale leaves you. Leave it empty if you do not know yet." }) : null,
     h("fieldset", { class: "field" },
       h("legend", {}, "Photos"),
       h("p", { class: "hint", id: "product-photos-hint" },
@@ -84,7 +96,8 @@ function showForm(ctx, body, answer) {
       gallery,
       h("label", { for: "product-photos" }, "Add photos"),
       fileInput),
-    h("div", { class: "form-actions" }, button("Save my product", null, { type: "submit" })),
+    h("div", { class: "form-actions" }, button(creating ? "Start selling it" : "Save my product", null,
+      { type: "submit" })),
     message);
   form.description.value = product.description;
   drawPhotos();
@@ -92,12 +105,21 @@ function showForm(ctx, body, answer) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const payload = {};
-    if (form.name.value !== product.name) payload.name = form.name.value;
-    if (form.description.value !== product.description) payload.description = form.description.value;
+    if (creating) {
+      payload.name = form.name.value;
+      payload.description = form.description.value;
+      payload.price = form.price.value.trim() === "" ? null : Number(form.price.value);
+      if (form.cost.value.trim() !== "") payload.cost = Number(form.cost.value);
+      payload.images = photos.map((photo) => photo.value);
+    }
+    if (!creating && form.name.value !== product.name) payload.name = form.name.value;
+    if (!creating && form.description.value !== product.description) payload.description = form.description.value;
     const price = form.price.value.trim();
-    if (price === "" || Number(price) !== product.price) payload.price = price === "" ? "" : Number(price);
+    if (!creating && (price === "" || Number(price) !== product.price)) {
+      payload.price = price === "" ? "" : Number(price);
+    }
     const images = photos.map((photo) => photo.value);
-    if (images.length !== product.images.length || images.some((url, i) => url !== product.images[i])) {
+    if (!creating && (images.length !== product.images.length || images.some((url, i) => url !== product.images[i]))) {
       payload.images = images;
     }
     const tooBig = photos.find((photo) => photo.size > MAX_IMAGE_BYTES);
@@ -108,6 +130,18 @@ function showForm(ctx, body, answer) {
     await busy(form.querySelector("button[type=submit]"), async () => {
       const result = await post("/api/product", payload);
       if (!ctx.alive()) return;
+      if (result.data && result.data.status === "created") {
+        const made = result.data;
+        showForm(ctx, body, made);
+        const done = body.querySelector("[data-role=message]");
+        fill(done, h("div", { class: "notice notice-success", role: "status", dataset: { created: "true" } },
+          h("p", { class: "notice-title" }, `${made.product.name} is yours`),
+          h("p", {}, "It is yours alone: nobody else is shown it. Next, build its store."),
+          h("p", { class: "actions" }, linkButton("Build its store", "#/app/store"),
+            linkButton("See what each sale leaves", "#/app/offer"))));
+        await ctx.refreshWho();
+        return;
+      }
       if (result.data && result.data.status === "saved") {
         const saved = result.data;
         showForm(ctx, body, saved);
@@ -125,9 +159,20 @@ function showForm(ctx, body, answer) {
     });
   });
 
+  if (creating) {
+    fill(body,
+      h("section", { class: "panel", "aria-labelledby": "own-title" },
+        h("h2", { id: "own-title" }, "Sell something of your own"),
+        h("p", { class: "hint" }, "Already have a product to sell? Describe it here and it becomes yours alone, "
+          + "ready for its store. Nobody else is ever shown it."),
+        form),
+      h("p", {}, "Or ", h("a", { href: "#/app/find" }, "find a product from the catalog"), "."));
+    return;
+  }
   fill(body,
     h("section", { class: "panel", "aria-labelledby": "own-title" },
-      h("h2", { id: "own-title" }, answer.own.length ? "Your own details" : "The catalog's details, yours to change"),
+      h("h2", { id: "own-title" }, answer.own_product ? "Your product"
+        : answer.own.length ? "Your own details" : "The catalog's details, yours to change"),
       h("p", { class: "hint" }, answer.version
         ? `Your store is at version ${answer.version}. Saving writes the next one.`
         : "No store built yet: your store will be built with these."),
