@@ -80,9 +80,11 @@ DECISIONS: list[str] = [
     "upload locks it first (PostgreSQL: FOR SHARE, which the prune's FOR UPDATE SKIP LOCKED passes over; SQLite: "
     "one writer at a time), so an upload a save is keeping is never deleted, and a save that keeps one the prune "
     "has just deleted is 400 `invalid_images` and saves nothing.",
-    f"POST /api/product alone reads bodies up to {own_product.MAX_BODY_BYTES // _MIB} MiB "
-    f"({images.MAX_IMAGES} images at their largest, base64, and 1 MiB for the rest; or MAX_BODY_BYTES when that "
-    "is larger); past it 413 `payload_too_large`. Every other route keeps MAX_BODY_BYTES.",
+    f"The new photos of one save may come to {own_product.MAX_REQUEST_UPLOAD_BYTES // _MIB} MiB together, decoded "
+    "(413 `images_too_large`, save them in groups): a body is held in a few copies while it is read, before any "
+    "image is looked at, so its size bounds what a save costs in memory. POST /api/product alone reads bodies up "
+    f"to {own_product.MAX_BODY_BYTES // _MIB} MiB (those photos base64, and 1 MiB for the rest; or MAX_BODY_BYTES "
+    "when that is larger); past it 413 `payload_too_large`. Every other route keeps MAX_BODY_BYTES.",
     "The founder's values are the product's from then on: a built store gets a new version at once (summary "
     f"\"{own_product.SUMMARY}\") with the product's name, description, images and price replaced, so the preview "
     "shows them and GET /api/store's version moves; its copy keeps its words until the next build, less any "

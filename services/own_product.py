@@ -50,7 +50,11 @@ OWN_CATEGORY = "Your own product"
 OWN_CURRENCY = "USD"  # the demo catalog's; an own product's store sells in it
 # The largest body POST /api/product reads: every image at its largest, base64 in a data:
 # URL, and 1 MiB for the rest (a 5,000-character description escaped is at most ~30 KB).
-MAX_BODY_BYTES = images.MAX_IMAGES * images.MAX_DATA_URL_CHARS + 1024 * 1024
+# The new uploads of one save, decoded, together: the server holds a body in a few copies
+# while reading it (werkzeug's bytes, the parsed JSON strings) before any image code runs,
+# so the body itself must stay small for a save to cost at most ~100 MB (bench/images_bench.py).
+MAX_REQUEST_UPLOAD_BYTES = 16 * 1024 * 1024
+MAX_BODY_BYTES = 4 * -(-MAX_REQUEST_UPLOAD_BYTES // 3) + images.MAX_IMAGES * 200 + 1024 * 1024
 
 
 def read(*, session: Session) -> dict:
@@ -244,6 +248,12 @@ def _images(product_id: str, entries: list[str]) -> tuple[list[str], list[dict],
     if len(entries) > images.MAX_IMAGES:
         raise Refused("invalid_images", f"A product has at most {images.MAX_IMAGES} images; {len(entries)} were "
                                         "sent. Nothing was saved.")
+    sent = sum(len(entry) * 3 // 4 for entry in entries if entry.startswith("data:"))
+    if sent > MAX_REQUEST_UPLOAD_BYTES:
+        raise Refused("images_too_large", (
+            f"The new photos of one save may come to {MAX_REQUEST_UPLOAD_BYTES // (1024 * 1024)} MiB together; these "
+            f"come to about {sent / (1024 * 1024):.1f} MiB. Save them in smaller groups (photos you saved before "
+            "count for nothing), or smaller. Nothing was saved."))
     catalog = set(_catalog_images(product_id))
     urls: list[str | None] = []
     headers, kept = [], []

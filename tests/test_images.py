@@ -22,6 +22,7 @@ from models.store import StoreVersion
 from services import images, own_product
 from tests.test_own_product import (MEDIA, data_url, jpeg_with_gps, png_bytes, png_declaring, product_of, save,
                                     saved, unchanged_after)
+from tests.test_discovery import refusal
 from tests.test_store import built, claimed_founder
 from workers.clock import Scheduler, schedule
 from tests.conftest import SETTINGS
@@ -136,12 +137,21 @@ def test_new_images_that_would_take_too_long_together_are_413_before_any_is_deco
     assert FounderImage.select().count() == 8
 
 
-def test_eight_phone_photos_are_taken_in_one_save(founder):
+def test_phone_photos_are_taken_up_to_the_saves_total_and_the_rest_in_another_save(founder):
     client = claimed_founder(founder)
     phone = encoded(Image.effect_noise((4032, 3024), 6).convert("RGB"), "JPEG", quality=90)  # noisy: ~3.3 MB
     assert 2_500_000 < len(phone) <= 4_000_000
     assert images.header_of(phone).work_ms * 8 <= images.MAX_REQUEST_MS
-    assert len(saved(client, images=[upload(phone)] * 8)["product"]["images"]) == 8
+    fits = own_product.MAX_REQUEST_UPLOAD_BYTES // len(phone)
+    assert fits >= 4
+    # More than the total of one save is refused before anything is decoded, and names the way on.
+    filler = b"\x89PNG" + b"0" * (own_product.MAX_REQUEST_UPLOAD_BYTES - fits * len(phone) + 1000)
+    body = refusal(client.post("/api/product", json={"images": [upload(phone)] * fits + [data_url(filler)]}), 413,
+                   "images_too_large")
+    assert "smaller groups" in body["explanation"]
+    first = saved(client, images=[upload(phone)] * fits)["product"]["images"]
+    # Kept photos count for nothing: the rest go in a second save.
+    assert len(saved(client, images=first + [upload(phone)] * (8 - fits))["product"]["images"]) == 8
 
 
 # --- What is taken: decoded cheaply, scaled, re-encoded ---------------------------------------------

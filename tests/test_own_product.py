@@ -300,8 +300,8 @@ def test_only_this_route_takes_large_bodies_and_past_its_ceiling_is_payload_too_
     too_big = b'{"name": "' + b"x" * (own_product.MAX_BODY_BYTES) + b'"}'
     response = client.post("/api/product", data=too_big, content_type="application/json")
     assert response.status_code == 413 and response.get_json()["reason"] == "payload_too_large"
-    # Eight images at their largest fit under it.
-    assert 8 * images.MAX_DATA_URL_CHARS + 1024 < own_product.MAX_BODY_BYTES
+    # The new photos of one save at their largest fit under it, base64.
+    assert own_product.MAX_REQUEST_UPLOAD_BYTES * 4 // 3 + 8 * 200 + 1024 < own_product.MAX_BODY_BYTES
     two_mib = b'{"message": "' + b"x" * (2 * 1024 * 1024) + b'"}'
     other = client.post("/api/outcome", data=two_mib, content_type="application/json")
     assert other.status_code == 413 and other.get_json()["reason"] == "payload_too_large"
