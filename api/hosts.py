@@ -51,7 +51,9 @@ DECISIONS: list[str] = [
     "Any other Host gets the service as before: BASE_URL's own host, an IP address, a name without a dot "
     "(localhost), and any name no store has connected. The store is looked up on every request with a foreign "
     "Host (one indexed query, no cache), so a domain that stops being connected stops serving at the next "
-    "request. BASE_URL's host always gets the service, even if a store connected it.",
+    "request. BASE_URL's host always gets the service, even if a store connected it. Only the exact connected "
+    "name serves the store: www.<domain> is another name (the founder may buy it too, or redirect it at their DNS "
+    "provider).",
     "The cross-site guard accepts an Origin of https://<domain> or http://<domain> (a TLS proxy in front may "
     "leave the scheme it was asked on unsaid) for the routes declared `storefront` (POST /api/track and the buy "
     "box's POST /store/<slug>/checkout) when the request came to that connected domain's host; founder routes "
