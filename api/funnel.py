@@ -121,7 +121,7 @@ class PresenceAnswer(Schema):
 
 
 @bp.post("/api/track")
-@bp.declare(changes_state=True, session=False,
+@bp.declare(changes_state=True, session=False, storefront=True,
             refuses={400: ["invalid_event", "invalid_session_id", "no_product_id"]})
 @bp.arguments(TrackBody)
 @bp.response(200, TrackAnswer)

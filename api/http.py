@@ -16,6 +16,7 @@ from flask import g, jsonify, request
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import RequestRedirect
 
+from api import hosts
 from api.errors import ApiError
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of
 from api.session import ensure_cookie
@@ -36,6 +37,9 @@ def install_request_conventions(app, settings) -> None:
             # No path names anything with a NUL in it (%00), and PostgreSQL cannot even
             # compare text holding one: the JSON 404 of any unknown path, before any route.
             raise NotFound()
+        # A connected domain's Host is matched to its store's routes before anything below
+        # reads the route (redirects, the body limit, the cross-site guard).
+        hosts.route_store_host(app)
         if isinstance(request.routing_exception, RequestRedirect):
             return relative_redirect(request.routing_exception)
         limit = body_limit(app, settings)
@@ -48,7 +52,9 @@ def install_request_conventions(app, settings) -> None:
 
     @app.after_request
     def finish_response(response):
-        ensure_cookie(response, settings)
+        if hosts.store_domain() is None:
+            # A store's host never issues the founders' cookie, not even on its 404s.
+            ensure_cookie(response, settings)
         if request.path.startswith("/api/") or request.path == "/login" or request.path.startswith("/login/"):
             response.headers["Cache-Control"] = NO_STORE
         keep_cookies_out_of_shared_caches(response)
@@ -148,7 +154,8 @@ def _refuse_cross_site(app, settings) -> None:
     if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
         raise ApiError(403, "cross_site_request")
     origin = request.headers.get("Origin")
-    if origin and origin not in (settings.origin, request.host_url.rstrip("/")):
+    if origin and origin not in (settings.origin, request.host_url.rstrip("/")) \
+            and not hosts.store_origin_accepted(origin, declaration):
         raise ApiError(403, "cross_site_request")
 
 

@@ -65,6 +65,10 @@ class Declaration:
     # service's own pages (a store's buy box, the sandbox checkout page), not JSON. The
     # cross-site guard still applies.
     form: bool = False
+    # Called by a published store's own pages (the funnel events, the buy box), which may be
+    # served on the store's connected domain: the cross-site guard accepts that domain's
+    # origin for this route when the request came to it (api/hosts.py). Founder routes never.
+    storefront: bool = False
 
     def status_for(self, reason: str) -> int | None:
         for status, reasons in self.refuses.items():
@@ -242,14 +246,15 @@ class Blueprint(flask_smorest.Blueprint):
     @staticmethod
     def declare(*, changes_state: bool, refuses: dict | None = None, callback: bool = False, session: bool = True,
                 requires_account: bool = False, headers: dict | None = None, no_body: bool = False,
-                sign_in_to_research: bool = False, max_body_bytes: int | None = None, form: bool = False):
+                sign_in_to_research: bool = False, max_body_bytes: int | None = None, form: bool = False,
+                storefront: bool = False):
         """Declares what the route does beyond its schemas; see the module docstring."""
         declaration = Declaration(
             changes_state=changes_state,
             refuses={status: tuple(codes) for status, codes in (refuses or {}).items()},
             callback=callback, session=session, requires_account=requires_account or sign_in_to_research,
             headers=headers or {}, no_body=no_body, sign_in_to_research=sign_in_to_research,
-            max_body_bytes=max_body_bytes, form=form,
+            max_body_bytes=max_body_bytes, form=form, storefront=storefront,
         )
 
         def decorate(view):

@@ -7,6 +7,7 @@ from urllib.parse import quote
 from flask import Response, make_response, render_template_string
 from marshmallow import Schema, fields, validate
 
+from api import hosts
 from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session
@@ -35,10 +36,16 @@ STRIPE_CHECKOUT = "https://checkout.stripe.com"
 
 
 def public_csp() -> str:
-    """The public pages' policy, letting the buy form lead to the configured provider's page."""
-    if get_settings().payment_provider == "stripe":
-        return render.CSP.replace("form-action 'self'", f"form-action 'self' {STRIPE_CHECKOUT}")
-    return render.CSP
+    """The public pages' policy, letting the buy form lead to the configured provider's page
+    (and, on a store's connected domain, to BASE_URL, where the sandbox checkout and the
+    payment's landing live: there 'self' is the store's domain)."""
+    settings = get_settings()
+    leads_to = [STRIPE_CHECKOUT] if settings.payment_provider == "stripe" else []
+    if hosts.store_domain() is not None:
+        leads_to.append(settings.origin)
+    if not leads_to:
+        return render.CSP
+    return render.CSP.replace("form-action 'self'", "form-action 'self' " + " ".join(leads_to))
 
 
 def _answer(body: str, content_type: str, *, preview: bool):
@@ -57,8 +64,9 @@ def _serve(slug: str, name: str, *, preview: bool):
     document = state.page_source(slug, session=current_session() if preview else None, preview=preview)
     if document is None:
         raise ApiError(404, "not_found")
-    origin = get_settings().base_url
-    base = f"/store/{slug}/preview" if preview else f"/store/{slug}"
+    base, origin = hosts.store_base(slug)
+    if preview:
+        base = f"/store/{slug}/preview"
     if name == "sitemap.xml":
         return _answer(render.render_sitemap(document, base_path=base, origin=origin), "application/xml", preview=False)
     if name == "robots.txt":
@@ -115,7 +123,7 @@ class CheckoutForm(Schema):
 # form (not JSON) and the cross-site guard applies. It answers 303 to the payment
 # provider's page, or a short page saying why no order was opened.
 @bp.post("/store/<slug>/checkout")
-@bp.declare(changes_state=True, session=False, form=True,
+@bp.declare(changes_state=True, session=False, form=True, storefront=True,
             refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"], 404: ["not_found"],
                      409: ["store_not_published"], 200: ["payment_unavailable"]})
 @bp.arguments(CheckoutForm, location="form")
@@ -139,12 +147,13 @@ def store_checkout(form, slug):
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout_page(slug):
     """Sends the browser to the store's buy box."""
-    return Response(status=303, headers={"Location": f"/store/{quote(slug, safe='')}/product#buy"})
+    base, _origin = hosts.store_base(quote(slug, safe=""))
+    return Response(status=303, headers={"Location": f"{base}/product#buy"})
 
 
 def _refusal_page(slug: str, refusal: Refused):
     explanation = refusal.explanation or sentence(refusal.reason)
-    html = render_template_string(_REFUSAL, explanation=explanation, back=f"/store/{slug}/product")
+    html = render_template_string(_REFUSAL, explanation=explanation, back=f"{hosts.store_base(slug)[0]}/product")
     response = _answer(html, "text/html; charset=utf-8", preview=True)
     response.status_code = REASONS[refusal.reason].status if refusal.reason in REASONS else 400
     return response
@@ -167,7 +176,7 @@ def store_thanks(query, slug):
     send_all(follow_ups)
     if order is None or order["product_id"] != document.get("product_id"):
         raise ApiError(404, "not_found")
-    html = render.render_thanks(document, order, base_path=f"/store/{slug}", cancelled=query["cancelled"],
+    html = render.render_thanks(document, order, base_path=hosts.store_base(slug)[0], cancelled=query["cancelled"],
                                 amount=display(order["amount_minor"], order["currency"]))
     response = _answer(html, "text/html; charset=utf-8", preview=True)  # one customer's page: never cached
     response.headers["Content-Security-Policy"] = public_csp()

@@ -137,6 +137,26 @@ def connected_domain(owner: Owner, product_id: str | None) -> str | None:
     return row.domain if row is not None else None
 
 
+# --- Serving: which store answers for a Host (api/hosts.py) -------------------------------------
+
+def connected_store_slug(domain: str) -> str | None:
+    """The slug of the store the domain (normalized: lower-case ASCII, no port, no trailing
+    dot) is connected to, or None. Read on every request that names a foreign Host, with no
+    cache, so a domain that stops being connected stops serving at the next request: one
+    lookup on the partial unique index of connected names."""
+    row = (Store.select(Store.slug)
+           .join(DomainOrder, on=(DomainOrder.product == Store.product))
+           .where(DomainOrder.domain == domain, DomainOrder.state == CONNECTED)
+           .first())
+    return row.slug if row is not None else None
+
+
+def is_connected(*, domain: str) -> bool:
+    """Whether a well-formed name is connected to a store here (a TLS proxy asks before it
+    gets a certificate: GET /internal/domain-check); Refused `invalid_domain` for a malformed one."""
+    return connected_store_slug(checked_name(domain)) is not None
+
+
 # --- Orders: what the payment code calls -----------------------------------------------------
 
 def start_domain_order(*, session: Session, domain: str) -> DomainOrder:

@@ -37,6 +37,8 @@
 
   function send(event) {
     try {
+      // A relative URL: on a store's connected domain this is that domain's own origin,
+      // which reaches the service through the proxy (api/hosts.py serves /api/track there).
       fetch("/api/track", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
