@@ -63,7 +63,7 @@ if str(ROOT) not in sys.path:
 
 from PIL import Image, ImageChops  # noqa: E402
 
-from services import images  # noqa: E402
+from services import images, own_product  # noqa: E402
 
 DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
@@ -237,11 +237,18 @@ def fill(folder: Path, variant: Variant, content: str) -> list[dict]:
     """As many of the dearest accepted image as the request's estimate takes, then the
     dearest image that fits what is left."""
     first = within(folder, variant, content, images.MAX_REQUEST_MS)
-    files = [first] * min(images.MAX_IMAGES, int(images.MAX_REQUEST_MS // first["work_ms"]))
+    files = [first] * min(images.MAX_IMAGES, int(images.MAX_REQUEST_MS // first["work_ms"]),
+                          own_product.MAX_REQUEST_UPLOAD_BYTES // first["bytes"])
     if len(files) < images.MAX_IMAGES:
         rest = within(folder, variant, content, images.MAX_REQUEST_MS - sum(f["work_ms"] for f in files))
         files += [rest] if rest else []
     return files
+
+
+def phones(folder: Path, jpeg: Variant) -> list[dict]:
+    """As many 4 MB phone photos as the new photos of one save may come to together."""
+    photo = make_file(folder, jpeg, 4032, "phone", 3024)
+    return [photo] * min(images.MAX_IMAGES, own_product.MAX_REQUEST_UPLOAD_BYTES // photo["bytes"])
 
 
 def label(files: list[dict]) -> str:
@@ -268,8 +275,8 @@ def cases(folder: Path, only: str | None) -> list[dict]:
                 lambda: [within(folder, variant, content, images.MAX_REQUEST_MS / images.MAX_IMAGES)] * 8,
                 (200, None))
     jpeg, png = VARIANTS[0], VARIANTS[2]
-    add("jpeg phone: {files} phone photos of 4 MB (at most 4,000,000 bytes each)",
-        lambda: [make_file(folder, jpeg, 4032, "phone", 3024)] * 8, (200, None))
+    add("jpeg phone: {files} phone photos of 4 MB (at most 4,000,000 bytes each: as many as one save takes)",
+        lambda: phones(folder, jpeg), (200, None))
     add("refused: {files} PNG, one colour (the old worst case)",
         lambda: [make_file(folder, png, 5000, "flat")] * 8, (400, "invalid_images"))
     add("refused: 1 PNG declaring 20000x20000 (a decompression bomb)", lambda: [bomb(folder, 20000, 20000)],
