@@ -59,7 +59,7 @@ class BriefAnswer(Schema):
 
 
 @bp.get("/api/brief")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False)
 @bp.response(200, BriefAnswer)
 def latest_brief():
     """Answers the latest nightly research brief, or that none has been made yet."""

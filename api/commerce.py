@@ -166,7 +166,7 @@ def store_checkout_api(body):
 
 
 @bp.get("/api/store/confirm")
-@bp.declare(changes_state=False, session=False, refuses={400: ["order_not_found"]})
+@bp.declare(changes_state=False, refuses={400: ["order_not_found"]})
 @bp.arguments(ConfirmQuery, location="query")
 @bp.response(200, ConfirmAnswer)
 def store_confirm(query):

@@ -21,7 +21,8 @@ DECISIONS: list[str] = [
     "missing or over-long product_id 400 `no_product_id`; a session_id that is not 8 to 64 characters of "
     f"[A-Za-z0-9_-] 400 `invalid_session_id`; a body over {TRACK_MAX_BODY} bytes 413 `payload_too_large`. "
     "session_id is the visitor's, made up by the store's script and kept in the tab's sessionStorage: the route "
-    "neither reads nor issues ff_session (store visitors are not founders).",
+    "neither reads nor issues ff_session (store visitors are not founders): the one spec endpoint kept cookieless, "
+    "a deliberate deviation from spec 2.1 recorded with the cookie rule (the cross-cutting decisions).",
     "An event counts once per (product, visitor session_id, event, UTC day): a unique index decides, however many "
     "copies race, and a duplicate is answered {status: recorded} like the first (it is no error).",
     "Events count only for a product whose store is published. For any other product id (unpublished, never "
@@ -42,12 +43,6 @@ DECISIONS: list[str] = [
     "Without product_id: the founder's claimed product (200 `not_claimed` without one). A product_id that is not "
     "one of the founder's claims (another founder's, or no product at all) is 404 `not_found`, the same answer "
     "for both, so another founder's figures, and whether they exist, are never shown.",
-    "Routes declared session=False neither read nor issue the ff_session cookie: POST /api/track, the public store "
-    "pages (/store/<slug>/...; a page a shared cache keeps for a minute must carry no Set-Cookie), the registries "
-    "and the OpenAPI document, static files, uploaded images (GET /media/ reads a cookie the founder's browser "
-    "sends, to show them their unpublished uploads, and issues none) and the provider callbacks. Every other route "
-    "still gives a request "
-    "without a valid cookie a new one (spec 2.1); the owner's preview (/store/<slug>/preview/...) reads it.",
     "POST /api/presence (session) {area, screen}: each 1 to 40 characters of [a-z0-9_-] (else 400 "
     "`invalid_presence`); 200 {status: recorded}. It keeps each session's latest area and screen with the time "
     "(one row per session, overwritten), for support (which screen the founder was on) and for the walkthrough "

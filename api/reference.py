@@ -20,7 +20,7 @@ class ControlsSchema(Schema):
 
 
 @bp.get("/api/reasons")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False)
 @bp.response(200, ReasonsSchema)
 def reasons():
     """Lists every reason code the service can answer with, and its sentence."""
@@ -28,7 +28,7 @@ def reasons():
 
 
 @bp.get("/api/controls")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False)
 @bp.response(200, ControlsSchema)
 def list_controls():
     """Lists every route the service serves, keyed METHOD /path, with what it does."""
@@ -37,7 +37,7 @@ def list_controls():
 
 
 @bp.get("/api/openapi.json")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False)
 @bp.response(200, {"type": "object"})
 def openapi_document():
     """Serves this OpenAPI document, generated from the routes and their schemas."""

@@ -155,7 +155,7 @@ def record_outcome(body):
 
 
 @bp.get("/api/track-record")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False)
 @bp.response(200, TrackRecordAnswer)
 def track_record():
     """Publishes the hit rate over declared outcomes, wins, misses and pending claims, with its basis."""

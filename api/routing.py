@@ -50,7 +50,9 @@ class Declaration:
     callback: bool = False  # called server to server by a provider: no cookie, no cross-site check
     # Reads the ff_session cookie and issues one to a request without it; False: neither
     # (api/session.py: such a route never calls current_session(); it may look up a cookie
-    # sent with sent_session(), which never opens a session).
+    # sent with sent_session(), which never opens a session). Every spec endpoint keeps the
+    # default (spec 2.1: any request without the cookie is given one; tests/test_cookie_rule.py
+    # reads the spec's table); False is for shareable pages, providers' paths and POST /api/track.
     session: bool = True
     requires_account: bool = False  # 401 no_account unless the session is signed in
     # The research routes (spec 5.13): an account is required, and a session without one is

@@ -59,12 +59,14 @@ def _route_has_sessions() -> bool:
 
 
 def ensure_cookie(response, settings) -> None:
-    """Issues the cookie if this request came without a valid one. Routes declared
-    `session=False` get none: provider callbacks (server to server, never a browser), the
-    public registries and documents, static files, uploaded images (/media/), the public
-    store pages and the store's funnel events (a store's visitors are not founders, and a
-    page a shared cache may keep must not carry anyone's cookie; api/http.py makes private
-    any answer that still would)."""
+    """Issues the cookie if this request came without a valid one (spec 2.1, 4.1, 5 rule 2):
+    every endpoint of spec section 4, public or session, refusals included. Routes declared
+    `session=False` get none, and none of them is a spec endpoint but POST /api/track (a
+    recorded deviation, api/openapi.py): what a shared cache may keep and is the same for
+    everyone (the public store pages, static files, /media/), what providers call server to
+    server or send the customer's browser back to (/pay/..., the billing webhook, /metrics),
+    and the store's own funnel events (store visitors are not founders). api/http.py makes
+    private any shareable answer that still would carry one."""
     if not _route_has_sessions():
         return
     if "session" not in g:
