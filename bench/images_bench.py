@@ -241,7 +241,8 @@ def fill(folder: Path, variant: Variant, content: str) -> list[dict]:
                           own_product.MAX_REQUEST_UPLOAD_BYTES // first["bytes"])
     if len(files) < images.MAX_IMAGES:
         rest = within(folder, variant, content, images.MAX_REQUEST_MS - sum(f["work_ms"] for f in files))
-        files += [rest] if rest else []
+        room = own_product.MAX_REQUEST_UPLOAD_BYTES - sum(f["bytes"] for f in files)
+        files += [rest] if rest and rest["bytes"] <= room else []
     return files
 
 
