@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from config import get_settings
 from integrations.locks import get_locks, holding
-from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
-from integrations.mail.render import render
 from models.account import Account, SignInToken
 from services.errors import TransientError
+from services.mailing import send_mail
 from services.sign_in import MAILS_PER_HOUR, TOKEN_MINUTES, mails_in_last_hour, mark_mailed, mint
 
 LINK_PATHS = {SignInToken.ENGINE: "/login", SignInToken.PRODUCT: "/api/auth/callback"}
@@ -44,12 +43,8 @@ def _mail(settings, account: Account, token: str, surface: str) -> bool:
     """Mails the link; False when the server refuses the address for good (a 5xx: trying
     again would not help, and the unsent token simply expires)."""
     link = f"{settings.base_url}{LINK_PATHS[surface]}?token={token}"
-    subject, text, html = render("sign_in", link=link, minutes=TOKEN_MINUTES, email=account.email)
-    try:
-        get_mailer(settings).send(Message(to=account.email, subject=subject, text=text, html=html))
-    except MailUnavailable:
-        raise TransientError("mailer unavailable") from None
-    except MailRejected:
+    if not send_mail(account.email, "sign_in", settings=settings, link=link, minutes=TOKEN_MINUTES,
+                     email=account.email):
         return False
     mark_mailed(token)
     return True

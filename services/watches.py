@@ -23,8 +23,6 @@ from urllib.parse import quote
 import peewee as pw
 
 from config import get_settings
-from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
-from integrations.mail.render import render
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -32,8 +30,8 @@ from models.discovery import Claim, Hold, Watch
 from models.job import Job
 from models.session import Session
 from services.accounts import normalize_email
-from services.errors import TransientError
 from services.jobs import create_job
+from services.mailing import send_mail
 from services.ownership import owner_of
 from services.reasons import sentence
 
@@ -151,13 +149,8 @@ def send_notice(watch_id: int, *, settings=None) -> dict:
         return {"sent": False}
     settings = settings or get_settings()
     link = f"{settings.base_url}/?view=find&product={quote(found['product_id'], safe='')}"
-    subject, text, html = render("watch_available", product_name=found["product_name"], link=link,
-                                 email=found["email"])
-    try:
-        get_mailer(settings).send(Message(to=found["email"], subject=subject, text=text, html=html))
-    except MailUnavailable:
-        raise TransientError("mailer unavailable") from None
-    except MailRejected:
+    if not send_mail(found["email"], "watch_available", settings=settings, product_name=found["product_name"],
+                     link=link, email=found["email"]):
         return {"sent": False, "why": "rejected"}
     mark_notified(watch_id)
     return {"sent": True}

@@ -20,8 +20,7 @@ from __future__ import annotations
 import re
 
 from config import get_settings
-from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
-from integrations.mail.render import render
+from integrations.mail import get_mailer
 from models.account import Account
 from models.clock import utcnow
 from models.discovery import Claim
@@ -29,7 +28,7 @@ from models.payment import CustomerOrder
 from models.store import Store, StoreVersion
 from services.commerce.money import display
 from services.commerce.shipping import address_lines, order_address
-from services.errors import TransientError
+from services.mailing import send_mail
 
 ORDER_MAIL = "order_mail"
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -104,14 +103,7 @@ def founder_address(product_id: str) -> str | None:
 def _send(mailer, to: str, template: str, facts: dict) -> str:
     """sent, or refused when the server refused the address for good; TransientError when
     the mailer cannot take mail now (the job tries again later)."""
-    subject, text, html = render(template, **facts)
-    try:
-        mailer.send(Message(to=to, subject=subject, text=text, html=html))
-    except MailUnavailable:
-        raise TransientError("mailer unavailable") from None
-    except MailRejected:
-        return REFUSED
-    return SENT
+    return SENT if send_mail(to, template, mailer=mailer, **facts) else REFUSED
 
 
 def _facts(order: CustomerOrder, base_url: str) -> dict:
