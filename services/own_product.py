@@ -72,17 +72,17 @@ def save(*, session: Session, values: dict) -> tuple[dict, list[Job]]:
     if not given:
         raise Refused("nothing_to_change")
     # The values' own shape first, before any state is looked at (images need the product).
-    _checked("", {name: value for name, value in given.items() if name != "images"})
+    checked = _checked_values(given)
     resolved = resolve(session)
     if resolved is None:
-        return _create_own(session, given)
+        return _create_own(session, given, checked)
     product_id = builds.require_claim(resolved)
     is_own = product_id.startswith(OWN_PRODUCT_PREFIX)
     if "cost" in given and not is_own:
         raise Refused("invalid_cost", "A catalog product's unit cost is the catalog's; only a product of your own "
                                       "takes yours. Nothing was saved.")
     _refuse_while_a_store_job_runs(product_id)
-    checked = _checked(product_id, given)  # every field, before anything is written
+    checked.update(_checked_images(product_id, given))  # every field, before anything is written
     cost = checked.pop("cost", None)
     with transaction():
         if cost is not None:
@@ -110,7 +110,7 @@ def _write_details(product_id: str, checked: dict) -> None:
     ).execute()
 
 
-def _create_own(session: Session, given: dict) -> tuple[dict, list[Job]]:
+def _create_own(session: Session, given: dict, checked: dict) -> tuple[dict, list[Job]]:
     """Makes the founder's own product: a product row of theirs alone (an `own-` id no
     catalog line may take), claimed by them at once. The claim keeps it out of every feed
     and search of anyone else, and spends no claim allowance: the product never was the
@@ -121,7 +121,7 @@ def _create_own(session: Session, given: dict) -> tuple[dict, list[Job]]:
             raise Refused(reason, "A product of your own needs a name, a description and a price (images and what "
                                   "one unit costs you are optional). Nothing was saved.")
     product_id = f"{OWN_PRODUCT_PREFIX}{secrets.token_hex(8)}"
-    checked = _checked(product_id, given)  # its images: new uploads only (it has no others yet)
+    checked.update(_checked_images(product_id, given))  # its images: new uploads only (it has no others yet)
     cost = checked.pop("cost", None)
     owner, now = owner_of(session), utcnow()
     with transaction():
@@ -181,8 +181,9 @@ def _answer(product_id: str, *, status: str, version: int | None) -> dict:
 
 # --- Checking the values ----------------------------------------------------------------------
 
-def _checked(product_id: str, given: dict) -> dict:
-    """The values to store (None: back to the catalog's), or Refused for the first bad field."""
+def _checked_values(given: dict) -> dict:
+    """The values to store but the images (None: back to the catalog's), or Refused for the
+    first bad field."""
     checked = {}
     if "cost" in given:
         checked["cost"] = _cost(given["cost"])
@@ -192,12 +193,17 @@ def _checked(product_id: str, given: dict) -> dict:
         checked["description"] = None if given["description"] is None else _description(given["description"])
     if "price" in given:
         checked["price"] = None if given["price"] is None else _price(given["price"])
-    if "images" in given:
-        if given["images"] is None:
-            checked["images"] = None
-        else:
-            checked["images"], checked["_uploads"], checked["_kept"] = _images(product_id, given["images"])
     return checked
+
+
+def _checked_images(product_id: str, given: dict) -> dict:
+    """The images to store for the product, with their uploads (none when not sent)."""
+    if "images" not in given:
+        return {}
+    if given["images"] is None:
+        return {"images": None}
+    urls, uploads, kept = _images(product_id, given["images"])
+    return {"images": urls, "_uploads": uploads, "_kept": kept}
 
 
 def _name(value: str) -> str:

@@ -110,7 +110,7 @@ def open_link(raw: str, *, session_id: int) -> Redeemed | Held | None:
             SignInConfirmation.create(code_hash=hash_token(code), token=token.id, session=session_id, created_at=now,
                                       expires_at=min(token.expires_at, now + timedelta(minutes=CONFIRM_MINUTES)))
             return Held(code=code)
-        return _redeem(SignInToken.token_hash == hash_token(raw), session_id=session_id, now=now)
+        return _redeem(token.id, session_id=session_id, now=now)
 
 
 def _needs_confirmation(session: Session, token: SignInToken) -> bool:
@@ -197,17 +197,18 @@ def confirm(code: str, *, session_id: int) -> Redeemed | None:
         if taken != 1:
             return None
         token_id = SignInConfirmation.get(SignInConfirmation.code_hash == hash_token(code)).token_id
-        return _redeem(SignInToken.id == token_id, session_id=session_id, now=now)
+        return _redeem(token_id, session_id=session_id, now=now)
 
 
-def _redeem(which, *, session_id: int, now: datetime) -> Redeemed | None:
-    """Spends the token `which` selects and signs the session in (inside the caller's transaction)."""
+def _redeem(token_id: int, *, session_id: int, now: datetime) -> Redeemed | None:
+    """Spends the token (still unspent and unexpired: one conditional UPDATE) and signs the
+    session in, inside the caller's transaction."""
     spent = (SignInToken.update(spent_at=now, spent_by=session_id)
-             .where(which, SignInToken.spent_at.is_null(), SignInToken.expires_at > now)
+             .where(SignInToken.id == token_id, SignInToken.spent_at.is_null(), SignInToken.expires_at > now)
              .execute())
     if spent != 1:
         return None
-    token = SignInToken.get(which)
+    token = SignInToken.get_by_id(token_id)
     first_time = (Account.update(verified=True, verified_at=now)
                   .where(Account.id == token.account_id, Account.verified == False)  # noqa: E712
                   .execute()) == 1

@@ -118,9 +118,10 @@ def latest_build(product_id: str, *, since=None) -> Job | None:
 NO_PRODUCT = "You have not picked a product yet, so there is no store. Hold or claim one from your feed first."
 
 
-def store_product(session) -> str:
+def store_product(session, *, claimed: bool = False) -> str:
     """The product whose store the founder builds, edits and reads: their resolved product,
-    claimed or held (spec 2: one resolver); refuses `not_claimed` when none resolves.
+    claimed or held (spec 2: one resolver); refuses `not_claimed` when none resolves, and
+    `claim_required` on a hold when the step needs the claim (`claimed`: publishing).
 
     A store built on a hold lives only as long as the founder keeps the product: when the
     hold lapsed and the product is now another founder's (held or claimed), the draft left
@@ -128,6 +129,8 @@ def store_product(session) -> str:
     resolved = resolve(session)
     if resolved is None:
         raise Refused("not_claimed", NO_PRODUCT)
+    if claimed:
+        require_claim(resolved)
     _take_over(resolved.product_id, owner_of(session).key)
     return resolved.product_id
 

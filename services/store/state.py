@@ -100,8 +100,7 @@ def start(*, session: Session) -> tuple[dict, list[Job]]:
 def start_publishing(*, session: Session) -> tuple[Job, bool, str]:
     """POST /api/store/publish, first half: the publish job (created or running). Publishing
     needs the claim (`claim_required` on a hold)."""
-    product_id = builds.store_product(session)
-    builds.require_claim(resolve(session))
+    product_id = builds.store_product(session, claimed=True)
     job, created = publish.request_publish(product_id)
     return job, created, product_id
 
