@@ -67,6 +67,19 @@ def pay_with_a_shipping_address(app, shot_name: str) -> None:
     page.get_by_role("button", name=PAY).click()
 
 
+def order_a_paid_sample(app, *, quantity: int = 2):
+    """Orders a sample of the connected offer on the Suppliers screen and pays for it on the
+    hosted page; answers the Suppliers screen once it shows the payment as paid."""
+    page = app.page
+    page.get_by_label("Sample quantity").fill(str(quantity))
+    page.get_by_role("button", name="Order a sample").click()
+    pay_on_the_hosted_page(app, "hosted-checkout-sample")
+    page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
+    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
+    page.locator("[data-payment-state=paid]").wait_for()
+    return page
+
+
 def fact(page, fact_id: str) -> str:
     return page.locator(f"[data-fact={fact_id}]").get_attribute("data-true")
 
@@ -139,12 +152,7 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     options.first.get_by_role("button", name=f"Connect {supplier}, SKU {sku}").click()
     page.locator(f"[data-connection=connected][data-supplier='{supplier}'][data-sku='{sku}']").wait_for()
     founder.shot("suppliers-connected")
-    page.get_by_label("Sample quantity").fill("2")
-    page.get_by_role("button", name="Order a sample").click()
-    pay_on_the_hosted_page(founder, "hosted-checkout-sample")
-    page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
-    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
-    page.locator("[data-payment-state=paid]").wait_for()
+    page = order_a_paid_sample(founder)
     assert page.locator(f"table.samples tr[data-state=paid][data-sku='{sku}']").count() == 1
     founder.shot("suppliers-sample-paid")
 

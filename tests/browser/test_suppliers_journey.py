@@ -11,12 +11,11 @@ import re
 
 import pytest
 
-from config import use_settings
 from models.payment import SampleOrder
 from models.supplier import SupplierConnection
-from tests.browser.test_commerce_journey import pay_on_the_hosted_page
+# base_url_is_the_live_server: an autouse fixture, so BASE_URL is the live server here too.
+from tests.browser.test_commerce_journey import base_url_is_the_live_server, order_a_paid_sample  # noqa: F401
 from tests.browser.test_journey import DEMO_PHOTOS, claim_own_card, screen
-from tests.conftest import SETTINGS
 from tests.test_discovery import item, load
 from tests.test_suppliers import DEMO, KNIFE_STRIP, OFFERS, demo_product
 
@@ -25,13 +24,6 @@ VIEWPORTS = ["phone", "desktop"]
 NOT_FOUNDER_WORDS = re.compile(r"/api/|product_id|offers_product_id|unit_cost|shipping_days|SUPPLIER_FEED|\bmoq\b")
 
 
-@pytest.fixture(autouse=True)
-def base_url_is_the_live_server(live_server):
-    """The provider's page and the addresses it sends the browser back to are made from
-    BASE_URL: for these tests it is the live server, as it is the public address live."""
-    use_settings(SETTINGS.but(base_url=live_server))
-    yield
-    use_settings(SETTINGS)
 
 
 def founder_words_only(page) -> None:
@@ -73,12 +65,7 @@ def test_a_founder_sees_their_products_offers_connects_one_and_pays_for_its_samp
     assert SupplierConnection.get().sku == line["sku"]
     founder.shot("suppliers-offer-connected")
 
-    page.get_by_label("Sample quantity").fill("2")
-    page.get_by_role("button", name="Order a sample").click()
-    pay_on_the_hosted_page(founder, "hosted-checkout-sample")
-    page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
-    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
-    page.locator("[data-payment-state=paid]").wait_for()
+    page = order_a_paid_sample(founder)
     paid = page.locator(f"table.samples tr[data-state=paid][data-sku='{line['sku']}']")
     assert paid.count() == 1
     assert line["name"] in paid.inner_text() and "USD" in paid.inner_text()
