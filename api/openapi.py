@@ -184,10 +184,31 @@ def build_document(app, api: Api, decisions: list[str]) -> dict:
         operation = document.get("paths", {}).get(openapi_path(rule.rule), {}).get(method.lower())
         if operation is not None:
             _complete(operation, method.lower(), view)
+    _exclude_static_siblings(document.get("paths", {}))
     components = document.get("components", {})
     components.pop("responses", None)  # flask-smorest's own error responses: ours are inline
     components.get("schemas", {}).pop("PaginationMetadata", None)  # flask-smorest's, unused here
     return document
+
+
+def _exclude_static_siblings(paths: dict) -> None:
+    """A path parameter never takes a value that a static sibling path routes elsewhere: the
+    router matches /store/{slug}/checkout before /store/{slug}/{name}, so `name` is declared
+    `not` checkout (or preview, thanks) rather than a page that answers like another route."""
+    split = {path: path.split("/") for path in paths}
+    for path, item in paths.items():
+        segments = split[path]
+        for index, segment in enumerate(segments):
+            match = re.fullmatch(r"\{(\w+)\}", segment)
+            if match is None:
+                continue
+            taken = sorted({other[index] for name, other in split.items()
+                            if name != path and len(other) == len(segments) and other[index]
+                            and not other[index].startswith("{")
+                            and all(a == b for i, (a, b) in enumerate(zip(other, segments)) if i != index)})
+            for parameter in item.get("parameters", []):
+                if taken and parameter.get("in") == "path" and parameter.get("name") == match.group(1):
+                    parameter.setdefault("schema", {})["not"] = {"enum": taken}
 
 
 def _complete(operation: dict, method: str, view) -> None:

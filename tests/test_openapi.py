@@ -46,6 +46,15 @@ def test_every_documented_refusal_names_registered_reasons(client):
                     assert set(reason.get("enum", [])) <= set(REASONS)
 
 
+def test_a_path_parameter_never_takes_the_name_of_a_static_sibling_route(client, app):
+    """/store/{slug}/checkout is its own route: the document must not offer `checkout` as a page
+    name, or a client (the fuzzer among them) meets that route's answers under the page's."""
+    paths = client.get("/api/openapi.json").get_json()["paths"]
+    (name,) = [p for p in paths["/store/{slug}/{name}"]["parameters"] if p["name"] == "name"]
+    assert name["schema"]["not"] == {"enum": ["checkout", "preview", "thanks"]}
+    assert client.get("/store/any/checkout").status_code == 303  # the sibling route answers, as the router says
+
+
 def test_document_records_the_decisions(client):
     info = client.get("/api/openapi.json").get_json()["info"]
     assert len(info["x-decisions"]) >= 5
@@ -102,6 +111,26 @@ def _body_fields(app) -> dict:
 BODY_FIELDS = _body_fields(FUZZED_APP)
 
 
+def _taken_path_values(app) -> dict:
+    """(documented path) -> {parameter: the values its document rules out} (the names of
+    static sibling routes, api/openapi._exclude_static_siblings)."""
+    paths = app.test_client().get("/api/openapi.json").get_json()["paths"]
+    return {path: {p["name"]: set(p["schema"]["not"]["enum"]) for p in item.get("parameters", [])
+                   if p.get("in") == "path" and "not" in p.get("schema", {})}
+            for path, item in paths.items()}
+
+
+TAKEN_PATH_VALUES = _taken_path_values(FUZZED_APP)
+
+
+def _ruled_out(case) -> bool:
+    """Whether a path parameter holds a value the document rules out (`not`: a static sibling
+    route's name, which the router sends to that route). The fuzzer's phases do not all honour
+    `not` (nor a filter hook), so such a case, which is no case of this operation, is passed."""
+    taken = TAKEN_PATH_VALUES.get(case.operation.path, {})
+    return any(str(value) in taken.get(name, ()) for name, value in (case.path_parameters or {}).items())
+
+
 @schema.hook
 def flatmap_body(ctx, body):
     """Two in three valid bodies get hostile values: in one declared field (the rest of the
@@ -151,6 +180,8 @@ def test_api_matches_its_document(case, worker, request):
     # and bodies as documented, schema-violating input refused). A schema-valid value may
     # still be refused for what it means (an empty address, an unknown product): those
     # refusals are documented 4xx answers, so "positive data acceptance" does not apply.
+    if _ruled_out(case):
+        return
     cookies = {}
     if case.operation.label in ACCOUNT_OPERATIONS:
         cookies["ff_session"] = request.getfixturevalue("account_cookie")
