@@ -63,6 +63,14 @@ class Settings:
     heartbeat_seconds: int = 15
     worker_stale_seconds: int = 60
     job_stale_seconds: int = 120
+    # Worker pools (workers/worker.py, jobs/runner.py, workers/reaper.py): a running job's
+    # lease (renewed every third of it while it works), how long a stopping worker lets its
+    # running jobs finish, how long a silent worker may stay silent before what it took goes
+    # back to the queue, and how often the reaper looks.
+    job_lease_seconds: int = 15
+    worker_shutdown_seconds: int = 30
+    worker_lost_seconds: int = 10
+    reaper_seconds: int = 5
     # Anonymous sessions that hold, claimed, metered and bound nothing are pruned past this age
     # (services/sessions.prune_anonymous_sessions, fired hourly by the clock).
     anon_session_days: int = 30
@@ -257,6 +265,10 @@ def load_settings(environ=None) -> Settings:
         heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
         worker_stale_seconds=_int(env, "WORKER_STALE_SECONDS", 60, 2, 86400),
         job_stale_seconds=_int(env, "JOB_STALE_SECONDS", 120, 5, 86400),
+        job_lease_seconds=_int(env, "JOB_LEASE_SECONDS", Settings.job_lease_seconds, 3, 3600),
+        worker_shutdown_seconds=_int(env, "WORKER_SHUTDOWN_SECONDS", Settings.worker_shutdown_seconds, 1, 3600),
+        worker_lost_seconds=_int(env, "WORKER_LOST_SECONDS", Settings.worker_lost_seconds, 3, 3600),
+        reaper_seconds=_int(env, "REAPER_SECONDS", Settings.reaper_seconds, 1, 3600),
         anon_session_days=_int(env, "ANON_SESSION_DAYS", 30, 1, 3650),
         metrics_public=_bool(env, "METRICS_PUBLIC", False),
         worker_metrics_port=_int(env, "WORKER_METRICS_PORT", 9191, 0, 65535),

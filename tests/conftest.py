@@ -91,7 +91,7 @@ from models.db import db, is_sqlite  # noqa: E402
 
 
 # Markers whose tests run in one pass of .ci/run only; the other pass deselects them.
-ONE_PASS_MARKERS = {"race": "postgresql", "browser": "embedded"}
+ONE_PASS_MARKERS = {"race": "postgresql", "faults": "postgresql", "browser": "embedded"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -100,6 +100,9 @@ def pytest_collection_modifyitems(config, items):
     - The slowest race tests (marked `race`: a thousand founders racing) run in the
       PostgreSQL pass only: that is where the database really settles concurrent writers
       (SQLite queues every writer on one lock, so the race cannot be lost there anyway).
+    - The fault tests (marked `faults`: the production processes under their supervisor,
+      with workers killed and stopped and Redis taken away) run in the PostgreSQL pass
+      only: the topology they test is PostgreSQL and Redis.
     - The browser tests (marked `browser`: every test under tests/browser/) run in the
       embedded pass only: they check what Chromium makes of the app (its modules, styles,
       content security policy, accessibility); the API behind it is tested in both passes
