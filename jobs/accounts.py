@@ -4,7 +4,7 @@ from services.accounts import SIGN_IN_MAIL
 from services.sign_in_mail import mail_sign_in_link
 
 
-@job_actor(SIGN_IN_MAIL, lease_seconds=60, retry_delays=(5, 30, 120))
+@job_actor(SIGN_IN_MAIL, retry_delays=(5, 30, 120))
 def sign_in_mail(ctx):
     """Mails a sign-in link if an account has the address (nothing for an unknown one)."""
     payload = ctx.payload

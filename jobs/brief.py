@@ -17,7 +17,7 @@ def nightly_brief():
         start(kind=brief.BRIEF, subject=brief.subject(day), payload={"day": day.isoformat()})
 
 
-@job_actor(brief.BRIEF, lease_seconds=300, retry_delays=(30, 300, 1800))
+@job_actor(brief.BRIEF, retry_delays=(30, 300, 1800))
 def research_brief(ctx):
     """Makes the brief of the job's day (once; a later run answers the brief already made)."""
     ctx.stage("writing")

@@ -7,14 +7,14 @@ from services import discovery, watches
 _TIMEOUT = get_settings().discover_timeout_seconds
 
 
-@job_actor(discovery.DISCOVER, lease_seconds=_TIMEOUT + 120, time_limit_ms=(_TIMEOUT + 90) * 1000)
+@job_actor(discovery.DISCOVER, time_limit_ms=(_TIMEOUT + 90) * 1000)
 def discover(ctx):
     """Runs scripts/discover.py for a discovery run and records what it printed."""
     ctx.stage("running")
     return discovery.run_script(ctx.payload)
 
 
-@job_actor(watches.WATCH_NOTICE, lease_seconds=60, retry_delays=(5, 30, 120))
+@job_actor(watches.WATCH_NOTICE, retry_delays=(5, 30, 120))
 def watch_notice(ctx):
     """Mails a watcher that the product they watched is available again (once)."""
     return watches.send_notice(ctx.payload["watch_id"])

@@ -3,7 +3,7 @@ from jobs.runner import job_actor
 from services import model3d
 
 
-@job_actor(model3d.MODEL3D, lease_seconds=60, retry_delays=(2, 10, 30), time_limit_ms=120_000)
+@job_actor(model3d.MODEL3D, retry_delays=(2, 10, 30), time_limit_ms=120_000)
 def build_model(ctx):
     """Builds a product's 3D preview card from its photo and stores it (once per photo)."""
     product_id = ctx.payload["product_id"]

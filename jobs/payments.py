@@ -7,7 +7,7 @@ from services.commerce.payments import CONFIRM_JOB, confirm_in_job
 from services.commerce.sandbox_pages import NOTIFY_JOB, deliver
 
 
-@job_actor(CONFIRM_JOB, lease_seconds=60, retry_delays=(5, 30, 120))
+@job_actor(CONFIRM_JOB, retry_delays=(5, 30, 120))
 def payment_confirm(ctx):
     """Asks the provider about a notified payment and credits it once when it is paid."""
     result, follow_ups = confirm_in_job(ctx.payload["payment_id"])
@@ -16,13 +16,13 @@ def payment_confirm(ctx):
 
 
 # A mailer that is down gets about four hours before the order's mail is given up.
-@job_actor(ORDER_MAIL, lease_seconds=60, retry_delays=(10, 60, 300, 900, 1800, 3600, 7200))
+@job_actor(ORDER_MAIL, retry_delays=(10, 60, 300, 900, 1800, 3600, 7200))
 def order_mail(ctx):
     """Mails a paid order's receipt to the customer and its notice to the founder, once each."""
     return send_order_mail(ctx.payload["order_id"])
 
 
-@job_actor(NOTIFY_JOB, lease_seconds=60, retry_delays=(2, 10, 30, 120, 600))
+@job_actor(NOTIFY_JOB, retry_delays=(2, 10, 30, 120, 600))
 def sandbox_notify(ctx):
     """Delivers one of the sandbox provider's signed notifications to the service."""
     return deliver(ctx.payload["event_id"])

@@ -8,13 +8,18 @@ subject (say a build and an edit of one store) from running side by side; the at
 number fences every write, so a run that stalled past its lease cannot overwrite the
 attempt that replaced it.
 
-A run holds two things that expire after `lease_seconds`: the subject lock and the lease
-on its row (`lease_until`; the reaper takes a running job whose lease ran out for one
-whose worker died, and sends it again). A live run renews both, each time it moves a
-stage and from a heartbeat thread every lease/3, so a job may run for many leases while a
-dead worker's job is still picked up about one lease after it stopped. When a renewal
-finds the row moved on, or the lock held by someone else, the run learns it: its next
-stage or fenced write raises Superseded, and the heartbeat stops.
+A run holds two things that expire after its lease (JOB_LEASE_SECONDS, 15 s unless a
+kind sets its own): the subject lock and the lease on its row (`lease_until`; the reaper
+takes a running job whose lease ran out for one whose worker died, and sends it again). A
+live run renews both, each time it moves a stage and from a heartbeat thread every
+lease/3, so a job may run for many leases while a dead worker's job is picked up about
+one lease after it stopped. When a renewal finds the row moved on, or the lock held by
+someone else, the run learns it: its next stage or fenced write raises Superseded, and
+the heartbeat stops.
+
+Every run in progress is registered in this process (`running()`), so a worker that stops
+before its runs finish hands them back at once (`release_running`) instead of leaving them
+to the reaper.
 """
 from __future__ import annotations
 
@@ -42,6 +47,10 @@ log = logging.getLogger("jobs")
 # a few minutes each); a kind that needs longer declares its own `time_limit_ms`.
 DEFAULT_TIME_LIMIT_MS = 30 * 60 * 1000
 BEATS_PER_LEASE = 3  # a lease survives two missed beats (a slow database, a GC pause)
+
+# The runs in progress in this process, by (job id, attempt).
+_running: dict[tuple[str, int], "Lease"] = {}
+_running_guard = threading.Lock()
 
 
 class Lease:
@@ -94,6 +103,19 @@ class Lease:
                 log.warning("job lock not extended", exc_info=True,
                             extra={"fields": {"job_id": self.job_id, "attempt": self.attempt}})
                 return True
+
+    def hand_back(self) -> bool:
+        """Gives the job up while it runs (its worker is stopping): the row goes back to the
+        queue, the lock is let go, and this run's next stage or fenced write raises
+        Superseded. True when the row was still this attempt's to give back."""
+        self._lost.set()
+        try:
+            returned = job_rows.release(self.job_id, self.attempt)
+        finally:
+            with self._lock_mutex:
+                self._lock.release()
+            close_connection()
+        return returned
 
     def _lose(self, why: str) -> None:
         self._lost.set()
@@ -158,10 +180,11 @@ class JobContext:
             yield
 
 
-def job_actor(kind: str, *, queue: str = "default", lease_seconds: int = 300, retry_delays=(2, 15, 60),
+def job_actor(kind: str, *, queue: str = "default", lease_seconds: float | None = None, retry_delays=(2, 15, 60),
               time_limit_ms: int = DEFAULT_TIME_LIMIT_MS):
-    """Declares `fn(ctx)` as the actor for jobs of `kind`. A run keeps its lease for as long
-    as it works, and is stopped after `time_limit_ms` (see DEFAULT_TIME_LIMIT_MS)."""
+    """Declares `fn(ctx)` as the actor for jobs of `kind`. A run keeps its lease (by default
+    JOB_LEASE_SECONDS, read when it starts) for as long as it works, and is stopped after
+    `time_limit_ms` (see DEFAULT_TIME_LIMIT_MS)."""
 
     def declare(fn):
         def run(job_id: str):
@@ -175,10 +198,12 @@ def job_actor(kind: str, *, queue: str = "default", lease_seconds: int = 300, re
     return declare
 
 
-def run_job(job_id: str, fn, *, lease_seconds: int, retry_delays, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> str:
+def run_job(job_id: str, fn, *, lease_seconds: float | None = None, retry_delays,
+            time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> str:
     """Runs one delivery of a job message; returns what happened (for the log and tests)."""
     from jobs.send import send  # late: send imports the broker, which imports this module's users
 
+    lease_seconds = lease_seconds or get_settings().job_lease_seconds
     job = job_rows.get_job(job_id)
     if job is None or job.status in Job.FINISHED:
         return _log_outcome(job_id, job.kind if job else "?", None, "skipped", 0.0)
@@ -195,6 +220,8 @@ def run_job(job_id: str, fn, *, lease_seconds: int, retry_delays, time_limit_ms:
             return _log_outcome(job_id, job.kind, None, "not_ours", 0.0)
         lease = Lease(job_id, attempt, lock, lease_seconds=lease_seconds, run_seconds=time_limit_ms / 1000)
         began = time.monotonic()
+        with _running_guard:
+            _running[(job_id, attempt)] = lease
         try:
             with lease.kept_alive():
                 result = fn(JobContext(job, attempt, lease))
@@ -212,9 +239,48 @@ def run_job(job_id: str, fn, *, lease_seconds: int, retry_delays, time_limit_ms:
             # transient failure, until the job's attempts are spent.
             outcome = _retry(job, attempt, "ran past its time limit", retry_delays, lease)
         except Exception:
-            log.exception("job raised", extra={"fields": {"job_id": job_id, "actor": job.kind, "attempt": attempt}})
-            outcome = _fail(job_id, attempt, "internal_error", lease)
+            if lease.lost:  # handed back while it ran: what it raised is of no consequence
+                outcome = "superseded"
+            else:
+                log.exception("job raised", extra={"fields": {"job_id": job_id, "actor": job.kind, "attempt": attempt}})
+                outcome = _fail(job_id, attempt, "internal_error", lease)
+        finally:
+            with _running_guard:
+                _running.pop((job_id, attempt), None)
         return _log_outcome(job_id, job.kind, attempt, outcome, time.monotonic() - began)
+
+
+def running() -> list[tuple[str, int]]:
+    """The (job id, attempt) of every run in progress in this process."""
+    with _running_guard:
+        return list(_running)
+
+
+def release_running() -> list[str]:
+    """Hands every run still in progress in this process back to the queue (a stopping
+    worker whose shutdown time ran out): each row is queued again and its message sent, so
+    another worker starts it at once rather than after its lease and the reaper. The runs
+    themselves stop writing (their attempt no longer owns the row). Returns the job ids sent."""
+    from jobs.send import send
+
+    with _running_guard:
+        leases = list(_running.values())
+    sent = []
+    for lease in leases:
+        try:
+            if lease.hand_back():
+                job = job_rows.get_job(lease.job_id)
+                if job is not None:
+                    send(job)
+                    sent.append(job.id)
+        except Exception:  # one job the database or broker would not take back is left to the reaper
+            log.warning("running job not handed back; the reaper will send it again after its lease",
+                        exc_info=True, extra={"fields": {"job_id": lease.job_id, "attempt": lease.attempt}})
+        finally:
+            close_connection()
+    if sent:
+        log.info("running jobs handed back", extra={"fields": {"job_ids": sent}})
+    return sent
 
 
 def _retry(job: Job, attempt: int, error: str, retry_delays, lease: Lease | None = None) -> str:

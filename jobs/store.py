@@ -3,27 +3,27 @@ from jobs.runner import job_actor
 from services.store import builds, edits, intents, publish
 
 
-# A build may wait on an AI backend: a lease of two minutes, renewed while it works.
-@job_actor(builds.BUILD, lease_seconds=120, retry_delays=(5, 30, 120))
+# A build may wait on an AI backend for long: its lease is renewed while it works.
+@job_actor(builds.BUILD, retry_delays=(5, 30, 120))
 def build_store(ctx):
     """Builds a new version of a product's store through its stages."""
     return builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
 
 
-@job_actor(publish.PUBLISH, lease_seconds=120, retry_delays=(5, 30, 120))
+@job_actor(publish.PUBLISH, retry_delays=(5, 30, 120))
 def publish_store(ctx):
     """Checks a store's newest version (regenerating it when the check demands) and publishes it."""
     return publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
 
 
-@job_actor(intents.CHANGE, lease_seconds=60, retry_delays=(2, 10, 30))
+@job_actor(intents.CHANGE, retry_delays=(2, 10, 30))
 def change_store(ctx):
     """Writes the version an applied intent, a new leading section or a revert asked for."""
     return intents.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)
 
 
 # A model may take a while to answer: the lease is renewed while the edit works.
-@job_actor(edits.EDIT, lease_seconds=120, retry_delays=(5,))
+@job_actor(edits.EDIT, retry_delays=(5,))
 def edit_store(ctx):
     """Turns a plain-language edit into a new version of the store (or the refusal the founder is told)."""
     return edits.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)

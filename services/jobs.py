@@ -170,3 +170,12 @@ def wait_for_job(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -
                 close_connection()
                 return job
         time.sleep(0.05 if waited < 2 else 0.2)
+
+
+def release(job_id: str, attempt: int) -> bool:
+    """Puts a running attempt's job back in the queue without counting it as failed (its
+    worker is stopping before the run could finish); False when the attempt no longer
+    owns the job. The next start is a new attempt, so the stopped run can write nothing."""
+    back = (Job.update(status=Job.QUEUED, updated_at=utcnow(), lease_until=None)
+            .where(_owned(job_id, attempt)).execute())
+    return back == 1

@@ -73,3 +73,11 @@ def queue_depths(of: dramatiq.Broker | None = None, queues=QUEUES) -> dict[str, 
                 ready, stored, delayed = pipe.execute()
             depths[queue] = {"ready": ready, "delayed": delayed, "in_flight": max(0, stored - ready)}
     return depths
+
+
+def keep_broker_heartbeat(of: dramatiq.Broker) -> None:
+    """Refreshes this process's heartbeat in the broker (any dispatch call records it): a
+    worker whose threads all run long jobs does not fetch, and would otherwise be taken for
+    lost. Nothing to do in-process."""
+    if isinstance(of, RedisBroker):
+        of.do_qsize(QUEUES[0])

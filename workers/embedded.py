@@ -9,8 +9,6 @@ from __future__ import annotations
 import atexit
 import threading
 
-import dramatiq
-
 _started = None
 
 
@@ -22,9 +20,9 @@ def start_in_process(settings):
     from integrations.locks import get_locks
     from workers.broker import broker
     from workers.clock import Scheduler, schedule
+    from workers.worker import WorkerPool
 
-    worker = dramatiq.Worker(broker, worker_threads=settings.worker_threads, worker_timeout=250)
-    worker.start()
+    pool = WorkerPool(broker, settings).start()
     stop = threading.Event()
     scheduler = Scheduler(broker, schedule(settings), get_locks(settings.redis_url))
     clock_thread = threading.Thread(target=scheduler.run, args=(stop,), name="clock", daemon=True)
@@ -32,7 +30,8 @@ def start_in_process(settings):
 
     def stop_all():
         stop.set()
-        worker.stop(timeout=10_000)
+        # Its messages live in this process: whatever it hands back runs at the next start.
+        pool.stop(timeout_seconds=min(settings.worker_shutdown_seconds, 10))
 
     atexit.register(stop_all)
     _started = stop_all

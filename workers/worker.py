@@ -1,0 +1,180 @@
+"""A worker process: `python -m workers.worker` (Procfile and supervisord `worker`).
+
+One process, WORKER_THREADS threads, no child processes. Run M of them for M workers: each
+is its own program under the supervisor, so a crash (even `kill -9`) is one crash that the
+supervisor restarts, and a stop reaches exactly one process. (The `dramatiq` command forks
+its workers under a master that stops every worker of the host when one dies, and forwards
+a second SIGTERM that kills a worker mid-job.)
+
+- It takes as many messages as it has threads (no backlog waits in a busy worker's
+  memory), beats its row (`/api/health`, `ff_workers_alive`) every HEARTBEAT_SECONDS and
+  its broker heartbeat every second from a thread, so a worker busy with long jobs is never
+  taken for lost, and one that died is known lost WORKER_LOST_SECONDS after it stopped.
+- SIGTERM (or SIGINT) drains: it takes nothing more, returns what it had taken but not
+  started, lets the jobs it runs finish for up to WORKER_SHUTDOWN_SECONDS, then hands back
+  any still running (their rows are queued and sent again at once, to run elsewhere from
+  the start) and exits 0. A second signal cuts the wait short, handing back at once.
+- `make run`'s in-process worker (workers/embedded.py) is the same WorkerPool in the web
+  process.
+"""
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+
+import dramatiq
+from dramatiq.common import iter_queue
+
+log = logging.getLogger("workers.worker")
+
+BROKER_BEAT_SECONDS = 1.0  # well inside WORKER_LOST_SECONDS (at least 3)
+# How long an idle consumer waits on the broker before it looks again, and how long a
+# worker thread waits for a message: also how quickly a stop is noticed.
+POLL_MS = 1000
+
+
+class WorkerPool:
+    """Dramatiq's worker threads in this process, with their beats and their drain."""
+
+    def __init__(self, broker, settings, *, threads: int | None = None):
+        self.broker = broker
+        self.settings = settings
+        self.threads = threads or settings.worker_threads
+        self.worker: dramatiq.Worker | None = None
+        self._stop_beating = threading.Event()
+        self._beats: threading.Thread | None = None
+
+    def start(self) -> "WorkerPool":
+        self.worker = dramatiq.Worker(self.broker, worker_threads=self.threads, worker_timeout=POLL_MS)
+        # Dramatiq takes twice its threads by default; the surplus would wait in this
+        # process's memory behind long builds, and be lost with it. A message taken is one
+        # a thread is about to run.
+        self.worker.queue_prefetch = self.threads
+        self.worker.start()
+        self._beats = threading.Thread(target=self._beat, name="worker-beats", daemon=True)
+        self._beats.start()
+        log.info("worker started", extra={"fields": {"threads": self.threads, "worker": _name()}})
+        return self
+
+    def _beat(self) -> None:
+        """Records this worker as alive in the database every HEARTBEAT_SECONDS and in the
+        broker every second, whatever its threads are doing."""
+        from models.db import close_connection
+        from services.health import record_worker_beat
+        from workers.broker import keep_broker_heartbeat
+
+        next_row = 0.0
+        while not self._stop_beating.is_set():
+            now = time.monotonic()
+            try:
+                keep_broker_heartbeat(self.broker)
+                if now >= next_row:
+                    record_worker_beat(_name())
+                    next_row = now + self.settings.heartbeat_seconds
+            except Exception as exc:  # the database or Redis is away: the next beat tries again
+                log.warning("worker beat not recorded", extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}})
+            finally:
+                close_connection()
+            self._stop_beating.wait(BROKER_BEAT_SECONDS)
+
+    def stop(self, *, timeout_seconds: float | None = None, cut_short: threading.Event | None = None) -> dict:
+        """Drains: takes nothing more, returns what it had taken but not started, waits up to
+        `timeout_seconds` (WORKER_SHUTDOWN_SECONDS) for its running jobs, hands back the
+        ones still running, stops. Returns what happened, for the log and the tests."""
+        from jobs.runner import release_running, running
+
+        if self.worker is None:
+            return {}
+        timeout = self.settings.worker_shutdown_seconds if timeout_seconds is None else timeout_seconds
+        deadline = time.monotonic() + timeout
+        began = time.monotonic()
+        worker = self.worker
+        for consumer in worker.consumers.values():
+            consumer.stop()  # no more fetches; the messages it took can still be acknowledged
+        for thread in worker.workers:
+            thread.stop()  # each finishes the message it runs and takes no other
+        returned = self._return_taken()
+        cut_short = cut_short or threading.Event()
+        while any(thread.is_alive() for thread in worker.workers) and time.monotonic() < deadline:
+            if cut_short.wait(0.05):
+                break
+        handed_back = release_running() if running() else []
+        worker.stop(timeout=1000)  # joins what is left, returns any late arrival, closes the consumers
+        self._stop_beating.set()
+        if self._beats is not None:
+            self._beats.join(timeout=5)
+        self._forget_beat()
+        outcome = {"returned": returned, "handed_back": handed_back,
+                   "drained_in_seconds": round(time.monotonic() - began, 2)}
+        log.info("worker stopped", extra={"fields": outcome})
+        self.worker = None
+        return outcome
+
+    def _return_taken(self) -> int:
+        """Sends back to the broker the messages taken but not started (a stopping worker
+        would otherwise hold them until its running jobs finish)."""
+        by_queue: dict[str, list] = {}
+        for item in iter_queue(self.worker.work_queue):
+            by_queue.setdefault(item.message.queue_name, []).append(item.message)
+            self.worker.work_queue.task_done()
+        returned = 0
+        for queue_name, messages in by_queue.items():
+            try:
+                self.worker.consumers[queue_name].requeue_messages(messages)
+                returned += len(messages)
+            except Exception:  # the broker is away: they go back when this worker is known lost
+                log.warning("taken messages not returned", exc_info=True, extra={"fields": {"queue": queue_name}})
+        return returned
+
+    def _forget_beat(self) -> None:
+        """A worker that stopped cleanly is no longer counted alive."""
+        from models.db import close_connection
+        from models.job import WorkerBeat
+
+        try:
+            WorkerBeat.delete().where(WorkerBeat.worker == _name()).execute()
+        except Exception:  # it ages out of the count instead
+            log.warning("worker beat not removed", exc_info=True)
+        finally:
+            close_connection()
+
+
+def _name() -> str:
+    from services.health import worker_name
+
+    return worker_name()
+
+
+def main() -> int:
+    # The broker module first: it sets up the settings, the logs, the database and the
+    # broker, and process_boot starts this process's figures (workers/metrics.py) before
+    # anything imports prometheus-client; then the actors.
+    from workers.broker import broker, settings
+
+    broker.emit_after("process_boot")
+    import jobs  # noqa: F401  (declares the actors)
+
+    stopping, cut_short = threading.Event(), threading.Event()
+
+    def on_signal(signum, _frame):
+        if stopping.is_set():
+            log.warning("second stop signal: handing back running jobs now", extra={"fields": {"signal": signum}})
+            cut_short.set()
+        else:
+            log.info("stop signal: draining", extra={"fields": {"signal": signum}})
+            stopping.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
+    pool = WorkerPool(broker, settings).start()
+    while not stopping.wait(1.0):  # a timed wait, so the signal handler runs promptly
+        pass
+    pool.stop(cut_short=cut_short)
+    broker.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
