@@ -95,6 +95,8 @@ class Lease:
         # lease before the reaper noticed): it is then taken again, and the row's fence
         # decides. Only another holder means someone else is working on the subject.
         with self._lock_mutex:
+            if self._lost.is_set():  # handed back meanwhile: the lock is someone else's to take
+                return False
             try:
                 return self._lock.extend() or self._lock.acquire()
             except Exception:

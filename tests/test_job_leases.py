@@ -147,6 +147,50 @@ def test_a_worker_that_dies_mid_job_is_replaced_after_its_lease_and_finishes_onc
     assert (STARTS[job.id], DIES["finished"], DIES["late_write"]) == (2, 1, "refused")
 
 
+HANDED = {"started": threading.Event(), "second_stage": None}
+
+
+@job_actor("lease_test_handed_back")
+def handed_back(ctx):
+    """Attempt 1 works until its worker hands it back; a later attempt finishes at once."""
+    STARTS[ctx.job_id] += 1
+    if ctx.attempt == 1:
+        ctx.stage("working")
+        HANDED["started"].set()
+        for _ in range(200):  # its worker stops meanwhile: the next stage learns it
+            time.sleep(0.05)
+            try:
+                ctx.stage("still working")
+            except job_rows.Superseded:
+                HANDED["second_stage"] = "refused"
+                raise
+    return {"by": ctx.attempt}
+
+
+def test_a_stopping_worker_hands_its_running_job_back_and_it_runs_again_at_once(run_jobs, broker):
+    """What a worker process does when its shutdown time runs out (workers/worker.py): the
+    row is queued again and its message sent, the lock let go, and the run still going can
+    write nothing more; the next delivery starts attempt 2 without waiting for the lease."""
+    from integrations.locks import get_locks
+    from jobs.runner import release_running, running
+
+    HANDED["started"].clear()
+    HANDED["second_stage"] = None
+    job = start(kind="lease_test_handed_back", subject="store:handed")
+    assert HANDED["started"].wait(timeout=10)
+    assert (job.id, 1) in running()
+    released_at = time.monotonic()
+    assert release_running() == [job.id]
+    wait_for(lambda: job_row(job.id).status in Job.FINISHED, 10, "the job to be run again and finish")
+    assert time.monotonic() - released_at < 5  # the next delivery, not the lease and the reaper
+    run_jobs()
+    job = job_row(job.id)
+    assert (job.status, job.attempt, job.result) == (Job.DONE, 2, {"by": 2})
+    assert (STARTS[job.id], HANDED["second_stage"]) == (2, "refused")
+    assert running() == []
+    assert get_locks(SETTINGS.redis_url).acquire("subject:store:handed", 1) is not None  # let go
+
+
 def _run_here(subject: str, body) -> tuple[str, Job]:
     """Runs a job of `body` in this thread, as a worker would; returns the outcome and the row."""
     with transaction():
