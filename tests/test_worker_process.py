@@ -44,7 +44,8 @@ def workers(redis_server, tmp_path):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_"))}
         env.update(DATABASE_URL=SETTINGS.database_url, REDIS_URL=redis_server.url(), SECRET_KEY=SETTINGS.secret_key,
                    OUTBOX_DIR=str(tmp_path / "outbox"), WORKER_METRICS_PORT="0", WORKER_THREADS="1",
-                   PYTHONUNBUFFERED="1", **{k: str(v) for k, v in settings.items()})
+                   PYTHONUNBUFFERED="1")
+        env.update({k: str(v) for k, v in settings.items()})
         log_path = tmp_path / f"worker-{len(started) + 1}.log"
         with open(log_path, "w") as log:
             process = subprocess.Popen([sys.executable, "-m", "tests.probe_worker"], cwd=ROOT, env=env, stdout=log,
@@ -168,3 +169,53 @@ def test_a_job_outlasting_the_stop_is_handed_back_and_runs_again_at_once(workers
     stopped = next(e for e in events if e["msg"] == "worker stopped")
     assert stopped["handed_back"] == [job_id]
     assert not [e for e in events if e["level"] in ("error", "critical")], events
+
+
+def test_one_worker_of_a_host_serves_the_figures_and_another_takes_over_when_it_stops(workers, probe):
+    """Worker processes side by side share WORKER_METRICS_PORT: the first serves the figures
+    of all of them, the others take the port over when it stops. No process is forked for it
+    (nothing left to reap)."""
+    import urllib.request
+
+    from tests.redis_server import free_port
+
+    port = free_port()
+
+    def figures() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+            return response.read().decode()
+
+    first = workers(WORKER_METRICS_PORT=str(port), WORKER_THREADS="2")
+    wait_for(lambda: _try(figures) is not None, 20, "the first worker to serve the figures")
+    second = workers(WORKER_METRICS_PORT=str(port), WORKER_THREADS="2")
+    job_id = probe(seconds=0.2)
+    wait_for(lambda: row(job_id).status == Job.DONE, 20, "the probe job")
+    wait_for(lambda: f'actor_name="{PROBE}"' in figures(), 20, "the probe job in the figures")
+    for process in (first, second):
+        assert not _children(process.pid), "a worker process forks nothing"
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=30) == 0
+    text = wait_for(lambda: _try(figures), 30, "the second worker to take the port over")  # within PORT_RETRY_SECONDS
+    assert f'actor_name="{PROBE}"' in text  # the figures of the stopped process are still summed in
+    server_lines = [e for e in json_lines(second) if e["logger"] == "workers.metrics"]
+    assert any("served on" in e["msg"] for e in server_lines), server_lines
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def _try(read):
+    try:
+        return read()
+    except OSError:
+        return None
