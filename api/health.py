@@ -3,7 +3,7 @@ from marshmallow import Schema, fields
 
 from api.routing import Blueprint
 from config import get_settings
-from services.health import database_status, worker_status
+from services.health import database_status, overall_status, worker_status
 from jobs.send import broker_status
 
 bp = Blueprint("health", __name__, description="Liveness and which build answers.")
@@ -32,13 +32,12 @@ class HealthSchema(Schema):
 @bp.declare(changes_state=False)
 @bp.response(200, HealthSchema)
 def health():
-    """Says which build answers and whether its database, broker and worker are reachable."""
+    """Says which build answers and whether its database, broker and worker are reachable:
+    `ok` only when all three are, `degraded` otherwise (still 200)."""
     settings = get_settings()
-    database = database_status(settings.database_backend)
-    return {
-        "status": "ok" if database["ok"] else "degraded",
-        "build": settings.build,
-        "database": database,
+    parts = {
+        "database": database_status(settings.database_backend),
         "broker": broker_status(),
         "worker": worker_status(stale_seconds=settings.worker_stale_seconds),
     }
+    return {"status": overall_status(**parts), "build": settings.build, **parts}

@@ -79,15 +79,23 @@ DECISIONS = [
     "route had marked it shareable this is logged as a programming error. Everything under /api/ and /login is "
     "`private, no-store, must-revalidate` (spec 5.14), so those answers may carry the cookie.",
     "GET /api/health always answers 200 (the engine reads any other code as 'no API here'): `status` is `ok` "
-    "when the database answers and `degraded` otherwise; `database`, `broker` and `worker` say what answered.",
-    "A worker counts as heard from when it has run a heartbeat job (fired every HEARTBEAT_SECONDS by the clock) "
-    "or booted within WORKER_STALE_SECONDS.",
+    "when the database answers, the broker answers (within half a second) and a worker has been heard from "
+    "within WORKER_STALE_SECONDS, and `degraded` otherwise; `database`, `broker` and `worker` say which.",
+    "A worker counts as heard from when it booted or beat within WORKER_STALE_SECONDS (each worker process "
+    "beats every HEARTBEAT_SECONDS from a thread of its own, however busy its job threads are).",
     "Background work is a job row {id, kind, subject, status: queued|running|done|failed, stage, attempt, error}; "
     "`error` holds a registered reason code. At most one job per kind and subject is queued or running.",
     "A running job renews its subject lock and its row's lease at every stage and every lease/3, so it may run for "
     "many leases; the reaper only takes a running job whose lease has actually run out.",
-    "A dead worker's job is sent again about one lease after its last heartbeat; the dead attempt's late writes "
-    "are refused (every write of a run is fenced by its attempt number).",
+    "The reaper runs in the clock process every REAPER_SECONDS, never behind queued work: a running job whose "
+    "lease ran out is sent again (failed once its attempts are spent), so a dead worker's job runs again about "
+    "one lease after its last renewal; messages a worker took are put back in the queue once its broker "
+    "heartbeat is WORKER_LOST_SECONDS old; a queued job whose message Redis no longer holds (a flush, a failed "
+    "send) is sent again after a 5 s grace, and one whose message waits in the queue is not sent twice (with the "
+    "in-process broker, a job queued for JOB_STALE_SECONDS is sent again). The "
+    "dead attempt's late writes are refused (every write of a run is fenced by its attempt number).",
+    "With Redis out of reach the clock logs one warning, keeps running and fires each slot once when Redis "
+    "answers again; a job that finished while its lock could not be let go is still done (the lock expires).",
     "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
     "fenced write and records nothing.",
     "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "

@@ -9,15 +9,27 @@ extend); the in-process one keeps the same rules under a mutex.
 
 A lock that expires is not a guarantee by itself (a stalled holder may wake after its
 lease). Jobs therefore also fence their writes with the attempt number (services/jobs).
+
+When Redis does not answer, extend and release say False ("not ours any more") with one
+warning line rather than raise: the hold expires by itself, and a job that finished must
+not be reported as failed because its lock could not be let go. Acquire still raises, so
+a caller never believes it holds a lock it could not take.
 """
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
 from contextlib import contextmanager
 
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger("locks")
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
 
 _POLL_SECONDS = 0.02  # how often a waiting acquire tries again
 
@@ -45,6 +57,9 @@ class RedisLock:
             return self._lock.extend(ttl_seconds or self.ttl_seconds, replace_ttl=True)
         except LockError:  # LockNotOwnedError, or never acquired
             return False
+        except _UNREACHABLE as exc:
+            self._unreachable("extend", exc)
+            return False
 
     def release(self) -> bool:
         """Lets go if the hold is still ours; False (and nothing deleted) otherwise."""
@@ -53,6 +68,14 @@ class RedisLock:
             return True
         except LockError:
             return False
+        except _UNREACHABLE as exc:
+            self._unreachable("release", exc)
+            return False
+
+    def _unreachable(self, action: str, exc: Exception) -> None:
+        log.warning("lock left to expire: Redis did not answer", extra={"fields": {
+            "lock": self.name, "action": action, "ttl_seconds": self.ttl_seconds,
+            "error": f"{type(exc).__name__}: {exc}"}})
 
     def owned(self) -> bool:
         return self._lock.owned()

@@ -1,32 +1,18 @@
-"""Periodic housekeeping fired by the clock: the heartbeat, the stale-job reaper, the
-prune of idle anonymous sessions, the prune of uploads nothing names any more and the
-re-check of payments left open and refunds owed."""
+"""Periodic housekeeping fired by the clock: the prune of idle anonymous sessions, the prune
+of uploads nothing names any more and the re-check of payments left open and refunds owed.
+(The reaper runs in the clock process itself, workers/reaper.py, and each worker process
+beats from a thread of its own: neither waits in the queue behind the work.)"""
 import logging
 
 import dramatiq
 
 from config import get_settings
-from jobs.send import send, send_all
+from jobs.send import send_all
 from services.commerce.payments import recheck_open_payments, recheck_refunds
-from services.health import record_worker_beat, worker_name
-from services.jobs import reclaim_stale
 from services.own_product import prune_unused_images
 from services.sessions import prune_anonymous_sessions
 
 log = logging.getLogger("jobs.maintenance")
-
-
-@dramatiq.actor(queue_name="default", max_retries=0, time_limit=30_000)
-def heartbeat():
-    """Records that the worker running it is alive (GET /api/health reads it)."""
-    record_worker_beat(worker_name())
-
-
-@dramatiq.actor(queue_name="default", max_retries=0, time_limit=60_000)
-def requeue_stale_jobs():
-    """Sends again the jobs that no worker is moving (lost messages, dead workers)."""
-    for job in reclaim_stale(stale_seconds=get_settings().job_stale_seconds):
-        send(job)
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)

@@ -25,6 +25,12 @@ def record_worker_beat(worker: str) -> None:
     WorkerBeat.delete().where(WorkerBeat.seen_at < now - timedelta(days=1)).execute()
 
 
+def overall_status(*, database: dict, broker: dict, worker: dict) -> str:
+    """`ok` when the database and the broker answer and a worker was heard from recently;
+    `degraded` otherwise (jobs would wait: nothing would take or run them)."""
+    return "ok" if database["ok"] and broker["ok"] and worker["heard_from"] else "degraded"
+
+
 def database_status(backend: str) -> dict:
     return {"backend": backend, "ok": ping()}
 

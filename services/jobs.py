@@ -131,15 +131,41 @@ def retry_later(job_id: str, attempt: int, error: str) -> bool:
 def reclaim_stale(*, stale_seconds: int, limit: int = 200) -> list[Job]:
     """Finds jobs that no worker is moving: queued for too long (their message was lost,
     say when Redis restarted) or running past their lease (their worker died). Returns the
-    ones to send again; a stale job whose attempts are spent is failed instead."""
+    ones to send again; a stale job whose attempts are spent is failed instead. (The rule of
+    the in-process broker, whose messages cannot be looked at; on Redis the reaper asks the
+    broker instead of guessing from a queued job's age: see workers/reaper.py.)"""
     now = utcnow()
     cutoff = now - timedelta(seconds=stale_seconds)
     stale = list(Job.select().where(
         ((Job.status == Job.QUEUED) & (Job.updated_at < cutoff))
         | ((Job.status == Job.RUNNING) & (Job.lease_until < now))
     ).order_by(Job.updated_at).limit(limit))
+    return take_back(stale)
+
+
+def reclaim_lost_leases(*, limit: int = 200) -> list[Job]:
+    """Takes back the running jobs whose lease ran out (their worker died or stalled):
+    queued again and returned, to be sent; one whose attempts are spent is failed instead."""
+    now = utcnow()
+    lost = list(Job.select().where((Job.status == Job.RUNNING) & (Job.lease_until < now))
+                .order_by(Job.updated_at).limit(limit))
+    return take_back(lost)
+
+
+def queued_before(*, seconds: float, limit: int = 500) -> list[Job]:
+    """The queued jobs nothing has touched for `seconds` (oldest first)."""
+    cutoff = utcnow() - timedelta(seconds=seconds)
+    return list(Job.select().where((Job.status == Job.QUEUED) & (Job.updated_at < cutoff))
+                .order_by(Job.updated_at).limit(limit))
+
+
+def take_back(jobs: list[Job]) -> list[Job]:
+    """Queues each job again as read (its updated_at moved to now), if it is still as read;
+    returns the ones taken, which the caller sends. A running one whose attempts are spent
+    is failed ("worker lost") instead."""
+    now = utcnow()
     to_send = []
-    for job in stale:
+    for job in jobs:
         still = (Job.id == job.id) & (Job.status == job.status) & (Job.attempt == job.attempt) & (Job.updated_at == job.updated_at)
         if job.status == Job.RUNNING and job.attempt >= job.max_attempts:
             Job.update(status=Job.FAILED, error="worker lost", finished_at=now, updated_at=now,

@@ -225,7 +225,7 @@ def test_a_png_without_its_header_or_a_jpeg_cut_before_its_frame_is_refused(foun
 
 def prune_from_the_clock(broker, run_jobs) -> None:
     """The clock's hourly entry fires, and a worker runs the job it sent."""
-    [entry] = [e for e in schedule(SETTINGS) if e.actor_name == "prune_images"]
+    [entry] = [e for e in schedule(SETTINGS) if e.name == "prune_images"]
     assert Scheduler(broker, [entry], InProcessLocks()).tick(clock.time()) == ["prune_images"]
     run_jobs()
 

@@ -7,13 +7,15 @@ from collections import Counter
 import pytest
 
 from jobs import SendInsideTransaction, send, start
-from jobs.maintenance import requeue_stale_jobs
 from jobs.runner import JobFailed, Lease, TransientError, job_actor
 from models.clock import clock, utcnow
 from models.db import transaction
 from models.job import Job
 from services import jobs as job_rows
+from tests.conftest import SETTINGS
 from tests.helpers import in_threads
+from workers.broker import broker as BROKER
+from workers.reaper import reap
 
 RUNS = Counter()
 RUNS_LOCK = threading.Lock()
@@ -245,7 +247,7 @@ def test_a_stalled_worker_waking_after_its_lease_is_fenced_out(run_jobs, monkeyp
     assert STALL["started"].wait(timeout=10)
     time.sleep(1.2)  # the in-process or Redis lock (1 s) expires
     clock.advance(5)  # and so does the lease in the row
-    requeue_stale_jobs.send()
+    reap(BROKER, SETTINGS)  # the clock's reaper, one pass
     deadline = time.monotonic() + 20
     while Job.get_by_id(job.id).status != Job.DONE and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -262,7 +264,7 @@ def test_a_lost_message_is_sent_again_by_the_reaper(run_jobs):
     run_jobs()
     assert Job.get_by_id(job.id).status == Job.QUEUED
     clock.advance(31)
-    requeue_stale_jobs.send()
+    reap(BROKER, SETTINGS)  # the clock's reaper, one pass
     run_jobs()
     assert Job.get_by_id(job.id).status == Job.DONE
     assert RUNS["product:7"] == 1
@@ -273,7 +275,7 @@ def test_a_job_whose_worker_died_is_picked_up_again_and_finishes_once(run_jobs):
         job, _ = job_rows.create_job(kind="test_count_work", subject="product:8")
     assert job_rows.start_attempt(job.id, lease_seconds=60) == 1  # the worker that then died
     clock.advance(61)
-    requeue_stale_jobs.send()
+    reap(BROKER, SETTINGS)  # the clock's reaper, one pass
     run_jobs()
     job = Job.get_by_id(job.id)
     assert (job.status, job.attempt) == (Job.DONE, 2)
@@ -285,7 +287,7 @@ def test_a_dead_job_out_of_attempts_fails_instead_of_looping(run_jobs):
         job, _ = job_rows.create_job(kind="test_count_work", subject="product:9", max_attempts=1)
     job_rows.start_attempt(job.id, lease_seconds=60)
     clock.advance(61)
-    requeue_stale_jobs.send()
+    reap(BROKER, SETTINGS)  # the clock's reaper, one pass
     run_jobs()
     job = Job.get_by_id(job.id)
     assert (job.status, job.error) == (Job.FAILED, "worker lost")

@@ -199,7 +199,7 @@ def test_the_clock_prunes_hourly():
     from tests.conftest import SETTINGS
     from workers.clock import schedule
 
-    assert {e.actor_name: e for e in schedule(SETTINGS)}["prune_sessions"].seconds == 3600
+    assert {e.name: e for e in schedule(SETTINGS)}["prune_sessions"].seconds == 3600
 
 
 def test_the_prune_job_prunes_with_the_setting(founder, run_jobs):

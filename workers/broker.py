@@ -3,11 +3,20 @@
 Importing this module sets the broker (jobs/__init__.py imports it before declaring any
 actor; Dramatiq would otherwise quietly make a default one) and, in a worker process,
 opens the database and the logs.
+
+The functions at the end read and drive dramatiq's Redis layout directly (what the broker
+holds, a process's broker heartbeat, the requeue of a lost worker's messages): they are
+written against dramatiq 2.2.1, pinned in requirements.txt, and tests/test_reaper.py fails
+if that layout changes.
 """
+import weakref
+
 import dramatiq
+import redis
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.brokers.stub import StubBroker
-from dramatiq.common import dq_name
+from dramatiq.common import current_millis, dq_name
+from dramatiq.errors import DecodeError
 
 from config import configure_logging, settings_or_exit
 from models.db import init_db
@@ -15,13 +24,31 @@ from workers.metrics import WorkerMetricsOnBoot
 from workers.middleware import BeatOnBoot, DatabaseConnection
 
 QUEUES = ("default",)
+NAMESPACE = "ff-jobs"
+
+# GET /api/health must answer within a second or two with Redis gone or hung (a probe
+# gives up otherwise): it pings through a client of its own with a short timeout.
+PING_TIMEOUT_SECONDS = 0.5
+_pingers: "weakref.WeakKeyDictionary[RedisBroker, redis.Redis]" = weakref.WeakKeyDictionary()
+
+
+def redis_broker(url: str, *, lost_seconds: float) -> RedisBroker:
+    """A Redis broker (no middleware yet) that takes a process whose broker heartbeat is
+    `lost_seconds` old for lost: the reaper's maintenance gives what it took back to the
+    queue. Its calls time out, so a Redis that stops answering (rather than refusing) fails
+    a call instead of hanging the clock or a worker for good."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
+    made = RedisBroker(client=client, namespace=NAMESPACE, heartbeat_timeout=int(lost_seconds * 1000))
+    _pingers[made] = redis.Redis.from_url(url, socket_connect_timeout=PING_TIMEOUT_SECONDS,
+                                          socket_timeout=PING_TIMEOUT_SECONDS)
+    return made
 
 
 def build_broker(settings) -> dramatiq.Broker:
     if settings.embedded:
         broker = StubBroker()
     else:
-        broker = RedisBroker(url=settings.redis_url, namespace="ff-jobs")
+        broker = redis_broker(settings.redis_url, lost_seconds=settings.worker_lost_seconds)
     broker.add_middleware(DatabaseConnection())
     broker.add_middleware(BeatOnBoot())
     broker.add_middleware(WorkerMetricsOnBoot(settings))
@@ -37,12 +64,14 @@ broker = build_broker(settings)
 dramatiq.set_broker(broker)
 
 
-def broker_status() -> dict:
-    """The broker's backend and whether it answers."""
-    if isinstance(broker, StubBroker):
+def broker_status(of: dramatiq.Broker | None = None) -> dict:
+    """The broker's backend and whether it answers (within PING_TIMEOUT_SECONDS, for a broker
+    that redis_broker made)."""
+    of = of or broker
+    if isinstance(of, StubBroker):
         return {"backend": "embedded", "ok": True}
     try:
-        broker.client.ping()
+        _pingers.get(of, of.client).ping()
         return {"backend": "redis", "ok": True}
     except Exception:  # any failure to reach Redis reads as "not ok"
         return {"backend": "redis", "ok": False}
@@ -75,9 +104,57 @@ def queue_depths(of: dramatiq.Broker | None = None, queues=QUEUES) -> dict[str, 
     return depths
 
 
+# dramatiq 2.2.1's Redis layout (brokers/redis/dispatch.lua), which the functions below use:
+# every call of the dispatch script takes ARGV [command, timestamp, queue_name, broker_id,
+# heartbeat_timeout, dead_message_ttl, do_maintenance, max_unpack_size, ...] and KEYS
+# [namespace]; each call records the caller's broker id in "<ns>:__heartbeats__" (a zset
+# scored by milliseconds). A message taken by a consumer sits in the set
+# "<ns>:__acks__.<broker_id>.<queue>" until acknowledged, and stays in "<ns>:<queue>.msgs"
+# (id -> encoded message) until then. A call with do_maintenance=1 puts back in the queue
+# what brokers silent for heartbeat_timeout took from that queue; dramatiq itself does so
+# on one call in a thousand, by chance. tests/test_reaper.py checks this layout.
+def _dispatch(of: RedisBroker, command: str, queue_name: str, *, maintenance: bool, args=()):
+    return of.scripts["dispatch"](keys=[of.namespace], args=[
+        command, current_millis(), queue_name, of.broker_id, of.heartbeat_timeout, of.dead_message_ttl,
+        int(maintenance), of._max_unpack_size(), *args])
+
+
 def keep_broker_heartbeat(of: dramatiq.Broker) -> None:
-    """Refreshes this process's heartbeat in the broker (any dispatch call records it): a
-    worker whose threads all run long jobs does not fetch, and would otherwise be taken for
-    lost. Nothing to do in-process."""
+    """Refreshes this process's broker heartbeat with one cheap call. A worker whose threads
+    all run long jobs (its prefetch full) fetches nothing, and would otherwise be taken for
+    lost after WORKER_LOST_SECONDS. Nothing to do in-process."""
     if isinstance(of, RedisBroker):
-        of.do_qsize(QUEUES[0])
+        _dispatch(of, "qsize", QUEUES[0], maintenance=False)
+
+
+def requeue_lost_messages(of: dramatiq.Broker) -> list[str]:
+    """Puts back in their queues the messages taken by consumers whose broker heartbeat is
+    older than the broker's heartbeat_timeout (a lost worker), on every declared queue and
+    its delay queue, now rather than by chance. Returns the queues looked at."""
+    if not isinstance(of, RedisBroker):
+        return []  # in-process, a lost worker is a lost process: its messages went with it
+    queues = sorted(of.get_declared_queues() | of.get_declared_delay_queues())
+    for queue in queues:
+        _dispatch(of, "qsize", queue, maintenance=True)
+    return queues
+
+
+def held_job_ids(of: RedisBroker) -> set[str]:
+    """The job ids (a job actor's args[0]) of every message the broker holds on its declared
+    queues and their delay queues: waiting, delayed, or taken and not yet acknowledged.
+    One MULTI reads every hash, so a message moving between a queue and its delay queue
+    (a retry, a delay running out) is seen on one side or the other."""
+    names = sorted(of.get_declared_queues() | of.get_declared_delay_queues())
+    with of.client.pipeline(transaction=True) as pipe:
+        for name in names:
+            pipe.hvals(f"{of.namespace}:{name}.msgs")
+        stored = pipe.execute()
+    ids = set()
+    for encoded in (data for values in stored for data in values):
+        try:
+            args = dramatiq.Message.decode(encoded).args
+        except DecodeError:  # not a message of ours; nothing to match
+            continue
+        if args and isinstance(args[0], str):
+            ids.add(args[0])
+    return ids

@@ -1,10 +1,18 @@
-"""The clock: fires periodic jobs. Run it as `python -m workers.clock` (Procfile: clock).
+"""The clock: fires periodic jobs, and runs the reaper. Run it as `python -m workers.clock`
+(Procfile: clock).
 
 Each entry fires once per time slot: `Every(seconds)` once per period, `DailyAt(hour)` once
 per UTC day, at the first tick at or after that hour (a clock started later in the day
-fires the day's slot at once; its job is idempotent per day). With several clocks running
+fires the day's slot at once; its job is idempotent per day). Both send a message that a
+worker runs; `InClock(seconds)` runs a function in the clock process itself (the reaper,
+which must not wait in the queue behind the work it rescues). With several clocks running
 (say one per host), a lock named after the slot lets only one of them fire it; the lock is
-never released and simply expires, so it doubles as a "fired" mark.
+never released once the slot fired and simply expires, so it doubles as a "fired" mark.
+
+Redis (or the database) out of reach does not stop the clock: it logs one warning per
+outage, and a slot it could not lock or fire is tried again at the next tick, so every
+slot still fires once when they answer again. An `Every` slot that ended during the outage
+is not fired late: the slot current when Redis answers again stands for it.
 """
 from __future__ import annotations
 
@@ -12,14 +20,27 @@ import logging
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
 
 import dramatiq
+import redis
+
+from models.db import UNAVAILABLE
 
 log = logging.getLogger("clock")
 
 
 DAY = 86400
+
+# What "a backend did not answer" looks like; anything else is a fault of the entry.
+UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, dramatiq.errors.BrokerConnectionError,
+               *UNAVAILABLE)
+
+
+def _message(actor_name: str, queue: str) -> dramatiq.Message:
+    return dramatiq.Message(queue_name=queue, actor_name=actor_name, args=(), kwargs={}, options={})
 
 
 @dataclass(frozen=True)
@@ -27,6 +48,10 @@ class Every:
     actor_name: str
     seconds: int
     queue: str = "default"
+
+    @property
+    def name(self) -> str:
+        return self.actor_name
 
     def slot(self, now: float) -> int:
         return int(now // self.seconds)
@@ -37,6 +62,9 @@ class Every:
     @property
     def lock_seconds(self) -> int:
         return self.seconds * 2
+
+    def fire(self, broker) -> None:
+        broker.enqueue(_message(self.actor_name, self.queue))
 
 
 @dataclass(frozen=True)
@@ -52,6 +80,10 @@ class DailyAt:
         if not 0 <= self.hour <= 23:
             raise ValueError(f"DailyAt hour must be 0-23, got {self.hour}")
 
+    @property
+    def name(self) -> str:
+        return self.actor_name
+
     def slot(self, now: float) -> int:
         return int((now - self.hour * 3600) // DAY)
 
@@ -63,15 +95,43 @@ class DailyAt:
         # Held past the whole day, so a clock started later that day sees the slot fired.
         return DAY * 2
 
+    def fire(self, broker) -> None:
+        broker.enqueue(_message(self.actor_name, self.queue))
 
-def schedule(settings) -> list[Every | DailyAt]:
+
+@dataclass(frozen=True)
+class InClock:
+    """Once per period, `run(broker)` in the clock process itself (one clock of several)."""
+
+    name: str
+    seconds: int
+    run: Callable = field(compare=False, repr=False)
+
+    def slot(self, now: float) -> int:
+        return int(now // self.seconds)
+
+    def lock_name(self, slot: int) -> str:
+        return f"clock:{self.name}:{slot}"
+
+    @property
+    def lock_seconds(self) -> int:
+        return self.seconds * 2
+
+    def fire(self, broker) -> None:
+        self.run(broker)
+
+
+def schedule(settings) -> list[Every | DailyAt | InClock]:
+    from workers.reaper import reap  # late: it imports the broker, which reads the settings
+
     return [
-        Every("heartbeat", settings.heartbeat_seconds),
-        Every("requeue_stale_jobs", max(5, settings.job_stale_seconds // 4)),
         Every("prune_sessions", 3600),
         Every("prune_images", 3600),
         Every("recheck_payments", 600),
         DailyAt("nightly_brief", settings.brief_hour_utc),
+        # Last: with the database down but Redis up, the entries above still fire (a tick
+        # stops at the first entry that meets an outage).
+        InClock("reaper", settings.reaper_seconds, partial(reap, settings=settings)),
     ]
 
 
@@ -81,24 +141,70 @@ class Scheduler:
         self.entries = entries
         self.locks = locks
         self._last_slot: dict[str, int] = {}
+        # Slots whose lock this clock took but could not fire nor let go of (Redis went away
+        # in between): fired with the same hold when it answers, if the hold is still ours.
+        self._unfired: dict[str, tuple[int, object]] = {}
+        self._outage_since: float | None = None
 
     def tick(self, now: float) -> list[str]:
-        """Fires every entry whose slot has come; returns the names fired here."""
+        """Fires every entry whose slot has come; returns the names fired here. A slot whose
+        lock or firing met an unreachable backend is left for the next tick."""
         fired = []
         for entry in self.entries:
             slot = entry.slot(now)
-            if self._last_slot.get(entry.actor_name) == slot:
+            if self._last_slot.get(entry.name) == slot:
                 continue
-            self._last_slot[entry.actor_name] = slot
-            if self.locks.acquire(entry.lock_name(slot), entry.lock_seconds) is None:
-                continue  # another clock fired this slot
             try:
-                self.broker.enqueue(dramatiq.Message(queue_name=entry.queue, actor_name=entry.actor_name,
-                                                     args=(), kwargs={}, options={}))
-                fired.append(entry.actor_name)
+                lock = self._take(entry, slot)
+                if lock is not None:
+                    self._fire(entry, slot, lock)
+                    fired.append(entry.name)
+            except UNREACHABLE as exc:
+                self._unreachable(exc)
+                break  # the entries after it would meet the same outage; all wait for the next tick
             except Exception:
-                log.exception("clock could not send", extra={"fields": {"actor": entry.actor_name}})
+                # A fault of the entry, not an outage: trying again every second would only
+                # fill the log, so the slot counts as spent.
+                log.exception("clock could not fire", extra={"fields": {"entry": entry.name, "slot": slot}})
+            self._unfired.pop(entry.name, None)
+            self._last_slot[entry.name] = slot
+            self._answered()
         return fired
+
+    def _take(self, entry, slot: int):
+        """The slot's lock, held by this clock; None when another clock fired the slot."""
+        unfired = self._unfired.get(entry.name)
+        # owned() raises while Redis is away (the hold is kept for the next tick); False
+        # once the hold expired or Redis came back empty: the slot's lock is taken afresh.
+        if unfired is not None and unfired[0] == slot and unfired[1].owned():
+            return unfired[1]
+        return self.locks.acquire(entry.lock_name(slot), entry.lock_seconds)
+
+    def _fire(self, entry, slot: int, lock) -> None:
+        try:
+            entry.fire(self.broker)
+        except UNREACHABLE:
+            # Let the slot go, so whichever clock reaches Redis first fires it; if Redis is
+            # gone for that too, keep the hold and fire with it at a later tick.
+            try:
+                released = lock.release()
+            except Exception:  # an in-process lock never raises; a Redis one says False
+                released = False
+            if not released:
+                self._unfired[entry.name] = (slot, lock)
+            raise
+
+    def _unreachable(self, exc: BaseException) -> None:
+        if self._outage_since is None:
+            self._outage_since = time.monotonic()
+            log.warning("clock cannot reach Redis or the database; its slots fire once they answer",
+                        extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}})
+
+    def _answered(self) -> None:
+        if self._outage_since is not None:
+            log.info("clock reaches Redis and the database again", extra={"fields": {
+                "outage_seconds": round(time.monotonic() - self._outage_since, 1)}})
+            self._outage_since = None
 
     def run(self, stop: threading.Event) -> None:
         while not stop.is_set():
@@ -114,7 +220,7 @@ def main() -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     entries = schedule(settings)
-    log.info("clock started", extra={"fields": {"entries": [e.actor_name for e in entries]}})
+    log.info("clock started", extra={"fields": {"entries": [e.name for e in entries]}})
     Scheduler(broker, entries, get_locks(settings.redis_url)).run(stop)
     log.info("clock stopped")
 
