@@ -40,8 +40,11 @@ def supervisord_options(tmp_path, worker_processes: int = 3):
 
 
 def supervisord_programs(tmp_path) -> dict[str, list]:
-    """Each program's process configs by program name."""
-    return {group.name: group.process_configs for group in supervisord_options(tmp_path).process_group_configs}
+    """Each program's process configs by program name (the event listener apart)."""
+    from supervisor.options import EventListenerPoolConfig
+
+    return {group.name: group.process_configs for group in supervisord_options(tmp_path).process_group_configs
+            if not isinstance(group, EventListenerPoolConfig)}
 
 
 def unit(name: str) -> dict[str, dict[str, list[str]]]:
@@ -170,3 +173,30 @@ def test_each_systemd_unit_restarts_for_ever_and_signals_its_main_process(name):
 
 def test_the_target_groups_the_units():
     assert unit("ff.target")["Install"]["WantedBy"] == ["multi-user.target"]
+
+
+def test_supervisords_process_events_come_out_as_json_lines(tmp_path):
+    """The `events` listener (deploy/supervisor_events.py), spoken to as supervisord does: it
+    says READY, reads a PROCESS_STATE_EXITED event, prints one JSON line (a crash: expected
+    false), answers OK and is READY again."""
+    import json
+    import subprocess
+
+    from supervisor.options import EventListenerPoolConfig
+
+    (listener,) = [group for group in supervisord_options(tmp_path).process_group_configs
+                   if isinstance(group, EventListenerPoolConfig)]
+    (config,) = listener.process_configs
+    argv = [os.path.normpath(arg) for arg in shlex.split(config.command)]
+    assert _relative(argv, ROOT) == [".venv/bin/python", "deploy/supervisor_events.py"]
+    assert config.stderr_logfile == "/dev/stdout" and config.autorestart
+    payload = "processname:worker_1 groupname:worker from_state:RUNNING expected:0 pid:4242"
+    header = f"ver:3.0 server:supervisor serial:1 pool:events poolserial:1 eventname:PROCESS_STATE_EXITED len:{len(payload)}\n"
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), str(DEPLOY / "supervisor_events.py")],
+                          input=header + payload, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0
+    assert done.stdout == "READY\nRESULT 2\nOKREADY\n"
+    (line,) = done.stderr.splitlines()
+    event = json.loads(line)
+    assert (event["logger"], event["program"], event["state"], event["expected"], event["pid"], event["level"]) == \
+        ("supervisord", "worker_1", "exited", False, 4242, "warning")

@@ -10,6 +10,7 @@ Marked `faults`: they run in the PostgreSQL and Redis pass only (tests/conftest.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -44,6 +45,14 @@ def topology(tmp_path):
             assert line.startswith("{") and json.loads(line), line
 
 
+def _wait(read, seconds: float):
+    """What `read` returns once it has something (the events line may trail the restart a little)."""
+    deadline = time.monotonic() + seconds
+    while not (found := read()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
 def report(name: str, figures: dict) -> None:
     shown = {k: v for k, v in figures.items() if k not in ("jobs", "versions")}
     print(f"\n{name}: {json.dumps(shown, default=str)}")
@@ -56,6 +65,8 @@ def test_a_worker_killed_mid_batch_is_the_only_process_restarted_and_its_builds_
     # Only the killed process restarted: the other worker, web and clock kept their pids.
     assert figures["new_pid"] != figures["killed_pid"]
     assert figures["unchanged"] == sorted(n for n in figures["pids_before"] if n != figures["killed"])
+    # The operator sees it in the stream: one unexpected exit, of that worker.
+    assert _wait(lambda: topo.exits(), 5) == [(figures["killed"], False)]
     # The web answered throughout.
     assert figures["health_errors"] == 0, figures["health_error_samples"]
     assert figures["health_answers"] > 0
@@ -80,6 +91,7 @@ def test_one_sigterm_drains_a_worker_its_builds_finish_there_and_none_waits_for_
     # supervisord started it again; nothing else restarted.
     assert figures["new_pid"] != figures["stopped_pid"]
     assert figures["unchanged"] == sorted(n for n in figures["pids_before"] if n != figures["stopped"])
+    assert figures["exits"] == [(figures["stopped"], True)]  # exit status 0: a drain, not a crash
     # Every build finished once, at its first attempt, and none waited for a lease to run out.
     assert figures["all_done_once"], (figures["jobs"], figures["versions"])
     assert figures["attempts"] == [1], figures

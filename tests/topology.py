@@ -286,6 +286,18 @@ class Topology:
     def output(self) -> str:
         return self.output_file.read_text(errors="replace")
 
+    def exits(self) -> list[tuple[str, bool]]:
+        """(program, expected) of every exit supervisord reported (deploy/supervisor_events.py)."""
+        found = []
+        for line in self.output().splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("logger") == "supervisord" and event.get("state") == "exited":
+                found.append((event["program"], event["expected"]))
+        return found
+
     # -- the slow model -----------------------------------------------------------------------
 
     def set_build_seconds(self, seconds: float) -> None:
@@ -490,7 +502,7 @@ def kill_worker_mid_batch(topo: Topology, *, builds: int = 8, timeout: float = 1
         "all_built_after_kill_seconds": round(built_at - killed_wall, 2),
         "all_built_after_post_seconds": round(built_at - posted, 2),
         "health_answers": health.answers, "health_errors": len(health.errors), "health_error_samples": health.errors[:3],
-        "health_statuses": health.statuses,
+        "health_statuses": health.statuses, "exits": topo.exits(),
         **once,
     }
 
@@ -524,7 +536,7 @@ def stop_worker_during_builds(topo: Topology, *, builds: int = 8, timeout: float
         "attempts": sorted({rows[0]["attempt"] for rows in once["jobs"].values() if rows}),
         "all_built_after_stop_seconds": round(built_at - stopped_wall, 2),
         "all_built_after_post_seconds": round(built_at - posted, 2),
-        "second_signal_logged": "second stop signal" in topo.output(),
+        "second_signal_logged": "second stop signal" in topo.output(), "exits": topo.exits(),
         **once,
     }
 
