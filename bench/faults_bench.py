@@ -83,7 +83,8 @@ def show(name: str, f: dict) -> None:
     if name == "kill":
         print(f"kill -9 {f['killed']} mid-batch, {f['builds']} builds: restarted after {f['restarted_after_seconds']:.2f} s "
               f"(unchanged: {', '.join(f['unchanged'])}); GET /api/health {f['health_answers']} answers, "
-              f"{f['health_errors']} connection errors; held {len(f['held'])}, run again (attempt 2) "
+              f"{f['health_errors']} connection errors; held {len(f['held'])} ({f['queued_at_kill']} builds queued), "
+              f"run again (attempt 2) "
               f"{_spread(f['rerun_started_after_seconds'].values())} after the kill; last store built "
               f"{f['all_built_after_kill_seconds']:.1f} s after the kill; {once}")
     elif name == "stop":

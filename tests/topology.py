@@ -481,6 +481,7 @@ def kill_worker_mid_batch(topo: Topology, *, builds: int = 8, timeout: float = 1
             founder.build()
         victim = topo.worker_names()[0]
         pid, held = _wait_busy(topo, victim, topo.worker_threads)
+        queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
         killed_at, killed_wall = utcnow(), time.time()
         os.kill(pid, signal.SIGKILL)
         wait_gone(pid)
@@ -493,7 +494,7 @@ def kill_worker_mid_batch(topo: Topology, *, builds: int = 8, timeout: float = 1
     # it had taken shows as a second attempt too).
     rerun = {pid_: rows[0] for pid_, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
     return {
-        "builds": builds, "killed": victim, "killed_pid": pid, "new_pid": info["pid"],
+        "builds": builds, "queued_at_kill": queued, "killed": victim, "killed_pid": pid, "new_pid": info["pid"],
         "restarted_after_seconds": round(restarted_wall - killed_wall, 2),
         "pids_before": before, "pids_after": after,
         "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
