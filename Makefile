@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT
 
-.PHONY: run test install install-dev migrate seed bench procs clean
+.PHONY: run test install install-dev migrate seed bench procs procs-ctl clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,21 @@ run: seed
 test: install-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Production-like processes from the Procfile (needs DATABASE_URL, REDIS_URL, SECRET_KEY).
-procs: install-dev migrate
-	$(BIN)/honcho start
+# The production processes under supervisord (deploy/supervisord.conf), in the foreground: one
+# web (gunicorn), WORKER_PROCESSES workers, one clock, each restarted when it exits; their JSON
+# lines on stdout, supervisord's own log and socket in PROCS_RUN_DIR. Needs DATABASE_URL,
+# REDIS_URL and SECRET_KEY (or .env). Ctrl-C or SIGTERM stops them all (workers drain).
+# `make procs-ctl` asks the running supervisord (CTL="restart worker:*", "stop web", ...).
+# For development, honcho runs the Procfile: .venv/bin/honcho start [-c worker=2].
+PROCS_RUN_DIR ?= $(CURDIR)/var/run
+WORKER_PROCESSES ?= 2
+CTL ?= status
+procs: migrate
+	mkdir -p $(PROCS_RUN_DIR)
+	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) exec $(BIN)/supervisord -c deploy/supervisord.conf
+
+procs-ctl: install
+	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) $(BIN)/supervisorctl -c deploy/supervisord.conf $(CTL)
 
 bench: install-dev migrate
 	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health -n 10000 --repeat 3
@@ -88,3 +100,12 @@ bench-commerce: install-dev
 .PHONY: bench-images
 bench-images: install-dev
 	$(BIN)/python bench/images_bench.py $(IMAGES_BENCH_ARGS)
+
+# Faults under supervisord with more builds than the tests: kill -9 a worker, SIGTERM a worker,
+# a stop past WORKER_SHUTDOWN_SECONDS, FLUSHALL on Redis (bench/README.md); not part of the tests.
+# FAULTS_BENCH_DB must name a database with "bench" in it (dropped and made again per scenario);
+# each scenario starts a Redis server of its own (Debian's redis-server) on a free port.
+.PHONY: bench-faults
+FAULTS_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_faults_bench
+bench-faults: install-dev
+	$(BIN)/python bench/faults_bench.py $(FAULTS_BENCH_DB) $(FAULTS_BENCH_ARGS)

@@ -1,5 +1,10 @@
-"""Gunicorn settings for the web process: `make run`, Procfile `web`, and the benchmarks."""
-from config import settings_or_exit
+"""Gunicorn settings for the web process: `make run`, Procfile `web`, supervisord and systemd
+`web` (deploy/), and the benchmarks."""
+import logging
+import sys
+import threading
+
+from config import JsonLogFormatter, settings_or_exit
 from integrations.metrics import prepare_multiprocess_dir, process_exited, remove_multiprocess_dir
 
 _settings = settings_or_exit()
@@ -22,6 +27,58 @@ graceful_timeout = 20
 # request itself without them.
 accesslog = None
 errorlog = "-"
+# gunicorn's own lines (booting, workers started and stopped, a worker's traceback) as the
+# app's are: one JSON line per event on stderr, the traceback inside it. The root handler is
+# the app's (config.configure_logging finds it and adds no second one); gunicorn's loggers
+# keep no handler of their own and pass their records up to it.
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "config.JsonLogFormatter"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+    "root": {"level": _settings.log_level, "handlers": ["stderr"]},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": [], "propagate": True},
+        "gunicorn.access": {"level": "INFO", "handlers": [], "propagate": True},
+    },
+}
+# gunicorn 25.1+ opens a control socket at $XDG_RUNTIME_DIR/gunicorn.ctl or
+# ~/.gunicorn/gunicorn.ctl: one path for every instance of a host, so a second instance
+# takes it over from the first. Nothing here uses it (supervisord and systemd signal the
+# master): none.
+control_socket_disable = True
+
+
+class _StrayLines:
+    """A gunicorn worker's sys.stdout or sys.stderr: whatever is printed there outside the logs
+    (gunicorn prints the error of a worker that failed to boot again after logging it with its
+    traceback; Python prints warnings) comes out as one JSON line per write. The log handler
+    keeps the stream it was given, so log lines never pass through here."""
+
+    def __init__(self, stream, name: str, level: int):
+        self._stream, self._name, self._level = stream, name, level
+        self._formatter = JsonLogFormatter()
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        line = text.rstrip("\n")
+        if line.strip():
+            record = logging.LogRecord(self._name, self._level, __file__, 0, line, None, None)
+            with self._lock:
+                self._stream.write(self._formatter.format(record) + "\n")
+                self._stream.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def post_fork(server, worker):
+    sys.stdout = _StrayLines(sys.stdout, "gunicorn.stdout", logging.INFO)
+    sys.stderr = _StrayLines(sys.stderr, "gunicorn.stderr", logging.ERROR)
 
 
 def post_worker_init(worker):

@@ -1,6 +1,7 @@
 """The runtime contract, as operators use it: `make run` serves web and an in-process
 worker; the Procfile's web, worker and clock share work through Redis; gunicorn keeps an idle
-connection open for longer than the browser app's longest poll."""
+connection open for longer than the browser app's longest poll, prints JSON lines only, and
+leaves no control socket for another instance to take."""
 import http.client
 import json
 import os
@@ -123,35 +124,46 @@ def test_make_run_serves_health_with_an_in_process_worker_and_stops_on_sigterm(t
         _get_json(f"http://127.0.0.1:{port}/api/health")
 
 
+def procfile() -> dict[str, str]:
+    """The Procfile's commands by process type."""
+    lines = (ROOT / "Procfile").read_text().splitlines()
+    return {name.strip(): command.strip() for name, _, command in (line.partition(":") for line in lines) if command}
+
+
 @pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
 def test_procfile_processes_share_work_through_redis(tmp_path):
-    """web, worker and clock as separate processes: a job sent by web (a sign-in mail) is
-    run by the worker process; the clock's heartbeat goes through Redis to the worker."""
+    """web, worker and clock as separate processes, each started from the Procfile's own
+    command line as honcho runs it (`sh -c` in the checkout, the virtualenv not activated
+    and not on PATH): a job sent by web (a sign-in mail) is run by a worker process; the
+    clock's heartbeat goes through Redis to the workers."""
     port = _free_port()
     env = _base_env(tmp_path, port)
     # Its own database, never the suite's (whose worker would otherwise take the processes' jobs).
     base, _, suite_db = TEST_REDIS_URL.rpartition("/")
     env["REDIS_URL"] = f"{base}/{13 if suite_db == '14' else 14}"
     env["WORKER_METRICS_PORT"] = str(_free_port())
+    env["WORKER_THREADS"] = "2"
     if TEST_DATABASE_URL:
         # Named after the suite's own database, so suites of several checkouts never drop each other's.
         env["DATABASE_URL"] = TEST_DATABASE_URL + "_procs"
         _recreate_database(env["DATABASE_URL"])
-    env["PATH"] = f"{VENV_BIN}:{env.get('PATH', '')}"
+    # The commands name the virtualenv's programs themselves (.venv/bin/...): nothing of it on PATH.
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if p and not p.startswith(str(VENV_BIN.parent)))
+    env.pop("VIRTUAL_ENV", None)
     subprocess.run([str(VENV_BIN / "flask"), "--app", "api", "db", "upgrade"], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=120)
-    commands = {
-        "web": [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "api:create_app()"],
-        "worker": [str(VENV_BIN / "dramatiq"), "workers.broker", "jobs", "--processes", "1", "--threads", "2"],
-        # A second worker command on the same host and WORKER_METRICS_PORT: no clash, one
-        # exposition server serves both.
-        "worker2": [str(VENV_BIN / "dramatiq"), "workers.broker", "jobs", "--processes", "1", "--threads", "1"],
-        "clock": [sys.executable, "-m", "workers.clock"],
-    }
+    commands = procfile()
+    assert commands["worker"] == ".venv/bin/python -m workers.worker", commands
+    # A second worker process on the same host and WORKER_METRICS_PORT (honcho's -c worker=2):
+    # no clash, one of them serves the figures of both.
+    commands = {"web": commands["web"], "worker": commands["worker"], "worker2": commands["worker"],
+                "clock": commands["clock"]}
     processes = {}
     try:
         for name, command in commands.items():
-            processes[name] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=open(tmp_path / f"{name}.log", "w"),
+            processes[name] = subprocess.Popen(["sh", "-c", "exec " + command], cwd=ROOT, env=env,
+                                               stdout=open(tmp_path / f"{name}.log", "w"),
                                                stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}/api/health"
         _, body, _ = _wait_for(lambda: _get_json(url), 60, "the web process")
@@ -276,3 +288,73 @@ def test_a_connection_idle_for_longer_than_a_poll_is_still_open(tmp_path, keepal
         _stop(process)
         log.close()
     assert "Traceback" not in (tmp_path / "web.log").read_text()
+
+
+# --- gunicorn's own lines and its control socket (issue 21, point 6) ----------------------------
+
+
+def _json_lines(text: str) -> list[dict]:
+    """Every line of the output as a JSON object (an AssertionError names the first that is not)."""
+    found = []
+    for line in text.splitlines():
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            raise AssertionError(f"not a JSON line: {line!r}") from None
+        assert isinstance(found[-1], dict), line
+    return found
+
+
+def _sockets_under(*folders) -> list[str]:
+    return [str(path) for folder in folders for path in folder.rglob("*") if path.is_socket()]
+
+
+def test_two_gunicorn_instances_side_by_side_share_no_control_socket_and_print_json_lines_only(tmp_path):
+    """gunicorn 25.1+ opens its control socket at one path per user ($XDG_RUNTIME_DIR/gunicorn.ctl
+    or ~/.gunicorn/gunicorn.ctl), which a second instance takes over: gunicorn.conf.py turns it
+    off. Two instances run side by side with one HOME and one XDG_RUNTIME_DIR and leave no socket
+    there; the same settings with the socket on (the control) leave one, so the check can tell.
+    Every line either prints at start and stop is one JSON object, and so is every line of an
+    instance whose app fails to load (its traceback inside one)."""
+    home, runtime = tmp_path / "home", tmp_path / "xdg"
+    home.mkdir()
+    runtime.mkdir()
+    control = tmp_path / "control.conf.py"
+    control.write_text((ROOT / "gunicorn.conf.py").read_text().replace("control_socket_disable = True",
+                                                                       "control_socket_disable = False"))
+
+    def start(name, config="gunicorn.conf.py", app="api:create_app()"):
+        port = _free_port()
+        env = _base_env(tmp_path / name, port) | {"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime),
+                                                  "PYTHONPATH": str(ROOT)}
+        (tmp_path / name).mkdir()
+        log = open(tmp_path / f"{name}.log", "w")
+        process = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", str(config), app], cwd=ROOT, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        return process, port, log
+
+    instances = {name: start(name) for name in ("one", "two")}
+    try:
+        for process, port, _ in instances.values():
+            _wait_for(lambda: _get_json(f"http://127.0.0.1:{port}/api/health")[0] == 200, 60, "gunicorn")
+        assert _sockets_under(home, runtime) == []
+        checked = start("control", config=control)
+        try:
+            _wait_for(lambda: _sockets_under(home, runtime), 60, "the control instance's socket")
+        finally:
+            _stop(checked[0])
+            checked[2].close()
+    finally:
+        for process, _, log in instances.values():
+            _stop(process)
+            log.close()
+    for name in ("one", "two"):
+        lines = _json_lines((tmp_path / f"{name}.log").read_text())
+        said = [line["msg"] for line in lines if line["logger"] == "gunicorn.error"]
+        assert any(m.startswith("Starting gunicorn") for m in said) and "Shutting down: Master" in said, said
+
+    process, _, log = start("broken", app="tests.no_such_module:app")
+    assert process.wait(timeout=60) != 0
+    log.close()
+    lines = _json_lines((tmp_path / "broken.log").read_text())
+    assert any("No module named" in line.get("traceback", "") for line in lines), lines

@@ -1,0 +1,119 @@
+"""The production topology under its supervisor (deploy/supervisord.conf, as `make procs` runs
+it), with faults: a worker killed, a worker stopped, a stop longer than the shutdown time, Redis
+flushed. Each test starts its own topology (tests/topology.py): web, two worker processes of
+two threads, the clock, on a PostgreSQL database named after TEST_DATABASE_URL and a Redis of
+its own; store builds take a few seconds each (a slow model program). The figures are printed
+(`pytest -s`) and kept in bench/README.md (bench/faults_bench.py runs the same with more builds).
+
+Marked `faults`: they run in the PostgreSQL and Redis pass only (tests/conftest.py).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from config import Settings
+from tests.conftest import TEST_DATABASE_URL
+from tests.topology import (Topology, flush_redis_with_builds_queued, kill_worker_mid_batch,
+                            stop_worker_during_builds, stop_worker_past_its_shutdown_time)
+
+pytestmark = pytest.mark.faults
+
+RECOVERY_SECONDS = 30  # reliability.md: every job of a lost worker is running again within 30 s
+
+
+@pytest.fixture
+def topology(tmp_path):
+    """Starts a topology of the test's own, `topology(**options)` (see Topology), and stops
+    it afterwards; every line its processes printed must be one JSON object (a traceback
+    inside one)."""
+    started = []
+
+    def start(**options) -> Topology:
+        topo = Topology(tmp_path, TEST_DATABASE_URL + "_topology", **options)
+        started.append(topo)
+        return topo.start()
+
+    yield start
+    for topo in started:
+        topo.stop()
+        topo.drop()
+    for topo in started:
+        for line in topo.output().splitlines():
+            assert line.startswith("{") and json.loads(line), line
+
+
+def _wait(read, seconds: float):
+    """What `read` returns once it has something (the events line may trail the restart a little)."""
+    deadline = time.monotonic() + seconds
+    while not (found := read()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def report(name: str, figures: dict) -> None:
+    shown = {k: v for k, v in figures.items() if k not in ("jobs", "versions")}
+    print(f"\n{name}: {json.dumps(shown, default=str)}")
+
+
+def test_a_worker_killed_mid_batch_is_the_only_process_restarted_and_its_builds_run_again(topology):
+    topo = topology(build_seconds=4)
+    figures = kill_worker_mid_batch(topo, builds=8)
+    report("kill -9 one worker mid-batch", figures)
+    # Only the killed process restarted: the other worker, web and clock kept their pids.
+    assert figures["new_pid"] != figures["killed_pid"]
+    assert figures["unchanged"] == sorted(n for n in figures["pids_before"] if n != figures["killed"])
+    # The operator sees it in the stream: one unexpected exit, of that worker.
+    assert _wait(lambda: topo.exits(), 5) == [(figures["killed"], False)]
+    # The web answered throughout.
+    assert figures["health_errors"] == 0, figures["health_error_samples"]
+    assert figures["health_answers"] > 0
+    # Every build finished once: one job row, done, one store version each.
+    assert figures["all_done_once"], (figures["jobs"], figures["versions"])
+    # Each build the killed worker was running ran again (attempt 2), within 30 s of the kill.
+    assert set(figures["held"]) <= set(figures["rerun"]), figures
+    assert all(0 < s <= RECOVERY_SECONDS for s in figures["rerun_started_after_seconds"].values()), figures
+    # supervisorctl, as an operator runs it, sees every program running.
+    status = topo.ctl("status")
+    assert status.returncode == 0, status.stdout + status.stderr
+    for name in ["web", "clock", *(f"worker:{n}" for n in topo.worker_names())]:
+        assert any(line.startswith(name) and "RUNNING" in line for line in status.stdout.splitlines()), status.stdout
+
+
+def test_one_sigterm_drains_a_worker_its_builds_finish_there_and_none_waits_for_the_reaper(topology):
+    figures = stop_worker_during_builds(topology(build_seconds=4), builds=8)
+    report("SIGTERM one worker during slow builds", figures)
+    # The builds it was running finished in that process before it exited.
+    assert figures["held"] and figures["held_finished_in_process"] == figures["held"], figures
+    assert not figures["second_signal_logged"]
+    # supervisord started it again; nothing else restarted.
+    assert figures["new_pid"] != figures["stopped_pid"]
+    assert figures["unchanged"] == sorted(n for n in figures["pids_before"] if n != figures["stopped"])
+    assert figures["exits"] == [(figures["stopped"], True)]  # exit status 0: a drain, not a crash
+    # Every build finished once, at its first attempt, and none waited for a lease to run out.
+    assert figures["all_done_once"], (figures["jobs"], figures["versions"])
+    assert figures["attempts"] == [1], figures
+    assert figures["all_built_after_stop_seconds"] < Settings.job_lease_seconds, figures
+
+
+def test_a_stop_longer_than_the_shutdown_time_hands_the_build_back_at_once(topology):
+    topo = topology(build_seconds=12, env={"WORKER_SHUTDOWN_SECONDS": "2"})
+    figures = stop_worker_past_its_shutdown_time(topo, builds=4)
+    report("SIGTERM past WORKER_SHUTDOWN_SECONDS=2", figures)
+    # It exited after about its 2 s of shutdown time, not after its builds (12 s).
+    assert 1.5 <= figures["exited_after_seconds"] <= 6, figures
+    assert figures["new_pid"] != figures["stopped_pid"]
+    # What it was running ran again at once (attempt 2), well before a lease could run out.
+    assert set(figures["held"]) <= set(figures["rerun"]), figures
+    assert all(0 < s <= 8 for s in figures["rerun_started_after_seconds"].values()), figures
+    assert figures["all_done_once"], (figures["jobs"], figures["versions"])
+
+
+def test_builds_queued_when_redis_is_flushed_all_finish_once_within_30_s(topology):
+    figures = flush_redis_with_builds_queued(topology(build_seconds=3), builds=12)
+    report("FLUSHALL with builds queued", figures)
+    assert figures["queued_at_flush"] > 0, figures
+    assert figures["all_done_once"], (figures["jobs"], figures["versions"])
+    assert figures["all_built_after_flush_seconds"] <= RECOVERY_SECONDS, figures

@@ -1,0 +1,604 @@
+"""The production topology under supervisord, for the fault tests (tests/test_topology_faults.py)
+and bench/faults_bench.py.
+
+`Topology` runs deploy/supervisord.conf as `make procs` does (web, WORKER_PROCESSES workers,
+clock), in a run folder of its own, on a free port, with a PostgreSQL database it makes (named
+by the caller after TEST_DATABASE_URL, so checkouts side by side never clash), migrated and
+seeded with the project's own commands, and a Redis server of its own (tests/redis_server.py)
+that a scenario may flush. Store builds are slow on purpose: AI_BACKEND=command runs a small
+program that notes when it starts and ends (and for which worker process: its parent), sleeps
+for the seconds a file says (changed while it runs) and prints a fixed store copy.
+
+Founders are driven over HTTP, each with a cookie jar of its own: GET /api/find, POST /api/pass
+{action: claim}, POST /api/store, then GET /api/store until it says built. What a scenario
+checks afterwards is read from the database directly (job rows, store versions).
+
+The scenarios (`kill_worker_mid_batch`, `stop_worker_during_builds`,
+`stop_worker_past_its_shutdown_time`, `flush_redis_with_builds_queued`) return their figures;
+the tests assert on them and the benchmark prints them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xmlrpc.client
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.redis_server import RedisServer, free_port  # noqa: E402
+
+VENV_BIN = ROOT / ".venv" / "bin"
+CONF = ROOT / "deploy" / "supervisord.conf"
+DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
+BUILD = "store_build"  # services.store.builds.BUILD (read from the rows, never imported: no app here)
+SECRET = "topology-secret-key-0123456789"
+
+# A store copy that follows the store_copy schema and claims nothing the facts must back.
+COPY = {
+    "headline": "A good thing for your home",
+    "subheadline": "Made to be used every day, and simple to look after.",
+    "benefits": [{"title": "Everyday use", "text": "It is made to be picked up and used every day."},
+                 {"title": "Easy care", "text": "Wipe it clean and put it back where it lives."},
+                 {"title": "Help when you need it", "text": "Questions before or after you buy? Write to us."}],
+    "faq": [{"question": "How do I clean it?", "answer": "Wipe it with a damp cloth and let it dry."},
+            {"question": "Can I return it?", "answer": "Yes, unused items in their original condition."},
+            {"question": "How do I reach you?", "answer": "Write to us through this store."}],
+    "about": "We are a small shop that picks a few useful things and sells them with care.",
+    "shipping": "Your order is packed and sent once your payment is confirmed.",
+    "returns": "Returns are accepted on unused items in their original condition.",
+    "guarantee": "If something is wrong with your order, write to us and we will put it right.",
+    "seo_title": "A good thing for your home",
+    "seo_description": "A useful thing for every day, sold by a small shop that answers its mail and takes returns.",
+    "call_to_action": "Buy now",
+}
+
+# The model: notes its start and end (with its parent, the worker process that runs the
+# job), sleeps as long as the sleep file says, prints the copy. One write per line, opened
+# for appending, so lines of concurrent calls never mix.
+MODEL = '''import json, os, sys, time
+copy_path, sleep_path, log_path = sys.argv[1:4]
+request = json.loads(sys.stdin.read() or "{}")
+product = ((request.get("facts") or {}).get("product") or {}).get("product_id")
+worker = os.getppid()
+def note(event):
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, (json.dumps({"event": event, "product": product, "worker": worker, "at": time.time()}) + "\\n").encode())
+    os.close(fd)
+note("start")
+time.sleep(float(open(sleep_path).read()))
+note("end")
+print(open(copy_path).read())
+'''
+
+
+def recreate_database(url: str) -> None:
+    import psycopg2
+
+    parts = urlsplit(url)
+    conn = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username,
+                            password=parts.password, dbname="postgres")
+    conn.autocommit = True
+    name = parts.path.lstrip("/")
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        cur.execute(f'CREATE DATABASE "{name}"')
+    conn.close()
+
+
+def drop_database(url: str) -> None:
+    import psycopg2
+
+    parts = urlsplit(url)
+    conn = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username,
+                            password=parts.password, dbname="postgres")
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
+    conn.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid: int, timeout: float = 120) -> float:
+    """Waits until the process has exited; returns time.time() then."""
+    wait_for(lambda: not alive(pid), timeout, f"process {pid} to exit", every=0.02)
+    return time.time()
+
+
+def utcnow() -> datetime:
+    """Naive UTC, as the service writes its rows."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except Exception as exc:  # noqa: BLE001  (a process still starting answers with anything)
+            last = exc
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last!r}")
+
+
+class Topology:
+    """supervisord with deploy/supervisord.conf, its database, its Redis, its run folder."""
+
+    def __init__(self, workdir: Path, database_url: str, *, worker_processes: int = 2, worker_threads: int = 2,
+                 build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None):
+        self.dir = Path(workdir)
+        self.run_dir = self.dir / "run"
+        self.database_url = database_url
+        self.worker_processes = worker_processes
+        self.worker_threads = worker_threads
+        self.catalog_copies = catalog_copies
+        self.extra_env = dict(env or {})
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.redis = RedisServer()
+        self.process: subprocess.Popen | None = None
+        self.sleep_file = self.dir / "model-sleep"
+        self.calls_file = self.dir / "model-calls.jsonl"
+        self.output_file = self.dir / "supervisord.out"
+        self.build_seconds = build_seconds
+        self._db = None
+
+    # -- start and stop ---------------------------------------------------------------------
+
+    def environment(self) -> dict:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("TEST_", "DATABASE_", "REDIS_", "WORKER_", "AI_", "JOB_", "HEARTBEAT_",
+                                    "PROCS_", "SUPERVISOR_"))}
+        model = self.dir / "model.py"
+        env.update(
+            DATABASE_URL=self.database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
+            BASE_URL=self.base_url, PORT=str(self.port), HOST="127.0.0.1", OUTBOX_DIR=str(self.dir / "outbox"),
+            PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes),
+            WORKER_THREADS=str(self.worker_threads), HEARTBEAT_SECONDS="1", WORKER_METRICS_PORT="0",
+            WEB_CONCURRENCY="2", LOG_LEVEL="INFO", PYTHONUNBUFFERED="1",
+            AI_BACKEND="command",
+            AI_COMMAND=f"{sys.executable} {model} {self.dir / 'copy.json'} {self.sleep_file} {self.calls_file}",
+            CATALOG_PATH=str(self.dir / "catalog.jsonl"),
+        )
+        env.update(self.extra_env)
+        return env
+
+    def start(self, timeout: float = 120) -> "Topology":
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "model.py").write_text(MODEL)
+        (self.dir / "copy.json").write_text(json.dumps(COPY))
+        self.set_build_seconds(self.build_seconds)
+        self._write_catalog()
+        self.redis.start()
+        recreate_database(self.database_url)
+        env = self.environment()
+        for command in (["db", "upgrade"], ["catalog", "seed"]):
+            done = subprocess.run([str(VENV_BIN / "flask"), "--app", "api", *command], cwd=ROOT, env=env,
+                                  capture_output=True, text=True, timeout=180)
+            if done.returncode != 0:
+                raise RuntimeError(f"flask {' '.join(command)} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+        with open(self.output_file, "w") as out:
+            self.process = subprocess.Popen([str(VENV_BIN / "supervisord"), "-c", str(CONF)], cwd=ROOT, env=env,
+                                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            names = {"web", "clock", *self.worker_names()}
+            wait_for(lambda: self.process.poll() is None and
+                     {n for n, info in self.infos().items() if info["statename"] == "RUNNING"} >= names,
+                     timeout, "every program RUNNING")
+            wait_for(lambda: self.get("/api/health").status_code in (200, 503), timeout, "the web process")
+            wait_for(lambda: self.workers_alive() >= self.worker_processes, timeout, "every worker's first beat")
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout: float = 90) -> None:
+        """SIGTERM to supervisord, which stops every program (workers drain) and exits."""
+        children = []
+        if self.process is not None and self.process.poll() is None:
+            try:
+                children = [info["pid"] for info in self.infos().values() if info["pid"]]
+            except Exception:  # noqa: BLE001  (supervisord not answering: stop it anyway)
+                pass
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for pid in children:  # each program is its own process group
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                self.process.kill()
+                self.process.wait()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self.redis.close()
+
+    def drop(self) -> None:
+        drop_database(self.database_url)
+
+    def __enter__(self) -> "Topology":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _write_catalog(self) -> None:
+        lines = [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
+        with open(self.dir / "catalog.jsonl", "w") as out:
+            for copy in range(self.catalog_copies):
+                for line in lines:
+                    suffix = f"-c{copy}" if copy else ""
+                    out.write(json.dumps(line | {"product_id": line["product_id"] + suffix}) + "\n")
+
+    # -- supervisord --------------------------------------------------------------------------
+
+    def worker_names(self) -> list[str]:
+        return [f"worker_{n}" for n in range(1, self.worker_processes + 1)]
+
+    def rpc(self):
+        from supervisor.xmlrpc import SupervisorTransport
+
+        transport = SupervisorTransport(None, None, f"unix://{self.run_dir / 'supervisor.sock'}")
+        return xmlrpc.client.ServerProxy("http://127.0.0.1", transport=transport)
+
+    def infos(self) -> dict[str, dict]:
+        """supervisord's view of each program process, by name (web, clock, worker_1, ...)."""
+        return {info["name"]: info for info in self.rpc().supervisor.getAllProcessInfo()}
+
+    def pids(self) -> dict[str, int]:
+        return {name: info["pid"] for name, info in self.infos().items()}
+
+    def ctl(self, *args: str) -> subprocess.CompletedProcess:
+        """supervisorctl -c deploy/supervisord.conf ARGS, as an operator runs it."""
+        return subprocess.run([str(VENV_BIN / "supervisorctl"), "-c", str(CONF), *args], cwd=ROOT,
+                              env=self.environment(), capture_output=True, text=True, timeout=60)
+
+    def restarted(self, name: str, old_pid: int, timeout: float = 60) -> dict:
+        """Waits until supervisord has started `name` again under a new pid (STARTING: spawned,
+        RUNNING once up for startsecs); returns supervisord's info of it."""
+        return wait_for(lambda: (info := self.infos()[name])["statename"] in ("STARTING", "RUNNING")
+                        and info["pid"] and info["pid"] != old_pid and info, timeout, f"{name} to run again",
+                        every=0.05)
+
+    def output(self) -> str:
+        return self.output_file.read_text(errors="replace")
+
+    def exits(self) -> list[tuple[str, bool]]:
+        """(program, expected) of every exit supervisord reported (deploy/supervisor_events.py)."""
+        found = []
+        for line in self.output().splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("logger") == "supervisord" and event.get("state") == "exited":
+                found.append((event["program"], event["expected"]))
+        return found
+
+    # -- the slow model -----------------------------------------------------------------------
+
+    def set_build_seconds(self, seconds: float) -> None:
+        tmp = self.sleep_file.with_suffix(".tmp")
+        tmp.write_text(str(seconds))
+        tmp.replace(self.sleep_file)
+
+    def ai_calls(self) -> list[dict]:
+        if not self.calls_file.exists():
+            return []
+        return [json.loads(line) for line in self.calls_file.read_text().splitlines() if line.strip()]
+
+    def calls_running(self, worker_pid: int) -> set[str]:
+        """Products whose model call the worker process started and that has not ended."""
+        started, ended = set(), set()
+        for call in self.ai_calls():
+            if call["worker"] == worker_pid:
+                (started if call["event"] == "start" else ended).add(call["product"])
+        return started - ended
+
+    # -- the database and the web ---------------------------------------------------------------
+
+    def sql(self, query: str, *args) -> list[tuple]:
+        import psycopg2
+
+        if self._db is None:
+            self._db = psycopg2.connect(self.database_url)
+            self._db.autocommit = True
+        with self._db.cursor() as cur:
+            cur.execute(query, args)
+            return cur.fetchall()
+
+    def workers_alive(self, within_seconds: float = 5) -> int:
+        return self.sql("SELECT COUNT(*) FROM worker_beat WHERE seen_at > (now() AT TIME ZONE 'utc') - %s * interval '1 second'",
+                        within_seconds)[0][0]
+
+    def builds(self, product_ids) -> dict[str, dict]:
+        """The store_build job rows of these products, by product id."""
+        subjects = [f"store:{pid}" for pid in product_ids]
+        rows = self.sql("SELECT subject, status, attempt, created_at, started_at, finished_at FROM job "
+                        "WHERE kind = %s AND subject = ANY(%s)", BUILD, subjects)
+        found: dict[str, dict] = {}
+        for subject, status, attempt, created, started, finished in rows:
+            found.setdefault(subject.split(":", 1)[1], []).append(
+                {"status": status, "attempt": attempt, "created_at": created, "started_at": started,
+                 "finished_at": finished})
+        return found
+
+    def versions(self, product_ids) -> dict[str, int]:
+        rows = self.sql("SELECT product_id, COUNT(*) FROM store_version WHERE product_id = ANY(%s) GROUP BY product_id",
+                        list(product_ids))
+        return dict(rows)
+
+    def get(self, path: str, **kwargs):
+        import requests
+
+        return requests.get(self.base_url + path, timeout=kwargs.pop("timeout", 5), **kwargs)
+
+    def founders(self, count: int) -> list["Founder"]:
+        return [Founder(self.base_url).claim() for _ in range(count)]
+
+
+class Founder:
+    """One browser: a cookie jar of its own, a claimed product, its store."""
+
+    def __init__(self, base_url: str):
+        import requests
+
+        self.base_url = base_url
+        self.http = requests.Session()
+        self.product_id: str | None = None
+        self.job_id: str | None = None
+
+    def claim(self) -> "Founder":
+        card = self.http.get(self.base_url + "/api/find", timeout=10).json()
+        answer = self.http.post(self.base_url + "/api/pass", json={"action": "claim", "product_id": card.get("product_id")},
+                                timeout=10).json()
+        if answer.get("status") != "claimed":
+            raise AssertionError(f"claim refused: {answer} (card {card})")
+        self.product_id = card["product_id"]
+        return self
+
+    def build(self) -> "Founder":
+        answer = self.http.post(self.base_url + "/api/store", timeout=10).json()
+        if answer.get("status") != "building":
+            raise AssertionError(f"POST /api/store answered {answer}")
+        self.job_id = answer.get("job_id")
+        return self
+
+    def store(self) -> dict:
+        return self.http.get(self.base_url + "/api/store", timeout=10).json()
+
+
+def wait_built(founders, timeout: float) -> float:
+    """Polls GET /api/store of every founder until each says built; returns time.time() then."""
+    pending = list(founders)
+    deadline = time.monotonic() + timeout
+    while pending:
+        states = {f.product_id: f.store() for f in pending}
+        failed = {pid: s for pid, s in states.items() if s.get("status") == "failed"}
+        if failed:
+            raise AssertionError(f"builds failed: {failed}")
+        pending = [f for f in pending if states[f.product_id].get("status") != "built"]
+        if not pending:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(pending)} stores not built after {timeout:.0f} s: "
+                                 f"{ {f.product_id: states[f.product_id].get('status') for f in pending} }")
+        time.sleep(0.25)
+    return time.time()
+
+
+class HealthWatch:
+    """A thread asking GET /api/health every `every` seconds: counts the answers and the
+    requests that got no answer at all (refused, reset, timed out)."""
+
+    def __init__(self, base_url: str, every: float = 0.1):
+        self.url = base_url + "/api/health"
+        self.every = every
+        self.answers = 0
+        self.errors: list[str] = []
+        self.statuses: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="health-watch", daemon=True)
+
+    def _run(self) -> None:
+        import requests
+
+        session = requests.Session()
+        while not self._stop.is_set():
+            try:
+                answer = session.get(self.url, timeout=5)
+                self.answers += 1
+                self.statuses[answer.status_code] = self.statuses.get(answer.status_code, 0) + 1
+            except requests.RequestException as exc:
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> "HealthWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+# -- the scenarios -------------------------------------------------------------------------------
+
+
+def _wait_busy(topo: Topology, name: str, threads: int, timeout: float = 60) -> tuple[int, set[str]]:
+    """Waits until worker `name` runs `threads` model calls at once; returns its pid and them."""
+    pid = topo.pids()[name]
+    running = wait_for(lambda: len(r := topo.calls_running(pid)) >= threads and r, timeout,
+                       f"{name} (pid {pid}) to run {threads} builds")
+    return pid, running
+
+
+def _once(topo: Topology, founders) -> dict:
+    """Every build finished once: its one job row done, one store version."""
+    ids = [f.product_id for f in founders]
+    rows = topo.builds(ids)
+    versions = topo.versions(ids)
+    return {"jobs": {pid: rows.get(pid) for pid in ids}, "versions": {pid: versions.get(pid, 0) for pid in ids},
+            "all_done_once": all(len(rows.get(pid) or []) == 1 and rows[pid][0]["status"] == "done" for pid in ids)
+            and all(versions.get(pid) == 1 for pid in ids)}
+
+
+def _seconds_after(moment: datetime, then: datetime | None) -> float | None:
+    return None if then is None else round((then - moment).total_seconds(), 2)
+
+
+def kill_worker_mid_batch(topo: Topology, *, builds: int = 8, timeout: float = 120) -> dict:
+    """kill -9 one worker process while it runs builds: only it restarts, the web answers
+    throughout, every build finishes once, and the killed worker's builds run again."""
+    founders = topo.founders(builds)
+    before = topo.pids()
+    with HealthWatch(topo.base_url) as health:
+        posted = time.time()
+        for founder in founders:
+            founder.build()
+        victim = topo.worker_names()[0]
+        pid, held = _wait_busy(topo, victim, topo.worker_threads)
+        queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+        killed_at, killed_wall = utcnow(), time.time()
+        os.kill(pid, signal.SIGKILL)
+        wait_gone(pid)
+        info = topo.restarted(victim, pid)
+        restarted_wall = time.time()
+        built_at = wait_built(founders, timeout)
+    after = topo.pids()
+    once = _once(topo, founders)
+    # What the killed process held: the builds whose model call it had started (any other run
+    # it had taken shows as a second attempt too).
+    rerun = {pid_: rows[0] for pid_, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
+    return {
+        "builds": builds, "queued_at_kill": queued, "killed": victim, "killed_pid": pid, "new_pid": info["pid"],
+        "restarted_after_seconds": round(restarted_wall - killed_wall, 2),
+        "pids_before": before, "pids_after": after,
+        "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
+        "held": sorted(held), "rerun": sorted(rerun),
+        "rerun_started_after_seconds": {p: _seconds_after(killed_at, row["started_at"]) for p, row in rerun.items()},
+        "all_built_after_kill_seconds": round(built_at - killed_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "health_answers": health.answers, "health_errors": len(health.errors), "health_error_samples": health.errors[:3],
+        "health_statuses": health.statuses, "exits": topo.exits(),
+        **once,
+    }
+
+
+def stop_worker_during_builds(topo: Topology, *, builds: int = 8, timeout: float = 120) -> dict:
+    """One SIGTERM to a worker running builds: they finish in that process (attempt 1), it
+    exits, supervisord starts it again, and nothing waits for the reaper."""
+    founders = topo.founders(builds)
+    before = topo.pids()
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    victim = topo.worker_names()[0]
+    pid, held = _wait_busy(topo, victim, topo.worker_threads)
+    stopped_wall = time.time()
+    os.kill(pid, signal.SIGTERM)
+    exited_wall = wait_gone(pid)
+    info = topo.restarted(victim, pid)
+    restarted_wall = time.time()
+    built_at = wait_built(founders, timeout)
+    after = topo.pids()
+    once = _once(topo, founders)
+    ends = {call["product"]: call["at"] for call in topo.ai_calls() if call["event"] == "end" and call["worker"] == pid}
+    return {
+        "builds": builds, "stopped": victim, "stopped_pid": pid, "new_pid": info["pid"],
+        "held": sorted(held), "held_finished_in_process": sorted(p for p in held if ends.get(p, exited_wall) < exited_wall),
+        "exited_after_seconds": round(exited_wall - stopped_wall, 2),
+        "restarted_after_seconds": round(restarted_wall - stopped_wall, 2),
+        "pids_before": before, "pids_after": after,
+        "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
+        "attempts": sorted({rows[0]["attempt"] for rows in once["jobs"].values() if rows}),
+        "all_built_after_stop_seconds": round(built_at - stopped_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "second_signal_logged": "second stop signal" in topo.output(), "exits": topo.exits(),
+        **once,
+    }
+
+
+def stop_worker_past_its_shutdown_time(topo: Topology, *, builds: int = 4, timeout: float = 120) -> dict:
+    """One SIGTERM to a worker whose builds outlast WORKER_SHUTDOWN_SECONDS: it exits after
+    that time, and its unfinished builds run again at once (attempt 2), not after the lease."""
+    founders = topo.founders(builds)
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    victim = topo.worker_names()[0]
+    pid, held = _wait_busy(topo, victim, topo.worker_threads)
+    # A build handed back is sent to the queue again, behind whatever waits there already.
+    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+    stopped_at, stopped_wall = utcnow(), time.time()
+    os.kill(pid, signal.SIGTERM)
+    exited_wall = wait_gone(pid)
+    info = topo.restarted(victim, pid)
+    restarted_wall = time.time()
+    built_at = wait_built(founders, timeout)
+    once = _once(topo, founders)
+    rerun = {p: rows[0] for p, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
+    return {
+        "builds": builds, "stopped": victim, "stopped_pid": pid, "new_pid": info["pid"], "held": sorted(held),
+        "queued_at_stop": queued,
+        "exited_after_seconds": round(exited_wall - stopped_wall, 2),
+        "restarted_after_seconds": round(restarted_wall - stopped_wall, 2),
+        "rerun": sorted(rerun),
+        "rerun_started_after_seconds": {p: _seconds_after(stopped_at, row["started_at"]) for p, row in rerun.items()},
+        "all_built_after_stop_seconds": round(built_at - stopped_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        **once,
+    }
+
+
+def flush_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout: float = 120) -> dict:
+    """FLUSHALL on the topology's Redis while builds run and more wait in the queue: every
+    build still finishes once."""
+    import redis
+
+    founders = topo.founders(builds)
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    client = redis.Redis.from_url(topo.redis.url(0))
+    # Every thread busy, and the rest of the builds waiting in Redis.
+    wait_for(lambda: sum(len(topo.calls_running(p)) for n, p in topo.pids().items() if n.startswith("worker_"))
+             >= topo.worker_processes * topo.worker_threads, 60, "every worker thread busy")
+    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+    flushed_wall = time.time()
+    client.flushall()
+    client.close()
+    built_at = wait_built(founders, timeout)
+    once = _once(topo, founders)
+    finished = [rows[0]["finished_at"] for rows in once["jobs"].values() if rows]
+    return {
+        "builds": builds, "queued_at_flush": queued,
+        "all_built_after_flush_seconds": round(built_at - flushed_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "attempts": sorted(rows[0]["attempt"] for rows in once["jobs"].values() if rows),
+        "last_finished": max(finished).isoformat() if finished else None,
+        **once,
+    }
