@@ -98,6 +98,11 @@ DECISIONS = [
     "answers again; a job that finished while its lock could not be let go is still done (the lock expires).",
     "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
     "fenced write and records nothing.",
+    "A job's lease is JOB_LEASE_SECONDS (15 s) for every kind. A worker process takes one message per free "
+    "thread. Stopped with SIGTERM, it takes nothing more, returns what it took but had not started, lets its "
+    "running jobs finish for up to WORKER_SHUTDOWN_SECONDS, then hands back the ones still running: their rows "
+    "go back to `queued` with the same attempt number and their messages are sent again at once, so they start "
+    "over elsewhere as a new attempt (a hand-back spends no retry delay but counts towards the attempts).",
     "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
     "it is retried, then fails.",
     f"The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS ({Settings.anon_session_days}) that hold, claimed, metered "
