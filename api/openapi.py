@@ -102,7 +102,9 @@ DECISIONS = [
     "thread. Stopped with SIGTERM, it takes nothing more, returns what it took but had not started, lets its "
     "running jobs finish for up to WORKER_SHUTDOWN_SECONDS, then hands back the ones still running: their rows "
     "go back to `queued` with the same attempt number and their messages are sent again at once, so they start "
-    "over elsewhere as a new attempt (a hand-back spends no retry delay but counts towards the attempts).",
+    "over elsewhere as a new attempt (a hand-back spends no retry delay but counts towards the attempts). "
+    "A job that already had its turn (returned by a stopping worker, handed back, taken by a lost worker, or "
+    "sent again by the reaper) goes to the head of its queue, not behind the backlog.",
     "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
     "it is retried, then fails.",
     f"The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS ({Settings.anon_session_days}) that hold, claimed, metered "

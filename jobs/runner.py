@@ -273,7 +273,7 @@ def release_running() -> list[str]:
             if lease.hand_back():
                 job = job_rows.get_job(lease.job_id)
                 if job is not None:
-                    send(job)
+                    send(job, first=True)  # it had its turn: ahead of the backlog
                     sent.append(job.id)
         except Exception:  # one job the database or broker would not take back is left to the reaper
             log.warning("running job not handed back; the reaper will send it again after its lease",

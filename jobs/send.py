@@ -6,7 +6,7 @@ import logging
 from models.db import db, transaction
 from models.job import Job
 from services.jobs import create_job
-from workers.broker import broker, broker_status, queue_depths  # noqa: F401  (the api reads these here)
+from workers.broker import broker, broker_status, enqueue_first, queue_depths  # noqa: F401  (the api reads these here)
 
 log = logging.getLogger("jobs")
 
@@ -15,14 +15,18 @@ class SendInsideTransaction(RuntimeError):
     """A job was sent before its row committed; a worker could pick it up and not find it."""
 
 
-def send(job: Job, *, delay_ms: int | None = None) -> bool:
-    """Puts the job's message on its actor's queue. Returns False when the broker could
-    not be reached: the row stays queued and the stale-job reaper sends it again later."""
+def send(job: Job, *, delay_ms: int | None = None, first: bool = False) -> bool:
+    """Puts the job's message on its actor's queue (at its head with `first`, for a job
+    handed back by a stopping worker). Returns False when the broker could not be reached:
+    the row stays queued and the stale-job reaper sends it again later."""
     if db.in_transaction():
         raise SendInsideTransaction(f"job {job.kind} sent inside an open transaction; send after commit")
     actor = broker.get_actor(job.kind)
     try:
-        actor.send_with_options(args=(job.id,), delay=delay_ms)
+        if first:
+            enqueue_first(broker, actor.message_with_options(args=(job.id,)))
+        else:
+            actor.send_with_options(args=(job.id,), delay=delay_ms)
         return True
     except Exception:
         log.warning("job not sent; the reaper will resend it", exc_info=True,

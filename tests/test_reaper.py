@@ -20,7 +20,8 @@ from tests.conftest import SETTINGS
 from tests.helpers import in_threads
 from tests.redis_server import RedisServer
 from workers import reaper as reaper_module
-from workers.broker import NAMESPACE, held_job_ids, keep_broker_heartbeat, redis_broker, requeue_lost_messages
+from workers.broker import (NAMESPACE, enqueue_first, held_job_ids, keep_broker_heartbeat, redis_broker,
+                            requeue_lost_messages)
 from workers.reaper import SEND_GRACE_SECONDS, reap
 
 KIND = "reaper_probe"  # no actor: nothing here runs the jobs, the test reads what was sent
@@ -58,6 +59,19 @@ def _queued_job(subject: str, **fields) -> Job:
     with transaction():
         job, _ = job_rows.create_job(kind=KIND, subject=subject, **fields)
     return job
+
+
+def _in_line(r, queue="default") -> list[str]:
+    """The job ids waiting on `queue`, in the order workers will take them."""
+    return [dramatiq.Message.decode(r.hget(f"{NAMESPACE}:{queue}.msgs", mid)).args[0]
+            for mid in r.lrange(f"{NAMESPACE}:{queue}", 0, -1)]
+
+
+def _backlog(broker, count: int) -> list[str]:
+    names = [f"backlog-{i}" for i in range(count)]
+    for name in names:
+        broker.enqueue(_message(name))
+    return names
 
 
 def _sent_ids(r, queue="default") -> list[str]:
@@ -125,6 +139,53 @@ def test_a_quiet_worker_not_yet_lost_keeps_what_it_took(server, lone, r):
     requeue_lost_messages(lone)
     assert r.llen(f"{NAMESPACE}:default") == 0
     assert r.scard(f"{NAMESPACE}:__acks__.{quiet.broker_id}.default") == 1
+
+
+# Jobs that already had their turn go ahead of the backlog -----------------------------------
+
+
+def test_what_a_lost_worker_took_goes_back_ahead_of_the_backlog(server, lone, r):
+    dead = _broker(server)
+    for name in ("taken-1", "taken-2"):
+        lone.enqueue(_message(name))
+    dead.do_fetch("default", 2)
+    backlog = _backlog(lone, 30)
+    r.zadd(HEARTBEATS, {dead.broker_id: int((time.time() - SETTINGS.worker_lost_seconds - 1) * 1000)})
+    requeue_lost_messages(lone)
+    line = _in_line(r)
+    assert sorted(line[:2]) == ["taken-1", "taken-2"] and line[2:] == backlog
+
+
+def test_a_stopping_worker_returns_what_it_took_to_the_head_in_its_order(server, lone, r):
+    for name in ("first", "second", "third"):
+        lone.enqueue(_message(name))
+    stopping = _broker(server)
+    consumer = stopping.consume("default", prefetch=3, timeout=100)
+    taken = [next(consumer) for _ in range(3)]
+    backlog = _backlog(lone, 10)
+    consumer.requeue(taken)  # what dramatiq's worker does with what it prefetched, on stop
+    assert _in_line(r) == ["first", "second", "third", *backlog]
+    assert not r.exists(f"{NAMESPACE}:__acks__.{stopping.broker_id}.default")
+
+
+def test_the_reaper_sends_a_job_whose_lease_ran_out_ahead_of_the_backlog(lone, r):
+    job = _queued_job("product:lease-ahead")
+    job_rows.start_attempt(job.id, lease_seconds=60)
+    backlog = _backlog(lone, 20)
+    clock.advance(61)
+    assert reap(lone, SETTINGS)["lease_expired"] == 1
+    assert _in_line(r) == [job.id, *backlog]
+
+
+def test_a_message_sent_first_lands_at_the_head_and_a_taken_one_is_left_alone(lone, r):
+    backlog = _backlog(lone, 5)
+    enqueue_first(lone, _message("handed-back"))
+    assert _in_line(r) == ["handed-back", *backlog]
+    # A message a worker took before it could be moved is not put back.
+    sent = lone.enqueue(_message("taken-at-once"))
+    lone.do_fetch("default", 7)
+    lone.to_front(keys=[f"{NAMESPACE}:default"], args=[sent.options["redis_message_id"]])
+    assert r.llen(f"{NAMESPACE}:default") == 0
 
 
 # Queued jobs compared with what Redis holds --------------------------------------------

@@ -59,8 +59,10 @@ def report(name: str, figures: dict) -> None:
 
 
 def test_a_worker_killed_mid_batch_is_the_only_process_restarted_and_its_builds_run_again(topology):
+    # 36 builds of 4 s on four threads: the killed worker's builds come back with some 20
+    # builds still queued, and go ahead of them (at the back they would start after 30 s).
     topo = topology(build_seconds=4)
-    figures = kill_worker_mid_batch(topo, builds=8)
+    figures = kill_worker_mid_batch(topo, builds=36)
     report("kill -9 one worker mid-batch", figures)
     # Only the killed process restarted: the other worker, web and clock kept their pids.
     assert figures["new_pid"] != figures["killed_pid"]

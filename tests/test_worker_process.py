@@ -101,6 +101,12 @@ def count(redis, name: str, job_id: str) -> int:
     return int(redis.get(counter(name, job_id)) or 0)
 
 
+def in_line(redis) -> list[str]:
+    """The job ids waiting on the default queue, in the order workers will take them."""
+    return [dramatiq.Message.decode(redis.hget("ff-jobs:default.msgs", mid)).args[0]
+            for mid in redis.lrange("ff-jobs:default", 0, -1)]
+
+
 def json_lines(process) -> list[dict]:
     """Every line the process printed, each parsed as one JSON object (fails on any other line)."""
     lines = [line for line in process.log_path.read_text().splitlines() if line.strip()]
@@ -141,6 +147,7 @@ def test_a_job_outlasting_the_stop_is_handed_back_and_runs_again_at_once(workers
     first = workers(WORKER_SHUTDOWN_SECONDS="300" if cut_short else "1")
     job_id = probe(seconds=6)
     wait_for(lambda: row(job_id).stage == "working", 20, "the job to start")
+    backlog = [probe(seconds=0.1) for _ in range(3)]  # sent while it ran; its one thread is busy
     signalled = time.monotonic()
     first.send_signal(signal.SIGTERM)
     if cut_short:
@@ -151,6 +158,8 @@ def test_a_job_outlasting_the_stop_is_handed_back_and_runs_again_at_once(workers
     handed_back = row(job_id)
     assert (handed_back.status, handed_back.attempt) == (Job.QUEUED, 1)
     assert count(probe.redis, "finished", job_id) == 0
+    # It had its turn: it goes back ahead of what was sent after it.
+    assert in_line(probe.redis) == [job_id, *backlog]
     # Its message is back in the queue and its lock let go: the next worker starts it at once
     # (a new attempt), long before its lease (JOB_LEASE_SECONDS) would have let the reaper act.
     restarted = time.monotonic()

@@ -32,13 +32,71 @@ PING_TIMEOUT_SECONDS = 0.5
 _pingers: "weakref.WeakKeyDictionary[RedisBroker, redis.Redis]" = weakref.WeakKeyDictionary()
 
 
-def redis_broker(url: str, *, lost_seconds: float) -> RedisBroker:
+# Lua over dramatiq's layout (below): ids are taken from the head of "<ns>:<queue>" (LPOP) and
+# enqueued at its tail (RPUSH). TO_FRONT moves messages just put back at the tail to the head,
+# in the order given; RESCUE_LOST does what dramatiq's maintenance does for the messages of
+# lost workers, but puts them at the head.
+TO_FRONT = """
+for i = #ARGV, 1, -1 do
+    if redis.call("lrem", KEYS[1], -1, ARGV[i]) > 0 then
+        redis.call("lpush", KEYS[1], ARGV[i])
+    end
+end
+"""
+RESCUE_LOST = """
+local namespace, queue_name, timestamp, heartbeat_timeout = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local queue_full_name = namespace .. ":" .. queue_name
+local lost = redis.call("zrangebyscore", namespace .. ":__heartbeats__", 0, timestamp - heartbeat_timeout)
+local moved = 0
+for _, worker_id in ipairs(lost) do
+    local acks = namespace .. ":__acks__." .. worker_id .. "." .. queue_name
+    local message_ids = redis.call("smembers", acks)
+    for i = #message_ids, 1, -1 do
+        if redis.call("hexists", queue_full_name .. ".msgs", message_ids[i]) > 0 then
+            redis.call("lpush", queue_full_name, message_ids[i])
+            moved = moved + 1
+        end
+    end
+    redis.call("del", acks)
+end
+return moved
+"""
+
+
+class JobBroker(RedisBroker):
+    """dramatiq's Redis broker, except that a message going back to its queue because its
+    worker stopped goes to the head of the queue, where it was taken from, and not behind
+    a backlog: with 40 builds queued, a stopped worker's builds would otherwise wait for all
+    of them. The reaper and a hand-back send at the head too (enqueue_first)."""
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.to_front = self.client.register_script(TO_FRONT)
+        self.rescue_lost = self.client.register_script(RESCUE_LOST)
+
+    def do_requeue(self, queue_name: str, *message_ids: str):
+        # dramatiq's requeue (a stopping worker's prefetched messages) pushes at the tail.
+        self._dispatch("requeue")(queue_name, *message_ids)
+        self.to_front(keys=[f"{self.namespace}:{queue_name}"], args=list(message_ids))
+
+
+def enqueue_first(of: dramatiq.Broker, message: dramatiq.Message) -> dramatiq.Message:
+    """Enqueues `message` at the head of its queue: a job that a lost or stopped worker had
+    started, or whose message was lost, is next rather than last. (In-process, where there
+    is one worker and no backlog to jump, it is enqueued as usual.)"""
+    sent = of.enqueue(message)
+    if isinstance(of, JobBroker):
+        of.to_front(keys=[f"{of.namespace}:{sent.queue_name}"], args=[sent.options["redis_message_id"]])
+    return sent
+
+
+def redis_broker(url: str, *, lost_seconds: float) -> JobBroker:
     """A Redis broker (no middleware yet) that takes a process whose broker heartbeat is
     `lost_seconds` old for lost: the reaper's maintenance gives what it took back to the
     queue. Its calls time out, so a Redis that stops answering (rather than refusing) fails
     a call instead of hanging the clock or a worker for good."""
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
-    made = RedisBroker(client=client, namespace=NAMESPACE, heartbeat_timeout=int(lost_seconds * 1000))
+    made = JobBroker(client=client, namespace=NAMESPACE, heartbeat_timeout=int(lost_seconds * 1000))
     _pingers[made] = redis.Redis.from_url(url, socket_connect_timeout=PING_TIMEOUT_SECONDS,
                                           socket_timeout=PING_TIMEOUT_SECONDS)
     return made
@@ -128,13 +186,15 @@ def keep_broker_heartbeat(of: dramatiq.Broker) -> None:
 
 
 def requeue_lost_messages(of: dramatiq.Broker) -> list[str]:
-    """Puts back in their queues the messages taken by consumers whose broker heartbeat is
-    older than the broker's heartbeat_timeout (a lost worker), on every declared queue and
-    its delay queue, now rather than by chance. Returns the queues looked at."""
-    if not isinstance(of, RedisBroker):
+    """Puts back at the head of their queues the messages taken by consumers whose broker
+    heartbeat is older than the broker's heartbeat_timeout (a lost worker), on every
+    declared queue and its delay queue, now rather than by chance; then lets dramatiq's
+    maintenance forget the lost worker. Returns the queues looked at."""
+    if not isinstance(of, JobBroker):
         return []  # in-process, a lost worker is a lost process: its messages went with it
     queues = sorted(of.get_declared_queues() | of.get_declared_delay_queues())
     for queue in queues:
+        of.rescue_lost(keys=[of.namespace], args=[queue, current_millis(), of.heartbeat_timeout])
         _dispatch(of, "qsize", queue, maintenance=True)
     return queues
 

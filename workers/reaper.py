@@ -2,7 +2,8 @@
 every REAPER_SECONDS in its own process (workers/clock.py), so it never waits in the queue
 behind the builds it is there to rescue.
 
-One pass, on Redis:
+One pass, on Redis (whatever it sends goes to the head of the queue: these jobs already had
+their turn once):
 1. Messages taken by a worker whose broker heartbeat is older than WORKER_LOST_SECONDS
    (a worker killed, or its host gone) go back to their queue.
 2. Running jobs whose lease ran out are queued again and sent (failed once their attempts
@@ -25,7 +26,7 @@ from dramatiq.brokers.redis import RedisBroker
 from models.db import close_connection
 from models.job import Job
 from services import jobs as job_rows
-from workers.broker import held_job_ids, requeue_lost_messages
+from workers.broker import enqueue_first, held_job_ids, requeue_lost_messages
 
 log = logging.getLogger("reaper")
 
@@ -69,7 +70,9 @@ def _resend_unheld(broker: RedisBroker) -> list[Job]:
 def _send_all(broker: dramatiq.Broker, jobs: list[Job]) -> None:
     for job in jobs:
         queue = broker.actors[job.kind].queue_name if job.kind in broker.actors else JOB_QUEUE
-        broker.enqueue(dramatiq.Message(queue_name=queue, actor_name=job.kind, args=(job.id,), kwargs={}, options={}))
+        # At the head of the queue: a job that was already running, or waited its turn
+        # once, does not wait behind the backlog a second time.
+        enqueue_first(broker, dramatiq.Message(queue_name=queue, actor_name=job.kind, args=(job.id,), kwargs={}, options={}))
 
 
 def _counts(leases: list[Job], unheld: list[Job]) -> dict[str, int]:
