@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT
 
-.PHONY: run test install install-dev migrate seed bench procs procs-ctl clean
+.PHONY: run test install install-dev migrate seed bench procs procs-env procs-ctl clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,12 @@ test: install-dev
 PROCS_RUN_DIR ?= $(CURDIR)/var/run
 WORKER_PROCESSES ?= 2
 CTL ?= status
-procs: migrate
+# The production topology needs Redis: with the in-process broker a worker process would
+# consume a queue no other process can send to.
+procs-env:
+	@test -n "$$REDIS_URL" || { echo "make procs: set REDIS_URL (and DATABASE_URL for PostgreSQL); make run serves everything in one process without them" >&2; exit 2; }
+
+procs: procs-env migrate
 	mkdir -p $(PROCS_RUN_DIR)
 	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) exec $(BIN)/supervisord -c deploy/supervisord.conf
 

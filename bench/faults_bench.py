@@ -81,23 +81,23 @@ def _spread(values) -> str:
 def show(name: str, f: dict) -> None:
     once = "every build done once" if f["all_done_once"] else "NOT every build done once"
     if name == "kill":
-        print(f"kill -9 {f['killed']} mid-batch, {f['builds']} builds: restarted after {f['restarted_after_seconds']:.2f} s "
+        print(f"kill -9 {f['worker']} mid-batch, {f['builds']} builds: restarted after {f['restarted_after_seconds']:.2f} s "
               f"(unchanged: {', '.join(f['unchanged'])}); GET /api/health {f['health_answers']} answers, "
-              f"{f['health_errors']} connection errors; held {len(f['held'])} ({f['queued_at_kill']} builds queued), "
+              f"{f['health_errors']} connection errors; held {len(f['held'])} ({f['queued_at_hit']} builds queued), "
               f"run again (attempt 2) "
               f"{_spread(f['rerun_started_after_seconds'].values())} after the kill; last store built "
-              f"{f['all_built_after_kill_seconds']:.1f} s after the kill; {once}")
+              f"{f['all_built_after_hit_seconds']:.1f} s after the kill; {once}")
     elif name == "stop":
-        print(f"SIGTERM {f['stopped']} during builds, {f['builds']} builds: held {len(f['held'])}, finished in that "
+        print(f"SIGTERM {f['worker']} during builds, {f['builds']} builds: held {len(f['held'])}, finished in that "
               f"process {len(f['held_finished_in_process'])}; exited {f['exited_after_seconds']:.1f} s after the "
               f"signal, running again {f['restarted_after_seconds']:.1f} s after; attempts {f['attempts']}; last store "
-              f"built {f['all_built_after_stop_seconds']:.1f} s after the signal; {once}")
+              f"built {f['all_built_after_hit_seconds']:.1f} s after the signal; {once}")
     elif name == "past":
-        print(f"SIGTERM {f['stopped']}, WORKER_SHUTDOWN_SECONDS=2, {f['builds']} long builds: exited "
-              f"{f['exited_after_seconds']:.1f} s after the signal; held {len(f['held'])} ({f['queued_at_stop']} builds queued "
+        print(f"SIGTERM {f['worker']}, WORKER_SHUTDOWN_SECONDS=2, {f['builds']} long builds: exited "
+              f"{f['exited_after_seconds']:.1f} s after the signal; held {len(f['held'])} ({f['queued_at_hit']} builds queued "
               f"ahead of them), run again (attempt 2) "
               f"{_spread(f['rerun_started_after_seconds'].values())} after the signal; last store built "
-              f"{f['all_built_after_stop_seconds']:.1f} s after; {once}")
+              f"{f['all_built_after_hit_seconds']:.1f} s after; {once}")
     else:
         print(f"FLUSHALL with {f['queued_at_flush']} of {f['builds']} builds queued: last store built "
               f"{f['all_built_after_flush_seconds']:.1f} s after the flush; attempts {sorted(set(f['attempts']))}; {once}")

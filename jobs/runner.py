@@ -99,11 +99,12 @@ class Lease:
                 return False
             try:
                 return self._lock.extend() or self._lock.acquire()
-            except Exception:
+            except Exception as exc:
                 # Redis did not answer: the lock may well still be ours. The row's lease is
                 # renewed regardless (its fence is the guarantee); the next renewal retries.
-                log.warning("job lock not extended", exc_info=True,
-                            extra={"fields": {"job_id": self.job_id, "attempt": self.attempt}})
+                # No traceback: an outage would print one at every renewal of every job.
+                log.warning("job lock not extended", extra={"fields": {
+                    "job_id": self.job_id, "attempt": self.attempt, "error": f"{type(exc).__name__}: {exc}"[:300]}})
                 return True
 
     def hand_back(self) -> bool:

@@ -32,13 +32,20 @@ def in_threads(count: int, target, *args):
     return results
 
 
-def wait_for(predicate, timeout: float, what: str):
-    """Polls `predicate` until it answers something true (returned), or fails after `timeout` seconds."""
+def wait_for(predicate, timeout: float, what: str, *, every: float = 0.05, tolerate=()):
+    """Polls `predicate` until it answers something true (returned), or fails after `timeout`
+    seconds. An exception of a type in `tolerate` counts as "not yet" (a process still
+    starting may refuse a connection or answer garbage)."""
     deadline = time.monotonic() + timeout
+    last = None
     while time.monotonic() < deadline:
-        found = predicate()
-        close_connection()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+        try:
+            last = predicate()
+        except tolerate as exc:
+            last = exc
+        finally:
+            close_connection()
+        if last and not isinstance(last, BaseException):
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last!r}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,12 @@ def test_supervisords_process_events_come_out_as_json_lines(tmp_path):
     event = json.loads(line)
     assert (event["logger"], event["program"], event["state"], event["expected"], event["pid"], event["level"]) == \
         ("supervisord", "worker_1", "exited", False, 4242, "warning")
+
+
+def test_make_procs_without_redis_is_refused_before_anything_runs(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MAKEFLAGS", "MAKELEVEL")}
+    done = subprocess.run(["make", "procs", f"PROCS_RUN_DIR={tmp_path}/run"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "set REDIS_URL" in done.stderr
+    assert not (tmp_path / "run").exists()  # refused before the migration or supervisord

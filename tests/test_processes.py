@@ -19,6 +19,7 @@ import pytest
 
 from config import ROOT
 from tests.conftest import TEST_DATABASE_URL, TEST_REDIS_URL
+from tests.helpers import wait_for
 
 VENV_BIN = ROOT / ".venv" / "bin"
 
@@ -35,17 +36,8 @@ def _get_json(url: str):
 
 
 def _wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except OSError as exc:
-            last = exc
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+    """A process starting refuses connections for a while: that is "not yet"."""
+    return wait_for(predicate, timeout, what, every=0.3, tolerate=(OSError,))
 
 
 def _metrics(url: str) -> "_Figures":

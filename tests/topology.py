@@ -35,7 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.helpers import wait_for as _wait_for  # noqa: E402
 from tests.redis_server import RedisServer, free_port  # noqa: E402
+
+
+def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
+    """tests.helpers.wait_for, taking any exception for "not yet": processes here start and stop."""
+    return _wait_for(predicate, timeout, what, every=every, tolerate=(Exception,))
 
 VENV_BIN = ROOT / ".venv" / "bin"
 CONF = ROOT / "deploy" / "supervisord.conf"
@@ -125,20 +131,6 @@ def wait_gone(pid: int, timeout: float = 120) -> float:
 def utcnow() -> datetime:
     """Naive UTC, as the service writes its rows."""
     return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except Exception as exc:  # noqa: BLE001  (a process still starting answers with anything)
-            last = exc
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last!r}")
 
 
 class Topology:
@@ -470,108 +462,68 @@ def _seconds_after(moment: datetime, then: datetime | None) -> float | None:
     return None if then is None else round((then - moment).total_seconds(), 2)
 
 
+def _hit_a_worker_mid_batch(topo: Topology, sig: int, *, builds: int, timeout: float) -> dict:
+    """What the worker scenarios share: `builds` founders post their builds; once the first
+    worker runs one on each of its threads it gets `sig`; then waits for it to exit, for
+    supervisord to start it again and for every store to be built. The figures name it
+    `worker`; its builds that ran again (a second attempt) are `rerun`."""
+    founders = topo.founders(builds)
+    before = topo.pids()
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    victim = topo.worker_names()[0]
+    pid, held = _wait_busy(topo, victim, topo.worker_threads)
+    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+    hit_at, hit_wall = utcnow(), time.time()
+    os.kill(pid, sig)
+    exited_wall = wait_gone(pid)
+    info = topo.restarted(victim, pid)
+    restarted_wall = time.time()
+    built_at = wait_built(founders, timeout)
+    after = topo.pids()
+    once = _once(topo, founders)
+    rerun = {p: rows[0] for p, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
+    return {
+        "builds": builds, "worker": victim, "worker_pid": pid, "new_pid": info["pid"], "held": sorted(held),
+        "queued_at_hit": queued, "hit_wall": hit_wall, "exited_wall": exited_wall,
+        "exited_after_seconds": round(exited_wall - hit_wall, 2),
+        "restarted_after_seconds": round(restarted_wall - hit_wall, 2),
+        "pids_before": before, "pids_after": after,
+        "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
+        "rerun": sorted(rerun),
+        "rerun_started_after_seconds": {p: _seconds_after(hit_at, row["started_at"]) for p, row in rerun.items()},
+        "attempts": sorted({rows[0]["attempt"] for rows in once["jobs"].values() if rows}),
+        "all_built_after_hit_seconds": round(built_at - hit_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "exits": topo.exits(),
+        **once,
+    }
+
+
 def kill_worker_mid_batch(topo: Topology, *, builds: int = 8, timeout: float = 120) -> dict:
     """kill -9 one worker process while it runs builds: only it restarts, the web answers
     throughout, every build finishes once, and the killed worker's builds run again."""
-    founders = topo.founders(builds)
-    before = topo.pids()
     with HealthWatch(topo.base_url) as health:
-        posted = time.time()
-        for founder in founders:
-            founder.build()
-        victim = topo.worker_names()[0]
-        pid, held = _wait_busy(topo, victim, topo.worker_threads)
-        queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
-        killed_at, killed_wall = utcnow(), time.time()
-        os.kill(pid, signal.SIGKILL)
-        wait_gone(pid)
-        info = topo.restarted(victim, pid)
-        restarted_wall = time.time()
-        built_at = wait_built(founders, timeout)
-    after = topo.pids()
-    once = _once(topo, founders)
-    # What the killed process held: the builds whose model call it had started (any other run
-    # it had taken shows as a second attempt too).
-    rerun = {pid_: rows[0] for pid_, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
-    return {
-        "builds": builds, "queued_at_kill": queued, "killed": victim, "killed_pid": pid, "new_pid": info["pid"],
-        "restarted_after_seconds": round(restarted_wall - killed_wall, 2),
-        "pids_before": before, "pids_after": after,
-        "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
-        "held": sorted(held), "rerun": sorted(rerun),
-        "rerun_started_after_seconds": {p: _seconds_after(killed_at, row["started_at"]) for p, row in rerun.items()},
-        "all_built_after_kill_seconds": round(built_at - killed_wall, 2),
-        "all_built_after_post_seconds": round(built_at - posted, 2),
-        "health_answers": health.answers, "health_errors": len(health.errors), "health_error_samples": health.errors[:3],
-        "health_statuses": health.statuses, "exits": topo.exits(),
-        **once,
-    }
+        figures = _hit_a_worker_mid_batch(topo, signal.SIGKILL, builds=builds, timeout=timeout)
+    return {**figures, "health_answers": health.answers, "health_errors": len(health.errors),
+            "health_error_samples": health.errors[:3], "health_statuses": health.statuses}
 
 
 def stop_worker_during_builds(topo: Topology, *, builds: int = 8, timeout: float = 120) -> dict:
     """One SIGTERM to a worker running builds: they finish in that process (attempt 1), it
     exits, supervisord starts it again, and nothing waits for the reaper."""
-    founders = topo.founders(builds)
-    before = topo.pids()
-    posted = time.time()
-    for founder in founders:
-        founder.build()
-    victim = topo.worker_names()[0]
-    pid, held = _wait_busy(topo, victim, topo.worker_threads)
-    stopped_wall = time.time()
-    os.kill(pid, signal.SIGTERM)
-    exited_wall = wait_gone(pid)
-    info = topo.restarted(victim, pid)
-    restarted_wall = time.time()
-    built_at = wait_built(founders, timeout)
-    after = topo.pids()
-    once = _once(topo, founders)
+    figures = _hit_a_worker_mid_batch(topo, signal.SIGTERM, builds=builds, timeout=timeout)
+    pid, exited = figures["worker_pid"], figures["exited_wall"]
     ends = {call["product"]: call["at"] for call in topo.ai_calls() if call["event"] == "end" and call["worker"] == pid}
-    return {
-        "builds": builds, "stopped": victim, "stopped_pid": pid, "new_pid": info["pid"],
-        "held": sorted(held), "held_finished_in_process": sorted(p for p in held if ends.get(p, exited_wall) < exited_wall),
-        "exited_after_seconds": round(exited_wall - stopped_wall, 2),
-        "restarted_after_seconds": round(restarted_wall - stopped_wall, 2),
-        "pids_before": before, "pids_after": after,
-        "unchanged": sorted(n for n in before if n != victim and before[n] == after[n]),
-        "attempts": sorted({rows[0]["attempt"] for rows in once["jobs"].values() if rows}),
-        "all_built_after_stop_seconds": round(built_at - stopped_wall, 2),
-        "all_built_after_post_seconds": round(built_at - posted, 2),
-        "second_signal_logged": "second stop signal" in topo.output(), "exits": topo.exits(),
-        **once,
-    }
+    return {**figures, "held_finished_in_process": sorted(p for p in figures["held"] if ends.get(p, exited) < exited),
+            "second_signal_logged": "second stop signal" in topo.output()}
 
 
 def stop_worker_past_its_shutdown_time(topo: Topology, *, builds: int = 4, timeout: float = 120) -> dict:
     """One SIGTERM to a worker whose builds outlast WORKER_SHUTDOWN_SECONDS: it exits after
     that time, and its unfinished builds run again at once (attempt 2), not after the lease."""
-    founders = topo.founders(builds)
-    posted = time.time()
-    for founder in founders:
-        founder.build()
-    victim = topo.worker_names()[0]
-    pid, held = _wait_busy(topo, victim, topo.worker_threads)
-    # A build handed back is sent to the queue again, behind whatever waits there already.
-    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
-    stopped_at, stopped_wall = utcnow(), time.time()
-    os.kill(pid, signal.SIGTERM)
-    exited_wall = wait_gone(pid)
-    info = topo.restarted(victim, pid)
-    restarted_wall = time.time()
-    built_at = wait_built(founders, timeout)
-    once = _once(topo, founders)
-    rerun = {p: rows[0] for p, rows in once["jobs"].items() if rows and rows[0]["attempt"] > 1}
-    return {
-        "builds": builds, "stopped": victim, "stopped_pid": pid, "new_pid": info["pid"], "held": sorted(held),
-        "queued_at_stop": queued,
-        "exited_after_seconds": round(exited_wall - stopped_wall, 2),
-        "restarted_after_seconds": round(restarted_wall - stopped_wall, 2),
-        "rerun": sorted(rerun),
-        "rerun_started_after_seconds": {p: _seconds_after(stopped_at, row["started_at"]) for p, row in rerun.items()},
-        "all_built_after_stop_seconds": round(built_at - stopped_wall, 2),
-        "all_built_after_post_seconds": round(built_at - posted, 2),
-        **once,
-    }
+    return _hit_a_worker_mid_batch(topo, signal.SIGTERM, builds=builds, timeout=timeout)
 
 
 def flush_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout: float = 120) -> dict:
