@@ -17,7 +17,9 @@ from models.model3d import Model3D
 from services import model3d
 from services.health import record_worker_beat, worker_name
 from tests.conftest import SETTINGS
-from tests.test_discovery import claim, find, frozen_clock, item, load, refusal  # noqa: F401
+from tests.factories import claim, find, item, load, refusal
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 # Demo products whose photos ship under api/static/demo/ (the catalog lines point at <id>-1.svg).
 AVOCADO = "kitchen-avocado-slicer-3in1"  # its photo is an orange (#F4A261) card
