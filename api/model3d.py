@@ -6,7 +6,7 @@ from marshmallow import Schema, fields
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services import model3d
+from services import gltf_card, model3d
 
 bp = Blueprint("model3d", __name__, description="The 3D preview of the session's product.")
 
@@ -17,7 +17,7 @@ DECISIONS: list[str] = [
     "no model ready). Without a resolved product: 200 `no_product`. The first call (and the first after the product's "
     f"photo changed) sends the `{model3d.MODEL3D}` job; the model is kept, one per product, until the photo changes.",
     "The model is a card, not a scan: a box "
-    f"{model3d.CARD_WIDTH:g} m wide (the height follows the photo's aspect ratio) and {model3d.CARD_DEPTH:g} m deep "
+    f"{gltf_card.CARD_WIDTH:g} m wide (the height follows the photo's aspect ratio) and {gltf_card.CARD_DEPTH:g} m deep "
     "whose front face is textured with the product photo; description says so in words: \""
     + model3d.DESCRIPTIONS[model3d.PHOTO] + "\" A demo photo (SVG under /static/) is rasterised to a "
     f"{model3d.TEXTURE_PX}-pixel-wide PNG with resvg (its text in the first of "
