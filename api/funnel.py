@@ -33,7 +33,8 @@ DECISIONS: list[str] = [
     "<script src=... defer> and the product id in a data-product-id attribute (no inline script); the public "
     "pages' content security policy adds `script-src 'self'; connect-src 'self'` for it. It sends page_view on "
     "each page load, add_to_cart when the buy form's fields are first used or its button pressed, checkout when "
-    "the form is submitted; nothing in the store sends paid yet (there is no confirmation page). The owner's "
+    "the form is submitted, and paid on the thank-you page of an order the payment provider confirmed (the "
+    "server marks the page; the script only reports it). The owner's "
     "preview pages carry no script and keep the policy with no script at all, so a preview never counts.",
     "GET /api/editor/metrics?product_id=&days= (session) answers spec 2.12: {status: ok, product_id, days, since, "
     "until (UTC dates; the window is today and the days-1 days before it), sessions (distinct visitor sessions "

@@ -24,9 +24,10 @@ DECISIONS: list[str] = [
     "Each transition needs the launch facts of GET /api/launch that its step depends on, true today: "
     + "; ".join(f"{action} needs {_needs(action)}" for action in launch_state.ACTIONS) + ". Ready means the "
     "product is yours, its offer is known and a store shows it; live means customers can reach the store and pay. "
-    "Payments do not exist on this service yet, so payments_ready reads false and nothing can launch or resume "
-    "until the payment area makes it true: the refusal says so rather than pretending. Pausing and retiring "
-    "need no fact (stopping is always allowed).",
+    "payments_ready is true once payments are on (PAYMENT_PROVIDER is not `off`) and the claimed product's "
+    "published store was built with its buy box open; until then nothing can launch or resume, and the refusal "
+    "names the fact that is false rather than pretending. Pausing and retiring need no fact (stopping is always "
+    "allowed).",
     "A transition whose facts are not all true is refused 409 {status: refused, reason: launch_blocked, "
     "explanation, blocked_by: [the false fact ids, in the launch facts' order], state, action, allowed, blocked}; "
     "nothing changes. An action that is not a step from the current state (pause from draft, anything from "

@@ -6,28 +6,29 @@ from marshmallow import Schema, fields
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services import model3d
+from services import gltf_card, model3d
 
 bp = Blueprint("model3d", __name__, description="The 3D preview of the session's product.")
 
 DECISIONS: list[str] = [
     f"GET /api/model (session): 200 {{status: {model3d.READY} | {model3d.BUILDING} | {model3d.NO_WORKER}, product_id, "
-    "url (when ready), description, texture: photo | name_card | plain_card, image (the photo's address)}; status no_worker also "
+    f"url (when ready), description, texture: {model3d.PHOTO} | {model3d.NAME_CARD} | {model3d.PLAIN_CARD}, image (the "
+    "photo's address)}; status no_worker also "
     "carries reason `no_worker` and an explanation (spec 7.2: no worker heard from within WORKER_STALE_SECONDS and "
     "no model ready). Without a resolved product: 200 `no_product`. The first call (and the first after the product's "
     f"photo changed) sends the `{model3d.MODEL3D}` job; the model is kept, one per product, until the photo changes.",
     "The model is a card, not a scan: a box "
-    f"{model3d.CARD_WIDTH:g} m wide (the height follows the photo's aspect ratio) and {model3d.CARD_DEPTH:g} m deep "
+    f"{gltf_card.CARD_WIDTH:g} m wide (the height follows the photo's aspect ratio) and {gltf_card.CARD_DEPTH:g} m deep "
     "whose front face is textured with the product photo; description says so in words: \""
     + model3d.DESCRIPTIONS[model3d.PHOTO] + "\" A demo photo (SVG under /static/) is rasterised to a "
     f"{model3d.TEXTURE_PX}-pixel-wide PNG with resvg (its text in the first of "
     + ", ".join(family for family, _files in model3d.FONT_FAMILIES) + " installed, else without its text); a PNG or "
     "JPEG under /static/ is used as it is. A photo hosted elsewhere is never fetched (the service is offline by "
-    "default): the card then shows the product's name (texture name_card) and description says \""
-    + model3d.DESCRIPTIONS[model3d.NAME_CARD] + "\" (texture plain_card, when no such font is installed: \""
+    f"default): the card then shows the product's name (texture {model3d.NAME_CARD}) and description says \""
+    + model3d.DESCRIPTIONS[model3d.NAME_CARD] + f"\" (texture {model3d.PLAIN_CARD}, when no such font is installed: \""
     + model3d.DESCRIPTIONS[model3d.PLAIN_CARD] + "\").",
-    "GET /api/model/<product_id>.gltf serves the asset (Content-Type model/gltf+json; one self-contained glTF 2.0 "
-    "JSON document, its buffer and PNG or JPEG image embedded as data: URIs) only to a session whose resolved "
+    f"GET /api/model/<product_id>.gltf serves the asset (Content-Type {model3d.GLTF_CONTENT_TYPE}; one "
+    "self-contained glTF 2.0 JSON document, its buffer and PNG or JPEG image embedded as data: URIs) only to a session whose resolved "
     "product it is, like every founder-scoped read: a product claimed by one founder never surfaces on another's "
     "session. Anyone else, and a model not ready yet, gets 404 `not_found`.",
 ]

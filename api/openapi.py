@@ -19,6 +19,7 @@ from api.errors import SIGN_IN_TO_RESEARCH
 from api.json_body import MAX_DEPTH
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of, declared_arguments
 from config import Settings
+from jobs.runner import DEFAULT_TIME_LIMIT_MS
 from services.reasons import REASONS
 
 # Cross-cutting decisions on points the spec leaves open; each feature area adds its own
@@ -47,7 +48,8 @@ DECISIONS = [
     "would still make answers 308 `{status: moved, location}` with a relative Location; links in mails and pages "
     "are built from BASE_URL. A path holding a NUL (`%00`) is likewise a JSON 404, and a NUL in a query "
     "parameter or a form field is 400 `invalid_request` (GET /login still answers its 303): none names anything.",
-    "Bodies larger than MAX_BODY_BYTES (default 1 MiB) answer 413 `payload_too_large`.",
+    f"Bodies larger than MAX_BODY_BYTES (default {Settings.max_body_bytes // (1024 * 1024)} MiB) answer 413 "
+    "`payload_too_large`.",
     "State-changing requests (every POST, and GET /api/find and /api/feed) sent by another site "
     "(Sec-Fetch-Site: cross-site, or an Origin that is not the service's own) answer 403 `cross_site_request`; "
     "provider callbacks are exempt and authenticate by signature. A route that declares nothing is treated as "
@@ -98,14 +100,15 @@ DECISIONS = [
     "answers again; a job that finished while its lock could not be let go is still done (the lock expires).",
     "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
     "fenced write and records nothing.",
-    "A job's lease is JOB_LEASE_SECONDS (15 s) for every kind. A worker process takes one message per free "
+    f"A job's lease is JOB_LEASE_SECONDS ({Settings.job_lease_seconds} s) for every kind. A worker process takes one message per free "
     "thread. Stopped with SIGTERM, it takes nothing more, returns what it took but had not started, lets its "
     "running jobs finish for up to WORKER_SHUTDOWN_SECONDS, then hands back the ones still running: their rows "
     "go back to `queued` with the same attempt number and their messages are sent again at once, so they start "
     "over elsewhere as a new attempt (a hand-back spends no retry delay but counts towards the attempts). "
     "A job that already had its turn (returned by a stopping worker, handed back, taken by a lost worker, or "
     "sent again by the reaper) goes to the head of its queue, not behind the backlog.",
-    "A job's run time is capped by its time limit (30 minutes unless the job kind sets another); a run stopped by "
+    f"A job's run time is capped by its time limit ({DEFAULT_TIME_LIMIT_MS // 60_000} minutes unless the job kind "
+    "sets another); a run stopped by "
     "it is retried, then fails.",
     f"The clock prunes, hourly, anonymous sessions older than ANON_SESSION_DAYS ({Settings.anon_session_days}) that hold, claimed, metered "
     "(a claim-allowance row) or bound nothing, with no open watch, live sign-in link or pending sign-in mail, and "

@@ -4,9 +4,13 @@ from marshmallow import Schema, fields
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services.store import builds, state
+from services.store import builds, document, publish, render, state
 
 bp = Blueprint("store", __name__, description="Storefront generation and publishing.")
+
+_STATUSES = [state.BUILDING, state.PUBLISHING, state.BUILT, state.PUBLISHED, state.FAILED]
+# The pages of a store below /store/<slug>/ (home is the address itself).
+_PAGES = [render.page_path(page_id) for page_id in render.PAGE_IDS if page_id != "home"]
 
 DECISIONS: list[str] = [
     "A store is built for the session's resolved product, claimed or held (spec 2: one resolver); with neither, "
@@ -17,30 +21,26 @@ DECISIONS: list[str] = [
     "A store belongs to the founder who built it: a store built on a hold that lapsed is discarded, unpublished, "
     "when the product's next founder (holding or claiming it) opens or builds its store; until then it is "
     "nobody's to see (its builder's own preview included, once the product is no longer theirs).",
-    "POST /api/store (no body) starts a `store_build` job, or reports the one queued or running (one per product: "
-    "the job table's unique index decides, however many requests race). Stages as the job really moves: "
-    f"{' -> '.join(builds.STAGES)}; then `published` after POST /api/store/publish. A build that fails ends "
-    "`failed` with reason `generation_failed` (the explanation says when the AI backend could not be reached or "
-    "did not finish); the next POST starts afresh. POST on a built store builds a new version.",
-    "GET and POST /api/store answer {status: building | publishing | built | published | failed, stage, "
-    "product_id, version (newest built, 0 before the first), published_version, preview_url (the owner's "
-    "preview of the newest version, /store/<slug>/preview/), public_url (once published), updated_at}; `job_id` "
-    "while a job runs; `reason` and `explanation` when the latest build failed; `last_publish` {status: failed, "
-    "reason, explanation} when the latest publish failed; `unbacked`: the sentences the AI wrote that the product "
-    "record cannot back (a number, a certification, a claim of origin), left out of the store and each reported "
-    "with reason `unbacked_claim`. Before the first build GET answers 200 "
-    "`not_yet_researched` (the store is not started).",
-    "The store is a versioned JSON document (format 1: product, price, currency, business, palette, copy, "
-    "dated evidence rows, lead section, and per page an ordered list of sections); every build stores a new "
-    "numbered version with the RFC 6902 JSON Patch from the one before, so any version can be rendered again "
-    "exactly. Pages are a pure function of the document.",
-    "POST /api/store/publish (no body) runs a `store_publish` job and waits for it up to "
-    f"{state.PUBLISH_WAIT_SECONDS} s: it re-checks the newest version (every page renders and parses with a "
+    f"POST /api/store (no body) starts a `{builds.BUILD}` job, or reports the one queued or running (one per "
+    "product: the job table's unique index decides, however many requests race). Stages as the job really moves: "
+    f"{' -> '.join(builds.STAGES)}; then `{state.PUBLISHED}` after POST /api/store/publish. A build that fails ends "
+    f"`{state.FAILED}` with reason `generation_failed` (the explanation says when the AI backend could not be "
+    "reached or did not finish); the next POST starts afresh. POST on a built store builds a new version, which "
+    "becomes the draft.",
+    "GET and POST /api/store answer the store's state (StoreAnswer; each field says what it holds). Before the "
+    "first build GET answers 200 `not_yet_researched` (the store is not started).",
+    f"The store is a versioned JSON document (format {document.FORMAT}: "
+    + ", ".join(document.SCHEMA["properties"]) + "); every change (a build, an edit, an applied intent) stores a new "
+    "numbered version with the RFC 6902 JSON Patch from the version it was made from, so any version can be "
+    "rendered again exactly. Pages are a pure function of the document. The draft (`draft_version`) is the version the owner's preview shows and a publish "
+    "publishes: the newest, unless the editor's undo or redo moved it.",
+    f"POST /api/store/publish (no body) runs a `{publish.PUBLISH}` job and waits for it up to "
+    f"{state.PUBLISH_WAIT_SECONDS} s: it re-checks the draft (every page renders and parses with a "
     "title and one h1, internal links name pages, images resolve, the price equals the offer's, no sentence the "
     "product record cannot back) and publishes it, regenerating first when the price moved or a sentence lost "
-    "its backing. Answers the store's state (`published`, or `publishing` while the check still runs); 500 "
-    "`verify_failed` when the check could not run; 200 `generation_failed` when a needed regeneration failed; "
-    "409 `not_started` before the first build. A store is never called published unless the check passed.",
+    f"its backing. Answers the store's state (`{state.PUBLISHED}`, or `{state.PUBLISHING}` while the check still "
+    "runs); 500 `verify_failed` when the check could not run; 200 `generation_failed` when a needed regeneration "
+    "failed; 409 `not_started` before the first build. A store is never called published unless the check passed.",
     "The copy is written by the AI backend (AI_BACKEND): `offline` (default; a deterministic copywriter that "
     "writes only from the product record, its evidence and the offer's price, no network), `openai` (any "
     "OpenAI-compatible chat-completions server: AI_BASE_URL, AI_MODEL, AI_API_KEY) or `command` (AI_COMMAND, "
@@ -48,11 +48,14 @@ DECISIONS: list[str] = [
     "copy's schema is asked for once more, then the build fails; a backend that cannot be reached is tried again "
     "later (the job's retries), one that fails or times out (AI_TIMEOUT_SECONDS) fails the build. Only the "
     "product's public facts are sent to a model (never its cost, supplier quotes or margins).",
-    "Until payments exist the store's buy box is shown closed (the document's `checkout` is false): orders open "
-    "with the payment provider.",
-    "Public pages: GET /store/<slug>/ (and product, faq, shipping, contact, privacy, terms, sitemap.xml, "
+    "The buy box takes orders (a form posted to /store/<slug>/checkout, as POST /api/store/checkout takes them) "
+    "when the version "
+    "shown was built while a payment provider was configured (the document's `checkout` is true) and one still "
+    "is (PAYMENT_PROVIDER not `off`); otherwise it shows closed. A store built while payments were off stays "
+    "closed until it is rebuilt and published.",
+    "Public pages: GET /store/<slug>/ (and " + ", ".join(_PAGES) + ", sitemap.xml, "
     "robots.txt) serve the published version to anyone; before publishing they are 404 `not_found`. "
-    "GET /store/<slug>/preview/... serves the newest version to the session whose claimed product it is (404 "
+    "GET /store/<slug>/preview/... serves the draft to the session whose claimed product it is (404 "
     "to anyone else), marked noindex with a preview banner. A public page's content security policy allows "
     "scripts and fetches of this origin only (`script-src 'self'; connect-src 'self'`: the funnel events' "
     "/static/storefront/track.js, see POST /api/track), no inline script; a preview's allows no script at all.",
@@ -60,23 +63,32 @@ DECISIONS: list[str] = [
 
 
 class StoreAnswer(Schema):
-    status = fields.String(required=True, metadata={"enum": [state.BUILDING, state.PUBLISHING, state.BUILT,
-                                                              state.PUBLISHED, state.FAILED]})
-    stage = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": _STATUSES, "description": (
+        f"`{state.BUILDING}` or `{state.PUBLISHING}` while a job runs; `{state.PUBLISHED}` when the draft is the "
+        f"published version, else `{state.BUILT}`; `{state.FAILED}` when the latest build failed")})
+    stage = fields.String(required=True, metadata={"description": (
+        "The running job's stage (a build: " + ", ".join(builds.STAGES) + "; a publish: verifying, and a "
+        "regeneration's stages when it needs one); otherwise the status")})
     product_id = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The newest version built (0 before the first)"})
     draft_version = fields.Integer(required=True, allow_none=True, metadata={
-        "description": "The version the editor shows, previews and publishes (the newest unless undo or redo moved it)"})
-    published_version = fields.Integer(required=True, allow_none=True)
-    preview_url = fields.String(required=True, allow_none=True)
-    public_url = fields.String(required=True, allow_none=True)
+        "description": "The version the editor shows, previews and publishes (the newest unless undo or redo moved "
+                       "it); null before the first build"})
+    published_version = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The version the public pages serve; null until published"})
+    preview_url = fields.String(required=True, allow_none=True, metadata={
+        "description": "The owner's preview of the draft, /store/<slug>/preview/; null before the first build"})
+    public_url = fields.String(required=True, allow_none=True, metadata={
+        "description": "The store's public address, /store/<slug>/; null until published"})
     updated_at = fields.String(required=True)
-    job_id = fields.String()
-    reason = fields.String()
-    explanation = fields.String()
-    last_publish = fields.Dict()
+    job_id = fields.String(metadata={"description": "The build or publish job, while one runs"})
+    reason = fields.String(metadata={"description": "`generation_failed`, when the latest build failed"})
+    explanation = fields.String(metadata={"description": "Why the latest build failed, in words"})
+    last_publish = fields.Dict(metadata={
+        "description": f"{{status: {state.FAILED}, reason: verify_failed | generation_failed, explanation}}, when "
+                       "the latest publish failed"})
     unbacked = fields.List(fields.Dict(), required=True, metadata={
-        "description": "Sentences the AI wrote for the newest version that the product record cannot back: left out "
+        "description": "Sentences the AI wrote for the draft that the product record cannot back: left out "
                        "of the store, each {reason: unbacked_claim, field, sentence, why: number|certification|origin}"})
 
 

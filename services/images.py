@@ -7,23 +7,20 @@ In order:
    `images_too_large`). Its declared type is ignored: the content decides.
 2. The first bytes must be those of a PNG, JPEG or WebP file (a GIF, an SVG, HTML or
    anything else: `invalid_images`).
-3. The header is read here, from the file's own bytes (PNG IHDR, JPEG SOF, WebP VP8/VP8L/VP8X),
-   before Pillow sees the file: its width and height, whether it may carry transparency, a
-   JPEG's components and whether it is progressive. From these alone come the size it is
-   decoded at (a JPEG at 1/2, 1/4 or 1/8 scale when that still fills DECODE_SIDE, as Pillow's
-   `draft` does), the size it is served at (fit in MAX_SIDE x MAX_SIDE), the memory decoding
-   and scaling it holds (`Header.memory`) and the time preparing it takes (`Header.work_ms`:
-   its bytes read, its pixels decoded, scaled and encoded, each at its measured worst cost).
-   An image over MAX_PIXELS, or whose memory is over MAX_DECODE_BYTES, is refused
-   (`invalid_images`), and so is a request whose new images would take more than
-   MAX_REQUEST_MS together (`images_too_large`; `over_request_time`).
-   The header comes from the first HEAD_BYTES of each upload (`head_of_data_url`), so a
-   request is judged whole before any of its images is decoded in full.
-4. The file's own structure is walked: it must end where the image ends (nothing appended:
-   a PNG followed by HTML, a JPEG followed by a ZIP), and its metadata (every chunk or
-   segment that is not pixel data) may hold no markup, script or ZIP record. Such a file
-   is a polyglot, read one way by an image decoder and another way by a browser or an
-   unzipper: refused, even though step 5 would leave none of it in what is served.
+3. The header is read from the file's own bytes (PNG IHDR, JPEG SOF, WebP VP8/VP8L/VP8X:
+   services/image_files.py), before Pillow sees the file: its width and height, whether it may
+   carry transparency, a JPEG's components and whether it is progressive. From these alone come
+   the size it is decoded at (a JPEG at 1/2, 1/4 or 1/8 scale when that still fills
+   DECODE_SIDE, as Pillow's `draft` does), the size it is served at (fit in MAX_SIDE x
+   MAX_SIDE), the memory decoding and scaling it holds (`Header.memory`) and the time preparing
+   it takes (`Header.work_ms`: its bytes read, its pixels decoded, scaled and encoded, each at
+   its measured worst cost). An image over MAX_PIXELS, or whose memory is over
+   MAX_DECODE_BYTES, is refused (`invalid_images`), and so is a request whose new images would
+   take more than MAX_REQUEST_MS together (`images_too_large`; `over_request_time`). The header
+   comes from the first HEAD_BYTES of each upload (`head_of_data_url`), so a request is judged
+   whole before any of its images is decoded in full.
+4. The file's own structure is walked (services/image_files.py): nothing may follow the
+   image's end, and its metadata may hold no markup, script or ZIP record (a polyglot).
 5. Pillow opens it as that format only, and must see the sizes the header gave (Pillow's own
    decompression-bomb guard, MAX_IMAGE_PIXELS and DecompressionBombError, is turned into a
    refusal too, though the caps above are far below it). Animated PNG and WebP are refused
@@ -50,6 +47,8 @@ import warnings
 from dataclasses import dataclass, replace
 
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from services.image_files import FORMATS, HEADER_READERS, ImageRefused, invalid, refuse_polyglot, sniff
 
 MAX_IMAGES = 8
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # one uploaded file, decoded (decisions.md: at most 5 MiB each)
@@ -101,23 +100,7 @@ JPEG_QUALITY = WEBP_QUALITY = 90
 PNG_COMPRESS_LEVEL = 1  # zlib's fastest: re-encoding a PNG is mostly filtering and deflating
 WEBP_METHOD = 0  # libwebp's fastest effort at the same quality (files ~3 % larger than method 4)
 
-# Format -> (content type, file extension) of what is stored and served.
-FORMATS = {"PNG": ("image/png", "png"), "JPEG": ("image/jpeg", "jpg"), "WEBP": ("image/webp", "webp")}
-
 _DATA_URL = re.compile(r"data:[\w.+-]*(?:/[\w.+-]+)?(?:;[\w.+-]+=[\w.+\"-]+)*;base64,", re.IGNORECASE)
-# What may not appear in an image's metadata: markup a browser would run, a PHP opening tag,
-# a javascript: URL, or a ZIP record (a local file header or the end of a central directory).
-_FOREIGN = re.compile(rb"<\s*(?:script|html|body|iframe|object|embed|style|svg[\s/>])|<\?php|<!doctype|javascript:"
-                      rb"|PK\x03\x04|PK\x05\x06", re.IGNORECASE)
-
-
-class ImageRefused(Exception):
-    """An upload that cannot be used: `reason` is invalid_images or images_too_large, `detail` says why."""
-
-    def __init__(self, reason: str, detail: str):
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -138,10 +121,6 @@ class CleanImage:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
-
-
-def _invalid(detail: str) -> ImageRefused:
-    return ImageRefused("invalid_images", detail)
 
 
 def megapixels(pixels: float) -> str:
@@ -217,16 +196,15 @@ class Header:
         """Bytes held at the peak of cleaning it, the larger of its two phases
         (bench/images_bench.py sets this beside the process's peak RSS growth).
 
-        Decoding and scaling: Pillow keeps 8-bit pixels in 4 bytes (1 for grey). A palette
-        or colour-keyed image is turned into RGBA before it is scaled, and scaling an image
-        with transparency works on a premultiplied copy, so a PNG holds 4 bytes a pixel, 8
-        with transparency. libwebp decodes into a canvas of its own and hands Pillow a copy,
-        which Pillow copies into the image, and more: WebP 18, 20 with transparency
-        (measured). A JPEG holds its
-        decoded (reduced) pixels, twice for CMYK, which is turned into RGB before scaling,
-        and a progressive one also keeps every DCT coefficient at full size, 2 bytes a
-        sample. Scaling adds the box-reduced image, the filter's horizontal pass (served
-        width x decoded height) and the result, and the copy made at the end is served-sized.
+        Decoding and scaling: Pillow keeps 8-bit pixels in 4 bytes (1 for grey). A palette or
+        colour-keyed image is turned into RGBA before it is scaled, and scaling an image with
+        transparency works on a premultiplied copy, so a PNG holds 4 bytes a pixel, 8 with
+        transparency. libwebp decodes into a canvas of its own and hands Pillow a copy, which
+        Pillow copies into the image, and more: WebP 18, 20 with transparency (measured). A JPEG
+        holds its decoded (reduced) pixels, twice for CMYK, which is turned into RGB before
+        scaling, and a progressive one also keeps every DCT coefficient at full size, 2 bytes a
+        sample. Scaling adds the box-reduced image, the filter's horizontal pass (served width x
+        decoded height) and the result, and the copy made at the end is served-sized.
 
         Encoding, once the decoded pixels are let go: the served image and the encoder's
         own buffers and output, per served pixel (ENCODE_BYTES; libwebp's alpha encoder is
@@ -268,111 +246,12 @@ def fit(width: int, height: int, side: int = MAX_SIDE) -> tuple[int, int]:
     return max(1, round(width * side / longest)), max(1, round(height * side / longest))
 
 
-def _png_header(raw: bytes) -> Header | None:
-    if len(raw) < 33:
-        return None
-    if raw[12:16] != b"IHDR" or int.from_bytes(raw[8:12], "big") != 13:
-        raise _invalid("a PNG without its header")
-    width, height = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-    colour = raw[25]
-    alpha = colour in (3, 4, 6)  # palette (converted to RGB or RGBA), grey + alpha, RGBA
-    if not alpha:
-        # A tRNS chunk (one colour made transparent) comes before the first IDAT. If the
-        # bytes at hand end first, count the image as transparent: an estimate only errs up.
-        at = 33
-        while True:
-            if at + 8 > len(raw):
-                alpha = True
-                break
-            kind = raw[at + 4:at + 8]
-            if kind == b"IDAT":
-                break
-            if kind == b"tRNS":
-                alpha = True
-                break
-            at += 12 + int.from_bytes(raw[at:at + 4], "big")
-    return Header("PNG", width, height, alpha=alpha)
-
-
-# Frame headers: baseline, extended and progressive, Huffman or arithmetic coded. The others
-# (lossless, hierarchical) are exotic, and a decoder cannot read them at a reduced scale.
-_SOF = {0xC0, 0xC1, 0xC2, 0xC9, 0xCA}
-_OTHER_SOF = {0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF}
-_PROGRESSIVE = {0xC2, 0xCA}
-
-
-def _jpeg_header(raw: bytes) -> Header | None:
-    """The first frame header (SOFn) after the metadata segments; None when the bytes at
-    hand end before it."""
-    at, n = 2, len(raw)
-    while True:
-        if at + 4 > n:
-            return None
-        if raw[at] != 0xFF:
-            raise _invalid("a JPEG cut short or malformed")
-        marker = raw[at + 1]
-        if marker == 0xFF:  # fill byte
-            at += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            at += 2
-            continue
-        if marker in (0xD9, 0xDA):
-            raise _invalid("a JPEG without a frame header")
-        length = int.from_bytes(raw[at + 2:at + 4], "big")
-        if length < 2:
-            raise _invalid("a JPEG cut short or malformed")
-        if marker in _OTHER_SOF:
-            raise _invalid("a lossless or hierarchical JPEG: only baseline and progressive JPEGs are accepted")
-        if marker in _SOF:
-            if at + 2 + length > n:
-                return None
-            segment = raw[at + 4:at + 2 + length]
-            if len(segment) < 6:
-                raise _invalid("a JPEG cut short or malformed")
-            height, width, count = int.from_bytes(segment[1:3], "big"), int.from_bytes(segment[3:5], "big"), segment[5]
-            factors = [(segment[7 + 3 * i] >> 4, segment[7 + 3 * i] & 15) for i in range(count)
-                       if 8 + 3 * i <= len(segment)]
-            if count not in (1, 3, 4) or len(factors) != count or not all(h and v for h, v in factors):
-                raise _invalid("a JPEG with components Pillow does not decode")
-            most = max(h for h, _ in factors) * max(v for _, v in factors)
-            samples = sum(h * v for h, v in factors) / most
-            return Header("JPEG", width, height, components=count, samples=samples,
-                          progressive=marker in _PROGRESSIVE)
-        at += 2 + length
-
-
-def _webp_header(raw: bytes) -> Header | None:
-    if len(raw) < 30:
-        return None
-    chunk = raw[12:16]
-    if chunk == b"VP8X":
-        flags = raw[20]
-        if flags & 0x02:
-            raise _invalid("an animation: a store photo is one picture")
-        return Header("WEBP", 1 + int.from_bytes(raw[24:27], "little"), 1 + int.from_bytes(raw[27:30], "little"),
-                      alpha=bool(flags & 0x10))
-    if chunk == b"VP8L":
-        if raw[20] != 0x2F:
-            raise _invalid("a WebP without its header")
-        bits = int.from_bytes(raw[21:25], "little")
-        return Header("WEBP", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, alpha=bool(bits >> 28 & 1))
-    if chunk == b"VP8 ":
-        if raw[23:26] != b"\x9d\x01\x2a":
-            raise _invalid("a WebP without its header")
-        return Header("WEBP", int.from_bytes(raw[26:28], "little") & 0x3FFF,
-                      int.from_bytes(raw[28:30], "little") & 0x3FFF)
-    raise _invalid("a WebP without its header")
-
-
-_HEADERS = {"PNG": _png_header, "JPEG": _jpeg_header, "WEBP": _webp_header}
-
-
 def read_header(raw: bytes, size: int | None = None) -> Header | None:
     """The header of an upload (or of its first bytes, `size` being the whole upload's),
     unchecked; None when the bytes given end before it."""
-    header = _HEADERS[sniff(raw)](raw)
-    return None if header is None else replace(header, size=len(raw) if size is None else size)
+    kind = sniff(raw)
+    fields = HEADER_READERS[kind](raw)
+    return None if fields is None else Header(kind, size=len(raw) if size is None else size, **fields)
 
 
 def header_of(raw: bytes, size: int | None = None) -> Header | None:
@@ -382,13 +261,13 @@ def header_of(raw: bytes, size: int | None = None) -> Header | None:
     if header is None:
         return None
     if header.width < 1 or header.height < 1:
-        raise _invalid(f"its header declares {header.width} x {header.height} pixels")
+        raise invalid(f"its header declares {header.width} x {header.height} pixels")
     if header.pixels > MAX_PIXELS:
-        raise _invalid(f"{header.describe()} is {megapixels(header.pixels)} megapixels; an image may have at most "
+        raise invalid(f"{header.describe()} is {megapixels(header.pixels)} megapixels; an image may have at most "
                        f"{megapixels(MAX_PIXELS)}")
     if header.memory > MAX_DECODE_BYTES:
         width, height = _largest_within(header)
-        raise _invalid(f"{header.describe()} takes about {header.memory // 1_000_000} MB to decode, and an image may "
+        raise invalid(f"{header.describe()} takes about {header.memory // 1_000_000} MB to decode, and an image may "
                        f"take at most {MAX_DECODE_BYTES // 1_000_000}: scale it down to about {width} x {height} "
                        "(or send it as a JPEG)")
     return header
@@ -418,7 +297,7 @@ def _payload(url: str) -> tuple[int, int]:
         raise ImageRefused("images_too_large", f"larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MiB")
     match = _DATA_URL.match(url)
     if match is None:
-        raise _invalid("not a base64 data: URL")
+        raise invalid("not a base64 data: URL")
     start = match.end()
     size = (len(url) - start) // 4 * 3 - (len(url[-2:]) - len(url[-2:].rstrip("=")) if len(url) - start >= 2 else 0)
     if size > MAX_IMAGE_BYTES:
@@ -431,7 +310,7 @@ def _b64decode(text: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise _invalid("its base64 does not decode") from None
+        raise invalid("its base64 does not decode") from None
 
 
 def head_of_data_url(url: str) -> Header:
@@ -441,12 +320,12 @@ def head_of_data_url(url: str) -> Header:
     head_chars = HEAD_BYTES // 3 * 4
     head = _b64decode(url[start:start + head_chars])
     if not head:
-        raise _invalid("it is empty")
+        raise invalid("it is empty")
     header = header_of(head, size)
     if header is None and len(url) - start > head_chars:
         header = header_of(_b64decode(url[start:]), size)
     if header is None:
-        raise _invalid(f"a {sniff(head)} cut short")
+        raise invalid(f"a {sniff(head)} cut short")
     return header
 
 
@@ -465,126 +344,8 @@ def decode_data_url(url: str) -> bytes:
     """The bytes of a base64 `data:` URL, at most MAX_IMAGE_BYTES of them."""
     raw = _b64decode(url[_payload(url)[0]:])
     if not raw:
-        raise _invalid("it is empty")
+        raise invalid("it is empty")
     return raw
-
-
-def sniff(raw: bytes) -> str:
-    """PNG, JPEG or WEBP by the file's first bytes; anything else is refused, naming what it is when known."""
-    if raw.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "PNG"
-    if raw.startswith(b"\xff\xd8\xff"):
-        return "JPEG"
-    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
-        return "WEBP"
-    head = raw[:512].lstrip().lower()
-    if raw.startswith((b"GIF87a", b"GIF89a")):
-        raise _invalid("a GIF: only PNG, JPEG and WebP images are accepted")
-    if b"<svg" in head or head.startswith(b"<?xml"):
-        raise _invalid("an SVG (which can carry script): only PNG, JPEG and WebP images are accepted")
-    raise _invalid("not a PNG, JPEG or WebP image")
-
-
-# --- The file's structure: where it ends, and what its metadata holds ---------------------------
-
-def _png_metadata(raw: bytes) -> list[bytes]:
-    """The payloads of a PNG's chunks other than pixel data; refuses bytes after IEND."""
-    at, found = 8, []
-    while True:
-        if at + 12 > len(raw):
-            raise _invalid("a PNG cut short")
-        length = int.from_bytes(raw[at:at + 4], "big")
-        kind = raw[at + 4:at + 8]
-        end = at + 12 + length
-        if end > len(raw):
-            raise _invalid("a PNG cut short")
-        if kind not in (b"IDAT", b"fdAT"):
-            found.append(raw[at + 8:at + 8 + length])
-        at = end
-        if kind == b"IEND":
-            break
-    if at != len(raw):
-        raise _invalid("something else is appended to the PNG")
-    return found
-
-
-# An 0xFF that starts a marker: not followed by a stuffed 0x00, a restart or another 0xFF (fill).
-_NEXT_MARKER = re.compile(rb"\xff(?=[^\x00\xd0-\xd7\xff])")
-
-
-def _jpeg_end(raw: bytes, at: int, found: list[bytes]) -> int:
-    """Walks one JPEG from its SOI at `at` to its EOI; returns the offset after EOI and
-    collects each marker segment's payload (the entropy-coded pixel data is skipped)."""
-    n = len(raw)
-    if raw[at:at + 2] != b"\xff\xd8":
-        raise _invalid("something else is appended to the JPEG")
-    at += 2
-    while True:
-        if at >= n or raw[at] != 0xFF:
-            raise _invalid("a JPEG cut short or malformed")
-        while at < n and raw[at] == 0xFF:
-            at += 1  # fill bytes
-        if at >= n:
-            raise _invalid("a JPEG cut short")
-        marker = raw[at]
-        at += 1
-        if marker == 0xD9:
-            return at
-        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
-            continue
-        if at + 2 > n:
-            raise _invalid("a JPEG cut short")
-        length = int.from_bytes(raw[at:at + 2], "big")
-        if length < 2 or at + length > n:
-            raise _invalid("a JPEG cut short or malformed")
-        found.append(raw[at + 2:at + length])
-        at += length
-        if marker == 0xDA:
-            # Entropy-coded data runs to the next marker that is not a stuffed 0x00 or a
-            # restart (one search in C: a noisy photo has an 0xFF every few hundred bytes).
-            next_marker = _NEXT_MARKER.search(raw, at)
-            if next_marker is None:
-                raise _invalid("a JPEG cut short")
-            at = next_marker.start()
-
-
-def _jpeg_metadata(raw: bytes) -> list[bytes]:
-    """The payloads of a JPEG's marker segments; refuses anything after its end but further
-    JPEG images (a multi-picture file, as some cameras write, is a series of JPEGs)."""
-    found: list[bytes] = []
-    at = _jpeg_end(raw, 0, found)
-    while at < len(raw):
-        at = _jpeg_end(raw, at, found)
-    return found
-
-
-def _webp_metadata(raw: bytes) -> list[bytes]:
-    """The payloads of a WebP's chunks other than pixel data; refuses bytes past the RIFF size."""
-    if len(raw) < 12 or int.from_bytes(raw[4:8], "little") + 8 != len(raw):
-        raise _invalid("something else is appended to the WebP (or it is cut short)")
-    at, found = 12, []
-    while at < len(raw):
-        if at + 8 > len(raw):
-            raise _invalid("a WebP cut short")
-        kind, size = raw[at:at + 4], int.from_bytes(raw[at + 4:at + 8], "little")
-        end = at + 8 + size + (size & 1)
-        if end > len(raw):
-            raise _invalid("a WebP cut short")
-        if kind not in (b"VP8 ", b"VP8L", b"ALPH", b"ANMF"):
-            found.append(raw[at + 8:at + 8 + size])
-        at = end
-    return found
-
-
-_METADATA = {"PNG": _png_metadata, "JPEG": _jpeg_metadata, "WEBP": _webp_metadata}
-
-
-def refuse_polyglot(raw: bytes, kind: str) -> None:
-    """Refuses a file that is more than one image: bytes after its end, or markup, script or
-    a ZIP record in its metadata."""
-    for payload in _METADATA[kind](raw):
-        if _FOREIGN.search(payload):
-            raise _invalid("its metadata holds markup, script or an archive (a file that is also something else)")
 
 
 # --- Decoding and encoding again -------------------------------------------------------------------
@@ -658,7 +419,7 @@ def clean(raw: bytes) -> CleanImage:
     kind = sniff(raw)
     header = header_of(raw)
     if header is None:
-        raise _invalid(f"a {kind} cut short")
+        raise invalid(f"a {kind} cut short")
     refuse_polyglot(raw, kind)
     with warnings.catch_warnings():
         # Past MAX_IMAGE_PIXELS Pillow only warns (it raises at twice that): both refuse here,
@@ -668,13 +429,13 @@ def clean(raw: bytes) -> CleanImage:
             opened = Image.open(io.BytesIO(raw), formats=[kind])
             try:
                 if opened.size != (header.width, header.height):
-                    raise _invalid("its header and its data disagree about its size")
+                    raise invalid("its header and its data disagree about its size")
                 if kind != "JPEG" and getattr(opened, "n_frames", 1) > 1:
-                    raise _invalid("an animation: a store photo is one picture")
+                    raise invalid("an animation: a store photo is one picture")
                 if kind == "JPEG":
                     opened.draft(None, header.draft_size)
                 if opened.size != header.decoded:  # what the memory estimate counted on
-                    raise _invalid(f"not a JPEG that can be decoded at {header.decoded[0]} x {header.decoded[1]}")
+                    raise invalid(f"not a JPEG that can be decoded at {header.decoded[0]} x {header.decoded[1]}")
                 opened.load()
                 fresh = _served_pixels(opened, kind)
             finally:
@@ -682,8 +443,8 @@ def clean(raw: bytes) -> CleanImage:
         except ImageRefused:
             raise
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-            raise _invalid(f"it declares more pixels than the {megapixels(MAX_PIXELS)} megapixels accepted "
+            raise invalid(f"it declares more pixels than the {megapixels(MAX_PIXELS)} megapixels accepted "
                            "(a decompression bomb)") from None
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError):
-            raise _invalid(f"not a readable {kind} image") from None
+            raise invalid(f"not a readable {kind} image") from None
     return CleanImage(data=_encode(fresh, kind), format=kind, width=fresh.width, height=fresh.height)

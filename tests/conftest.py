@@ -264,3 +264,76 @@ def sandbox_wire():
     """The sandbox notifications delivered during this test: (url, body, status)."""
     _SANDBOX_DELIVERIES.clear()
     return _SANDBOX_DELIVERIES
+
+
+# --- Fixtures more than one test module asks for --------------------------------------------
+
+@pytest.fixture
+def frozen_clock():
+    """The clock stopped at tests.factories.NOW, the day catalog lines date their evidence
+    from. A module whose every test lives on that day says so once:
+    `pytestmark = pytest.mark.usefixtures("frozen_clock")`."""
+    from tests.factories import NOW
+
+    clock.freeze(NOW)
+    yield
+
+
+@pytest.fixture
+def jobs_drained(run_jobs):
+    """For tests whose requests send jobs (the sign-in mail of POST /api/account): they
+    finish before the tables are emptied for the next test."""
+    yield
+    run_jobs()
+
+
+@pytest.fixture
+def settings_with():
+    """Installs settings with some changes for the test (the worker threads read them too)."""
+
+    def change(**changes):
+        use_settings(SETTINGS.but(**changes))
+
+    yield change
+    use_settings(SETTINGS)
+
+
+@pytest.fixture
+def held_worker(worker):
+    """The worker, paused: jobs stay queued until `resume()` is called."""
+    worker.pause()
+    yield worker
+    worker.resume()
+
+
+@pytest.fixture
+def shop(founder, run_jobs):
+    """A founder whose store (product p00) is built and published."""
+    from tests.factories import built, claimed_founder
+
+    owner = claimed_founder(founder)
+    built(owner, run_jobs)
+    published = owner.post("/api/store/publish").get_json()
+    assert published["status"] == "published", published
+    return owner
+
+
+@pytest.fixture
+def smtp_server():
+    """Starts aiosmtpd on 127.0.0.1 with the given handler; returns the port."""
+    from aiosmtpd.controller import Controller
+
+    from tests.redis_server import free_port
+
+    started = []
+
+    def start(handler, **options):
+        controller = Controller(handler, hostname="127.0.0.1", port=free_port(), ready_timeout=10, **options)
+        controller.start()
+        started.append(controller)
+        return controller
+
+    yield start
+    for controller in started:
+        if not controller.loop.is_closed():  # a test may have stopped it already
+            controller.stop(no_assert=True)

@@ -9,10 +9,10 @@ import pytest
 from models.catalog import Product
 from models.discovery import Claim, Hold
 from models.store import Store
+from tests.factories import built, choose, claim, demo_item, find, item, load, session_of, started
 from tests.mailbox import links_to, path_of
-from tests.test_commerce import choose, started
-from tests.test_discovery import claim, find, frozen_clock, item, load, session_of  # noqa: F401  (a fixture)
-from tests.test_store import built, demo_item
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 VICTIM = "victim@example.com"
 SECRET_NAME = "Victim's Walnut Knife Strip"  # the name A gives its product: B must never read it

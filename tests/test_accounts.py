@@ -5,37 +5,9 @@ from models.account import Account, Milestone, SignInToken
 from models.clock import clock
 from models.session import Session
 from services.sessions import hash_token
+from tests.factories import FAILURE, SUCCESS, cookie_of, new_account, save_address as save, sign_in
 from tests.helpers import in_threads
 from tests.mailbox import last_link, links_to, messages_to, path_of, token_of
-from tests.test_mail import smtp_server  # noqa: F401  (a fixture: a real SMTP server on loopback)
-
-SUCCESS = "/?view=home#/app/home"
-FAILURE = "/#login?e=invalid_link"
-
-
-def cookie_of(client):
-    cookie = client.get_cookie("ff_session")
-    return cookie.value if cookie else None
-
-
-def save(client, email, **extra):
-    return client.post("/api/account", json={"email": email, **extra})
-
-
-def sign_in(client, run_jobs, email):
-    """Asks for a link, reads it from the outbox and opens it in the same browser."""
-    client.post("/api/login/request", json={"email": email})
-    run_jobs()
-    return client.get(path_of(last_link(email)))
-
-
-def new_account(founder, run_jobs, email):
-    """A founder who saved an address and verified it by opening the mailed link."""
-    client = founder()
-    assert save(client, email).status_code == 200
-    run_jobs()
-    assert client.get(path_of(last_link(email))).headers["Location"] == SUCCESS
-    return client
 
 
 def test_account_is_null_until_the_session_saves_one(client):
@@ -340,7 +312,7 @@ def test_an_address_the_mail_server_refuses_for_good_ends_the_job_quietly(smtp_s
     from config import use_settings
     from models.job import Job
     from tests.conftest import SETTINGS
-    from tests.test_mail import Recorder
+    from tests.stand_ins import Recorder
 
     server = smtp_server(Recorder(refuse={"RCPT": "550 5.1.1 No such user here"}))
     app = create_app(SETTINGS.but(smtp_url=f"smtp://127.0.0.1:{server.port}"))

@@ -12,9 +12,10 @@ from models.db import db, is_sqlite, transaction
 from services import search
 from services.ask import CITED, MAX_QUESTION, RESULTS
 from services.ownership import Owner
-from tests.test_discovery_queries import statements
-from tests.test_discovery import claim, find, frozen_clock, item, jobs_drained, load, refusal  # noqa: F401
+from tests.factories import claim, find, item, load, refusal, statements
 from tests.mailbox import sign_in_here
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 ANON_ASK = 2  # statements of an anonymous ask: the session lookup and the search
 RESULT_FIELDS = {"product_id", "name", "category", "price", "currency", "score", "snippet"}

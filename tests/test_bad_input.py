@@ -21,8 +21,7 @@ from models import ALL_MODELS
 from models.clock import clock
 from services.reasons import REASONS
 from tests.conftest import SETTINGS
-from tests.test_accounts import new_account
-from tests.test_registries import EXPLANATION_ONLY_401, EXPLANATION_ONLY_BODY
+from tests.factories import EXPLANATION_ONLY_401, EXPLANATION_ONLY_BODY, new_account
 
 JSON = "application/json"
 DEEP = 100_000

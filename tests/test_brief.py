@@ -14,10 +14,11 @@ from models.job import Job
 from services import brief as briefs
 from services import evidence_gate
 from tests.conftest import SETTINGS
+from tests.factories import TODAY, catalog, claim, discover, find, item, load
 from tests.helpers import in_threads
-from tests.test_discover import discover, settings_with  # noqa: F401  (fixture)
-from tests.test_discovery import TODAY, catalog, claim, find, frozen_clock, item, load  # noqa: F401
 from workers.clock import DailyAt, Scheduler
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 DAY = timedelta(days=1)
 

@@ -24,9 +24,7 @@ from models.store import Store
 from services import referrals
 from services.sessions import hash_token
 from tests.conftest import SETTINGS
-from tests.test_commerce import started
-from tests.test_own_product import data_url, png_bytes, saved
-from tests.test_store import built, claimed_founder
+from tests.factories import built, claimed_founder, data_url, png_bytes, saved, started
 
 NEVER_ISSUED = "0123456789abcdef0123456789abcdef"
 

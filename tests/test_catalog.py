@@ -7,8 +7,7 @@ import pytest
 from config import ROOT
 from models.catalog import Evidence, Product
 from services.catalog import CatalogError, load_catalog_file
-
-DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
+from tests.factories import DEMO_CATALOG as DEMO
 
 
 def _line(pid, **changes):

@@ -15,77 +15,16 @@ import pytest
 from integrations.payments import ProviderUnavailable, ShippingAddress, sandbox_bank
 from models.account import Account
 from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal, SandboxCheckout, SandboxNotification
-from models.store import Store
 from tests.conftest import SETTINGS
+from tests.factories import (ADDRESS, built, checkout, choose, claimed_founder, confirm, follow, path_of, payment_of,
+                             refusal, revenue_of, signed, slug, started)
 from tests.helpers import in_threads
-from tests.test_discovery import refusal
-from tests.test_store import built, claimed_founder, settings_with  # noqa: F401  (fixture)
 
-PRICE_MINOR = 3000  # the store price of demo_item, 30.00 USD (tests/test_discovery.item)
-# What a customer types into the hosted page's shipping address (a customer order collects one).
-ADDRESS = {"name": "Ada Lovelace", "line1": "12 Analytical Row", "line2": "Flat 3", "city": "London",
-           "region": "", "postal_code": "N1 7AA", "country": "GB"}
-
-
-@pytest.fixture
-def shop(founder, run_jobs):
-    """A founder whose store (product p00) is built and published."""
-    owner = claimed_founder(founder)
-    built(owner, run_jobs)
-    published = owner.post("/api/store/publish").get_json()
-    assert published["status"] == "published", published
-    return owner
-
-
-def slug() -> str:
-    return Store.get(Store.product == "p00").slug
-
-
-def checkout(customer, *, quantity=1, email="buyer@example.com", product_id="p00"):
-    return customer.post("/api/store/checkout", json={"product_id": product_id, "quantity": quantity, "email": email})
-
-
-def started(customer, **kwargs) -> dict:
-    answer = checkout(customer, **kwargs)
-    body = answer.get_json()
-    assert answer.status_code == 200 and body["status"] == "checkout_started", body
-    return body
-
-
-def path_of(url: str) -> str:
-    parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+PRICE_MINOR = 3000  # the store price of demo_item, 30.00 USD (tests/factories.item)
 
 
 SHIPPED_TO = ShippingAddress(name="Ada Lovelace", line1="12 Analytical Row", line2="Flat 3", city="London",
                              postal_code="N1 7AA", country="GB")
-
-
-def choose(customer, checkout_url: str, action: str, address=ADDRESS):
-    """The customer presses a button on the sandbox's hosted page (the address filled in,
-    as a customer order's page asks; a page that asks for none ignores it)."""
-    page = customer.get(path_of(checkout_url))
-    assert page.status_code == 200 and "text/html" in page.content_type
-    return customer.post(path_of(checkout_url), data={"action": action, **address})
-
-
-def follow(customer, response):
-    assert response.status_code == 303, response.get_data(as_text=True)[:300]
-    return customer.get(path_of(response.headers["Location"]))
-
-
-def revenue_of(client) -> list[dict]:
-    body = client.get("/api/revenue").get_json()
-    assert body["status"] == "ok"
-    return body["stores"]
-
-
-def confirm(client, order_id):
-    return client.get(f"/api/store/confirm?order_id={order_id}").get_json()
-
-
-def payment_of(order_id) -> Payment:
-    return Payment.get_by_id(CustomerOrder.get_by_id(order_id).payment)
 
 
 # --- The customer's journey through the hosted page ------------------------------------------
@@ -170,12 +109,6 @@ def test_an_order_paid_in_a_closed_tab_is_confirmed_by_the_notification(shop, fo
 
 
 # --- Notifications: signatures and replays ---------------------------------------------------
-
-
-def signed(body: bytes, *, key=None, at=None) -> dict:
-    key = key or sandbox_bank.signing_secret(SETTINGS.secret_key)
-    return {"Sandbox-Signature": sandbox_bank.signature_header(key=key, payload=body, timestamp=at),
-            "Content-Type": "application/json"}
 
 
 def forged_event(checkout_id: str) -> bytes:
@@ -416,7 +349,7 @@ def test_the_sandbox_refunds_what_was_paid_and_no_more(shop, founder):
 
 
 def signed_in(founder, run_jobs, email="upgrader@example.com"):
-    from tests.test_accounts import new_account
+    from tests.factories import new_account
 
     return new_account(founder, run_jobs, email)
 

@@ -9,7 +9,7 @@ from services import curriculum
 from services.curriculum import CurriculumError, read_curriculum
 from services.discovery import BASE_ALLOWANCE, FEED_SIZE, HOLD_MINUTES, MAX_SHARE_LIFTS
 from services.meter import BUCKETS
-from tests.test_discovery import refusal
+from tests.factories import refusal
 
 SUBJECTS = ["finding-a-product", "reading-the-offer", "launching", "ads", "support"]
 

@@ -10,38 +10,15 @@ import time
 
 import pytest
 
-from config import ROOT, get_settings, use_settings
+from config import ROOT, get_settings
 from models.catalog import Product
 from models.discovery import ProductGate
 from services import evidence_gate
 from services.discovery import run_capped, script_env
 from tests.conftest import SETTINGS
-from tests.test_discovery import TODAY, find, frozen_clock, item, refusal  # noqa: F401
+from tests.factories import BUNDLED, TODAY, bundled_lines, discover, find, item, refusal
 
-BUNDLED = ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz"
-
-
-def bundled_lines() -> list[dict]:
-    with gzip.open(BUNDLED, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
-
-
-@pytest.fixture
-def settings_with():
-    """Installs settings with some changes for the test (the worker threads read them too)."""
-
-    def change(**changes):
-        use_settings(SETTINGS.but(**changes))
-
-    yield change
-    use_settings(SETTINGS)
-
-
-def discover(client, **body):
-    response = client.post("/api/discover", json=body)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    return response.get_json()
-
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 def test_a_run_without_a_query_runs_the_scheduled_script_and_adds_qualified_products(client, run_jobs):
     body = discover(client)

@@ -2,7 +2,7 @@
 claim, the allowance and share, the evidence gate, adoption, and every discovery state row
 and refusal reached by a client."""
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -11,85 +11,15 @@ from models.account import Milestone, Referral
 from models.clock import clock
 from models.discovery import Claim, Hold, Seen
 from services import evidence_gate
-from services.catalog import load_catalog_file, load_products, parse_catalog
-from services.sessions import find_session
+from services.catalog import load_catalog_file
+from tests.factories import NOW, TODAY, catalog, claim, find, item, load, pass_on, refusal, select, session_of
 from tests.mailbox import sign_in_here
 
-NOW = datetime(2026, 11, 22, 12, 0, 0)
-TODAY = NOW.date()
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
+
 DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 CARD_FIELDS = {"product_id", "name", "description", "category", "image", "price", "cost", "margin", "margin_pct",
                "currency", "evidence_count", "evidence_latest", "rank", "yours"}
-
-
-# --- Helpers shared by the discovery test modules --------------------------------------
-
-def item(pid, *, rank=50.0, price=30.0, cost=10.0, days=(10, 40, 90), category="Home & Kitchen", name=None):
-    """A catalog line (as a dict) with evidence dated `days` before TODAY."""
-    return {"product_id": pid, "name": name or f"Product {pid}", "description": f"A fine {pid}.",
-            "category": category, "price": price, "cost": cost, "currency": "USD",
-            "images": [f"/static/demo/{pid}-1.svg", f"/static/demo/{pid}-2.svg"], "rank": rank,
-            "evidence": [{"date": (TODAY - timedelta(days=d)).isoformat(), "source": "google_trends",
-                          "metric": "interest_index", "value": 50, "note": "steady"} for d in days]}
-
-
-def load(*items):
-    """Loads catalog lines and computes their gate figures (as the loader will)."""
-    parsed = parse_catalog([json.dumps(i) for i in items])
-    load_products(parsed)
-    evidence_gate.refresh([p["product_id"] for p in parsed])
-    return [p["product_id"] for p in parsed]
-
-
-def catalog(count, *, prefix="p"):
-    """`count` servable products p00, p01, ... ranked in that order (p00 highest)."""
-    return load(*[item(f"{prefix}{n:02d}", rank=1000 - n) for n in range(count)])
-
-
-def session_of(client):
-    return find_session(client.get_cookie("ff_session").value)
-
-
-def refusal(response, status, reason):
-    assert response.status_code == status, response.get_data(as_text=True)
-    body = response.get_json()
-    assert body["reason"] == reason, body
-    # A first-run state (not_claimed) answers as that state; every other refusal as `refused`.
-    word = reason if reason == "not_claimed" else "refused"
-    assert body["status"] == word and isinstance(body["explanation"], str) and body["explanation"]
-    return body
-
-
-def find(client):
-    return client.get("/api/find")
-
-
-def claim(client, product_id=None):
-    body = {"action": "claim"} | ({"product_id": product_id} if product_id else {})
-    return client.post("/api/pass", json=body)
-
-
-def pass_on(client, product_id=None):
-    body = {"action": "pass"} | ({"product_id": product_id} if product_id else {})
-    return client.post("/api/pass", json=body)
-
-
-def select(client, product_id):
-    return client.post("/api/select", json={"product_id": product_id})
-
-
-@pytest.fixture(autouse=True)
-def frozen_clock():
-    clock.freeze(NOW)
-    yield
-
-
-@pytest.fixture
-def jobs_drained(run_jobs):
-    """For tests whose requests send jobs (the sign-in mail of POST /api/account): they
-    finish before the tables are emptied for the next test."""
-    yield
-    run_jobs()
 
 
 # --- The evidence gate -----------------------------------------------------------------

@@ -3,30 +3,15 @@ counted by a query hook of the real database (peewee's query_hooks: every statem
 goes through Database.execute_sql), on SQLite and on PostgreSQL. A repeat feed (the
 session holds already) takes at most 4, a first feed (it mints a hold) at most 8, and
 neither grows with the catalog or with other founders' holds."""
-from contextlib import contextmanager
 
 import pytest
 
-from models.db import db
-from tests.test_discovery import catalog, find, frozen_clock, item, load  # noqa: F401
+from tests.factories import catalog, find, item, load, statements
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 FIRST_FEED, REPEAT_FEED = 8, 4
 FIRST_FIND, REPEAT_FIND = 8, 3
-
-
-@contextmanager
-def statements():
-    """Collects the SQL of every statement the database runs inside the block."""
-    seen = []
-
-    def hook(event):
-        seen.append(event.sql)
-
-    db.obj.query_hooks.append(hook)
-    try:
-        yield seen
-    finally:
-        db.obj.query_hooks.remove(hook)
 
 
 def costs(client, path):

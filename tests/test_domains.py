@@ -12,11 +12,10 @@ from models.domain import DomainOrder
 from services import domains
 from services.errors import Refused
 from tests.conftest import SETTINGS
+from tests.factories import (catalog, claim, claimed_founder, demo_item, find, order, refusal, save_address as save,
+                             session_of, store_founder)
 from tests.helpers import in_threads
 from tests.mailbox import last_link, path_of
-from tests.test_accounts import save
-from tests.test_discovery import catalog, claim, find, refusal, session_of
-from tests.test_store import built, claimed_founder, demo_item
 
 REGISTRAR = SandboxRegistrar()
 
@@ -30,17 +29,6 @@ def ok(response) -> dict:
     body = response.get_json()
     assert body["status"] == "ok", body
     return body
-
-
-def store_founder(founder, run_jobs, line=None):
-    """A founder whose claimed product's store is built."""
-    client = claimed_founder(founder, line)
-    built(client, run_jobs)
-    return client
-
-
-def order(client, domain) -> DomainOrder:
-    return domains.start_domain_order(session=session_of(client), domain=domain)
 
 
 def facts_of(client) -> dict:

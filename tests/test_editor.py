@@ -9,11 +9,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from models.store import Store
-from tests.mailbox import last_link
-from tests.test_discovery import claim, find, load, refusal
-from tests.test_intents import TRENDING, product
+from tests.factories import TRENDING, built, claim, find, load, product, refusal
 from tests.helpers import in_threads
-from tests.test_store import built, settings_with  # noqa: F401,F811  (a fixture)
+from tests.mailbox import last_link
 
 
 def signed_in_founder_with_store(founder, run_jobs, address="editor@example.com"):

@@ -16,10 +16,7 @@ from models.payment import CustomerOrder
 from models.store import Store
 from services import domains
 from tests.conftest import SETTINGS
-from tests.test_commerce import shop  # noqa: F401  (fixture: p00's store, built and published)
-from tests.test_discovery import refusal
-from tests.test_domains import order, store_founder
-from tests.test_store import demo_item
+from tests.factories import demo_item, order, refusal, store_founder
 
 DOMAIN = "brandshop.com"
 

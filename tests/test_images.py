@@ -20,10 +20,8 @@ from models.clock import clock
 from models.own_product import FounderImage, FounderProduct
 from models.store import StoreVersion
 from services import images, own_product
-from tests.test_own_product import (MEDIA, data_url, jpeg_with_gps, png_bytes, png_declaring, product_of, save,
-                                    saved, unchanged_after)
-from tests.test_discovery import refusal
-from tests.test_store import built, claimed_founder
+from tests.factories import (MEDIA, built, claimed_founder, data_url, jpeg_with_gps, png_bytes, png_declaring,
+                             product_of, refusal, save_product as save, saved, unchanged_after)
 from workers.clock import Scheduler, schedule
 from tests.conftest import SETTINGS
 

@@ -62,3 +62,43 @@ def test_jobs_package_sets_the_broker_before_declaring_actors():
     tree = ast.parse((ROOT / "jobs" / "__init__.py").read_text())
     first_import = next(n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     assert isinstance(first_import, ast.Import) and first_import.names[0].name == "workers.broker"
+
+
+# --- Test modules share fixtures and factories, not each other -------------------------------
+
+def _is_test_module(name: str) -> bool:
+    return any(part.startswith("test_") for part in name.split("."))
+
+
+def _imported_modules(path):
+    """Every module an import in `path` names, `from tests import test_x` counted as tests.test_x."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            yield module
+            yield from (f"{module}.{alias.name}" for alias in node.names)
+
+
+def test_no_test_module_imports_another():
+    """A test module that imports another also imports its fixtures (a fixture is found by name
+    in the module that uses it), so what a test sees would hang on its module's imports; and a
+    helper that lives in a test module is hard to find. Shared builders live in tests/factories.py
+    and tests/stand_ins.py, shared fixtures in tests/conftest.py."""
+    wrong = {}
+    for path in (ROOT / "tests").rglob("*.py"):
+        bad = sorted({name for name in _imported_modules(path) if _is_test_module(name)})
+        if bad:
+            wrong[str(path.relative_to(ROOT))] = bad
+    assert wrong == {}
+
+
+def test_the_test_module_check_reads_every_spelling(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from tests.test_store import built\nfrom tests import test_discovery\nimport tests.test_mail\n"
+                      "from .test_accounts import save\nfrom tests.factories import item\n"
+                      "def f():\n    from tests.browser.test_journey import x\n")
+    assert sorted(name for name in _imported_modules(sample) if _is_test_module(name)) == [
+        ".test_accounts", ".test_accounts.save", "tests.browser.test_journey", "tests.browser.test_journey.x",
+        "tests.test_discovery", "tests.test_mail", "tests.test_store", "tests.test_store.built"]

@@ -13,17 +13,8 @@ from models.discovery import Claim
 from models.job import Job
 from models.store import StoreIntent, StoreVersion
 from services.store import intents
+from tests.factories import TODAY, TRENDING, built, claim, find, load, product, refusal
 from tests.helpers import wait_for
-from tests.test_discovery import TODAY, claim, find, item, load, refusal
-from tests.test_store import built, held_worker  # noqa: F401,F811  (a fixture)
-
-TRENDING = {"surface": "home", "requested": "Show shoppers that it is trending"}
-
-
-def product(pid="p00", extra_days=()):
-    line = item(pid, rank=1000, days=(10, 40, 90) + tuple(extra_days))
-    line["images"] = ["/static/demo/kitchen-magnetic-knife-strip-1.svg"]
-    return line
 
 
 def founder_with_store(founder, run_jobs):

@@ -2,16 +2,13 @@
 SMTP server (aiosmtpd on loopback), and the choice between them from the settings."""
 from __future__ import annotations
 
-import email.policy
 import logging
 import socket
 import ssl
 import time
-from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from config import JsonLogFormatter
@@ -21,6 +18,8 @@ from integrations.mail.render import render
 from integrations.mail.smtp import SmtpMailer, credentials_allowed
 from tests.conftest import SETTINGS
 from tests.helpers import in_threads
+from tests.redis_server import free_port
+from tests.stand_ins import Recorder, parse
 
 LINK = "http://localhost/login?token=Zm9vYmFyLXNpZ24taW4tdG9rZW4&next=%2Fdashboard"
 
@@ -49,10 +48,6 @@ gUWd8W037Ti+ZVmXZjnrdwjXPsOjhEr1iMOR7UbKIuI=
 def sign_in_message(to="founder@example.com", link=LINK) -> Message:
     subject, text, html = render("sign_in", link=link, minutes=15, email=to)
     return Message(to=to, subject=subject, text=text, html=html)
-
-
-def parse(raw: bytes):
-    return BytesParser(policy=email.policy.default).parsebytes(raw)
 
 
 def parts(mail) -> dict[str, str]:
@@ -203,65 +198,6 @@ def test_concurrent_sends_write_one_whole_file_each_and_no_temporary_file(tmp_pa
 
 
 # --- the SMTP mailer, against a real SMTP server on loopback -------------------------
-
-
-class Recorder:
-    """An aiosmtpd handler that records what it receives, or answers with a set reply."""
-
-    def __init__(self, refuse: dict[str, str] | None = None):
-        self.refuse = refuse or {}
-        self.received = []
-        self.noops = 0
-
-    async def handle_NOOP(self, server, session, envelope, arg):
-        self.noops += 1
-        return "250 OK"
-
-    async def handle_MAIL(self, server, session, envelope, address, mail_options):
-        if "MAIL" in self.refuse:
-            return self.refuse["MAIL"]
-        envelope.mail_from = address
-        return "250 OK"
-
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if "RCPT" in self.refuse:
-            return self.refuse["RCPT"]
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        if "DATA" in self.refuse:
-            return self.refuse["DATA"]
-        self.received.append({
-            "mail_from": envelope.mail_from,
-            "rcpt_tos": list(envelope.rcpt_tos),
-            "content": envelope.original_content or envelope.content,
-            "tls": server.transport.get_extra_info("ssl_object") is not None,
-        })
-        return "250 OK"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def smtp_server():
-    """Starts aiosmtpd on 127.0.0.1 with the given handler; returns the port."""
-    started = []
-
-    def start(handler, **options):
-        controller = Controller(handler, hostname="127.0.0.1", port=free_port(), ready_timeout=10, **options)
-        controller.start()
-        started.append(controller)
-        return controller
-
-    yield start
-    for controller in started:
-        if not controller.loop.is_closed():  # a test may have stopped it already
-            controller.stop(no_assert=True)
 
 
 @pytest.fixture

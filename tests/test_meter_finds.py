@@ -1,9 +1,9 @@
 """The meter through a real metered route: a free account firing 100 concurrent finds."""
 from models.account import Account, MeterUsage
 from services.catalog import load_catalog_file
+from tests.factories import DEMO_CATALOG as DEMO
 from tests.helpers import in_threads
 from tests.mailbox import sign_in_here
-from tests.test_catalog import DEMO
 
 
 def test_a_free_account_firing_100_concurrent_finds_gets_exactly_limit_over_cost(founder, run_jobs):

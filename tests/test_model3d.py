@@ -14,10 +14,12 @@ from models.clock import clock
 from models.job import Job, WorkerBeat
 from models.catalog import Product
 from models.model3d import Model3D
-from services import model3d
+from services import gltf_card, model3d
 from services.health import record_worker_beat, worker_name
 from tests.conftest import SETTINGS
-from tests.test_discovery import claim, find, frozen_clock, item, load, refusal  # noqa: F401
+from tests.factories import claim, find, item, load, refusal
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 # Demo products whose photos ship under api/static/demo/ (the catalog lines point at <id>-1.svg).
 AVOCADO = "kitchen-avocado-slicer-3in1"  # its photo is an orange (#F4A261) card
@@ -167,7 +169,7 @@ def test_the_job_builds_a_ready_gltf_card_textured_with_the_photo(founder, run_j
     # A card, not a scan: a thin box, as wide as CARD_WIDTH, square like the photo.
     points = [p for primitive in texture["primitives"] for p in primitive["attributes"]["POSITION"]]
     size = [max(p[i] for p in points) - min(p[i] for p in points) for i in range(3)]
-    assert size == pytest.approx([model3d.CARD_WIDTH, model3d.CARD_WIDTH, model3d.CARD_DEPTH])
+    assert size == pytest.approx([gltf_card.CARD_WIDTH, gltf_card.CARD_WIDTH, gltf_card.CARD_DEPTH])
     assert len(texture["primitives"][1]["indices"]) == 30  # back and four edges, two triangles each
 
 
@@ -307,10 +309,10 @@ def test_a_png_photo_is_used_as_it_is(tmp_path, monkeypatch):
     texture = model3d.photo_texture("/static/photo.png")
     assert (texture.kind, texture.mime, texture.width, texture.height) == ("photo", "image/png", 8, 4)
     assert texture.image == photo.read_bytes()
-    document = model3d.card_gltf(texture, name="Red")
+    document = gltf_card.card_gltf(texture, name="Red")
     checked = check_gltf(document)
     points = [p for primitive in checked["primitives"] for p in primitive["attributes"]["POSITION"]]
-    assert max(p[1] for p in points) - min(p[1] for p in points) == pytest.approx(model3d.CARD_WIDTH / 2)
+    assert max(p[1] for p in points) - min(p[1] for p in points) == pytest.approx(gltf_card.CARD_WIDTH / 2)
 
 
 def test_jpeg_sizes_are_read_from_the_frame_header():
@@ -328,5 +330,5 @@ def test_with_no_font_installed_the_card_is_plain_and_says_so(monkeypatch):
     assert texture.kind == "plain_card" and "no font is installed" in model3d.DESCRIPTIONS[texture.kind]
     assert model3d.texture_kind("https://cdn.example.com/lamp.jpg") == "plain_card"
     assert model3d.texture_kind(f"/static/demo/{AVOCADO}-1.svg") == "photo"
-    plain = check_gltf(model3d.card_gltf(texture, name=product.name))
+    plain = check_gltf(gltf_card.card_gltf(texture, name=product.name))
     assert pixel(plain, 256, 256) == (0x2F, 0x3E, 0x46, 255)  # no text in the middle: nothing could write it

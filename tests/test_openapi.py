@@ -12,7 +12,7 @@ from api import create_app
 from api.openapi import iter_routes, openapi_path
 from api.routing import declaration_of, declared_arguments
 from tests.conftest import SETTINGS
-from tests.test_accounts import new_account
+from tests.factories import new_account
 from services.reasons import REASONS
 
 

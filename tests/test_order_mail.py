@@ -20,13 +20,11 @@ from models.payment import CustomerOrder, Payment, SandboxCheckout, SandboxNotif
 from models.store import StoreVersion
 from services.commerce import order_mail
 from services.errors import TransientError
+from tests.factories import (ADDRESS, built, choose, claim, demo_item, find, follow, load, path_of, payment_of,
+                             revenue_of, signed, slug, started)
 from tests.helpers import in_threads
 from tests.mailbox import messages_to
-from tests.test_commerce import (ADDRESS, choose, follow, path_of, payment_of, revenue_of, signed,
-                                 slug, started)
-from tests.test_discovery import claim, find, load
-from tests.test_mail import Recorder, parse, smtp_server  # noqa: F401  (fixture)
-from tests.test_store import built, demo_item, held_worker, settings_with  # noqa: F401  (fixtures)
+from tests.stand_ins import Recorder, parse
 
 FOUNDER = "maker@example.com"
 CUSTOMER = "buyer@example.com"
@@ -349,7 +347,7 @@ def test_the_shipping_countries_setting_is_what_the_page_offers(signed_shop, fou
 
 def test_a_stripe_session_with_shipping_details_maps_to_the_order(signed_shop, run_jobs, settings_with, monkeypatch):
     from services.commerce import payments
-    from tests.test_stripe_provider import SESSION_ID, RecordedStripe, provider
+    from tests.stand_ins import SESSION_ID, RecordedStripe, provider
 
     settings_with(payment_provider="stripe", stripe_secret_key="sk_test_x", stripe_webhook_secret="whsec_x")
     http = RecordedStripe(("get", f"/v1/checkout/sessions/{SESSION_ID}", "checkout_session_paid_shipping.json", 200))

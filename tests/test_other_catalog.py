@@ -12,8 +12,9 @@ import pytest
 
 from models.store import StoreVersion
 from services.catalog import load_catalog_file
-from tests.test_discovery import TODAY, claim, find, frozen_clock, load, refusal  # noqa: F401  (an autouse fixture)
-from tests.test_store import built
+from tests.factories import TODAY, built, claim, find, load, refusal
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 DEMO_METRICS = {"interest_index", "monthly_searches", "bsr_rank", "weekly_views", "monthly_mentions",
                 "unit_price_quote", "listings_count", "reviews"}

@@ -2,7 +2,9 @@
 import pytest
 
 from models.research import Outcome
-from tests.test_discovery import catalog, claim, find, frozen_clock, refusal  # noqa: F401
+from tests.factories import catalog, claim, find, refusal
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 
 def outcome(client, **body):

@@ -5,12 +5,8 @@ images out of reach, atomic saves, the store version written at once, and the ne
 and the publish check holding the store to the founder's values."""
 from __future__ import annotations
 
-import base64
 import io
-import re
-import struct
 import zipfile
-import zlib
 
 import pytest
 from PIL import Image
@@ -19,46 +15,17 @@ from models.own_product import FounderImage, FounderProduct
 from models.store import StoreVersion
 from services import images, own_product
 from tests.conftest import SETTINGS
-from tests.test_accounts import new_account, sign_in
-from tests.test_discovery import claim, find, load, refusal
-from tests.test_store import built, claimed_founder, demo_item, held_worker  # noqa: F401  (a fixture)
-
-MEDIA = re.compile(r"^/media/[0-9a-f]{32}\.(png|jpg|webp)$")
+from tests.factories import (MEDIA, built, chunk, claim, claimed_founder, data_url, demo_item, find, jpeg_with_gps,
+                             load, new_account, png_bytes, png_declaring, product_of, refusal, save_product as save,
+                             saved, sign_in, unchanged_after)
 
 
 # --- Images made here, with Pillow ----------------------------------------------------------------
-
-def png_bytes(size=(48, 32), color=(200, 40, 40)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    return out.getvalue()
-
-
-def jpeg_with_gps() -> bytes:
-    exif = Image.Exif()
-    exif[0x0112] = 6  # orientation: rotate 90 degrees to show upright
-    exif[0x010F] = "SpyCam"  # the maker
-    exif[0x8825] = {1: "N", 2: (51.0, 30.0, 12.0), 3: "W", 4: (0.0, 7.0, 40.0)}  # GPS
-    out = io.BytesIO()
-    Image.new("RGB", (64, 48), (20, 120, 200)).save(out, "JPEG", exif=exif.tobytes(), quality=95)
-    return out.getvalue()
-
 
 def webp_bytes() -> bytes:
     out = io.BytesIO()
     Image.new("RGBA", (30, 20), (10, 200, 10, 128)).save(out, "WEBP")
     return out.getvalue()
-
-
-def chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-def png_declaring(width: int, height: int) -> bytes:
-    """A tiny PNG whose header declares width x height pixels (a decompression bomb)."""
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
-            + chunk(b"IEND", b""))
 
 
 def png_of_exactly(size: int) -> bytes:
@@ -69,43 +36,11 @@ def png_of_exactly(size: int) -> bytes:
     return image[:33] + chunk(b"tEXt", b"Comment\0" + b"a" * filler) + image[33:]
 
 
-def data_url(raw: bytes, kind: str = "image/png") -> str:
-    return f"data:{kind};base64," + base64.b64encode(raw).decode()
-
-
 def a_zip() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
         archive.writestr("index.html", "<script>alert(1)</script>")
     return out.getvalue()
-
-
-# --- Helpers --------------------------------------------------------------------------------------
-
-def save(client, **body):
-    return client.post("/api/product", json=body)
-
-
-def saved(client, **body) -> dict:
-    response = save(client, **body)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    answer = response.get_json()
-    assert answer["status"] == "saved"
-    return answer
-
-
-def product_of(client) -> dict:
-    response = client.get("/api/product")
-    assert response.status_code == 200
-    return response.get_json()
-
-
-def unchanged_after(client, response, status, reason):
-    """The refusal, and proof that nothing was saved by it."""
-    before = product_of(client)["product"]
-    body = refusal(response(), status, reason)
-    assert product_of(client)["product"] == before
-    return body
 
 
 # --- Who may ------------------------------------------------------------------------------------

@@ -7,10 +7,9 @@ import pytest
 from models.catalog import Product
 from models.discovery import Claim, ClaimAllowance
 from models.payment import CustomerOrder
-from tests.test_commerce import choose, revenue_of
-from tests.test_discovery import claim, find, frozen_clock, item, load, refusal  # noqa: F401  (a fixture)
-from tests.test_own_product import data_url, png_bytes
-from tests.test_store import built
+from tests.factories import built, choose, claim, data_url, find, item, load, png_bytes, refusal, revenue_of
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 MINE = {"name": "Hand-thrown Espresso Cups", "description": "Two stoneware cups, glazed by hand in our studio.",
         "price": 38.0, "cost": 11.5}

@@ -17,9 +17,8 @@ from models.launch import ProductLaunch
 from services import launch_state
 from services.errors import Refused
 from services.research.launch import FACT_IDS
+from tests.factories import built, claim, claimed_founder, demo_item, find, item, load, refusal
 from tests.helpers import in_threads
-from tests.test_discovery import claim, find, item, load, refusal
-from tests.test_store import built, claimed_founder, demo_item, settings_with  # noqa: F401  (fixture)
 
 ALL_TRUE = {fact: True for fact in FACT_IDS}
 NONE_TRUE = {fact: False for fact in FACT_IDS}

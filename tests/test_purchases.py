@@ -11,10 +11,8 @@ import pytest
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.domain import DomainOrder
 from models.payment import Payment, SampleOrder, SandboxCheckout, SandboxRefund
-from tests.test_commerce import choose, confirm, follow, path_of  # noqa: F401
-from tests.test_discovery import refusal
-from tests.test_store import built, claimed_founder, demo_item
-from tests.test_suppliers import KNIFE_STRIP, OFFERS, connect_line, demo_product, line_of
+from tests.factories import (KNIFE_STRIP, OFFERS, built, choose, claimed_founder, connect_line, demo_item, demo_product,
+                             follow, line_of, refusal)
 
 
 @pytest.fixture

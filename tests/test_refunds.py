@@ -22,11 +22,9 @@ from services import domains
 from services.commerce import payments
 from services.commerce.payments import MAX_REFUND_ATTEMPTS, REFUND_BACKOFF, REFUND_STALE, recheck_refunds
 from tests.conftest import SETTINGS
+from tests.factories import demo_item, session_of, store_founder
 from tests.helpers import in_threads
-from tests.test_discovery import session_of
-from tests.test_domains import store_founder
-from tests.test_store import demo_item
-from tests.test_stripe_provider import INTENT_ID, SESSION_ID, WEBHOOK_SECRET, RecordedStripe
+from tests.stand_ins import INTENT_ID, RecordedStripe, SESSION_ID, WEBHOOK_SECRET
 
 PAST_STALE = REFUND_STALE + timedelta(seconds=1)
 

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from api.errors import SIGN_IN_TO_RESEARCH
 from api.openapi import iter_routes
 from api.routing import BODY_METHODS, declaration_of, declares_answers, takes_form_body, takes_json_body
 from services.errors import Refused
 from services.reasons import REASONS
+from tests.factories import EXPLANATION_ONLY_401, EXPLANATION_ONLY_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_PACKAGES = ("api", "services", "jobs", "workers", "integrations", "models")
@@ -79,12 +79,6 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "not_available",
 }
 
-# The one refusal without a reason code, documented in the decisions: spec 5.13 gives the
-# research routes' 401 (a session without an account) "none (explanation only)". Exactly
-# these routes answer it, with exactly this body; every other refusal carries a reason.
-EXPLANATION_ONLY_401 = {"GET /api/discovery-research", "POST /api/discovery-research",
-                        "GET /api/research-workspace", "POST /api/research-workspace"}
-EXPLANATION_ONLY_BODY = {"status": "refused", "explanation": SIGN_IN_TO_RESEARCH}
 
 _CALLS_FIRST = {"Refused", "JobFailed"}
 _CALLS_SECOND = {"ApiError", "refusal"}

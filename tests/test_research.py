@@ -16,8 +16,10 @@ from services.research import analysis as analyser
 from services.research import verdict
 from services.research.offer import CatalogRecord, OfferSettings, Row, compute_offer
 from services.research.records import RESEARCH
+from tests.factories import TODAY, catalog, claim, find, item, load, refusal, session_of
 from tests.mailbox import last_link, path_of
-from tests.test_discovery import TODAY, catalog, claim, find, frozen_clock, item, load, refusal, session_of  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 DEFAULTS = OfferSettings.from_settings(Settings())
 D = Decimal
@@ -33,14 +35,6 @@ def ago(days: int) -> date:
 
 def evidence(days, metric="interest_index", value=50, source="google_trends"):
     return {"date": ago(days).isoformat(), "source": source, "metric": metric, "value": value, "note": ""}
-
-
-@pytest.fixture
-def held_worker(worker):
-    """The worker, paused: jobs stay queued until `resume()` is called."""
-    worker.pause()
-    yield worker
-    worker.resume()
 
 
 # --- The offer arithmetic, by hand -----------------------------------------------------------

@@ -14,9 +14,10 @@ from models.job import Job
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 from services import discovery, workspace
 from tests.conftest import SETTINGS
+from tests.factories import catalog, claim, find, new_account, refusal, sign_in
 from tests.helpers import in_threads
-from tests.test_accounts import new_account, sign_in
-from tests.test_discovery import catalog, claim, find, frozen_clock, refusal  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 WORKSPACE = "/api/research-workspace"
 RESEARCH = "/api/discovery-research"

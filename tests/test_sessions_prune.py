@@ -15,9 +15,11 @@ from models.session import Session
 from services import referrals
 from services.accounts import sign_in_mail_job
 from services.sessions import SESSION_REFERENCES, open_session, prune_anonymous_sessions
+from tests.factories import catalog, claim, find, session_of
 from tests.helpers import in_threads
 from tests.mailbox import sign_in_here
-from tests.test_discovery import catalog, claim, find, frozen_clock, session_of  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 DAYS = 30
 

@@ -9,9 +9,10 @@ from models.account import Account, SignInConfirmation, SignInToken
 from models.clock import clock
 from models.discovery import Claim, Hold
 from services.sign_in import CONFIRM_MINUTES
+from tests.factories import FAILURE, SUCCESS, claim, cookie_of, find, item, load, session_of
 from tests.mailbox import last_link, path_of, sign_in_here
-from tests.test_accounts import FAILURE, SUCCESS, cookie_of
-from tests.test_discovery import claim, find, frozen_clock, item, load, session_of  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 ATTACKER = "attacker@example.com"
 CONFIRM = "/#/app/confirm-sign-in"

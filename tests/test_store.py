@@ -10,7 +10,6 @@ from html.parser import HTMLParser
 
 import pytest
 
-from config import use_settings
 from models.catalog import Product
 from models.clock import clock
 from models.db import db
@@ -19,52 +18,11 @@ from models.store import Store, StoreVersion
 from services import jobs as job_rows
 from services.store import builds, versions
 from tests.conftest import SETTINGS
+from tests.factories import built, claim, claimed_founder, demo_item, find, load, refusal
 from tests.helpers import in_threads
-from tests.test_discovery import claim, find, item, load, refusal
 
 XSS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "</script><script>alert(2)</script>",
        "<svg onload=alert(3)>", "{{7*7}}"]
-
-
-@pytest.fixture
-def settings_with():
-    def change(**changes):
-        use_settings(SETTINGS.but(**changes))
-
-    yield change
-    use_settings(SETTINGS)
-
-
-@pytest.fixture
-def held_worker(worker):
-    """The worker, paused: jobs stay queued until `resume()` is called."""
-    worker.pause()
-    yield worker
-    worker.resume()
-
-
-def demo_item(pid="p00", *, description="A solid acacia bar that holds knives flat against the wall.", **changes):
-    line = item(pid, rank=1000, **changes)
-    line["images"] = ["/static/demo/kitchen-magnetic-knife-strip-1.svg"]
-    line["description"] = description
-    return line
-
-
-def claimed_founder(founder, line=None):
-    load(line or demo_item())
-    client = founder()
-    find(client)
-    assert claim(client).get_json()["status"] == "claimed"
-    return client
-
-
-def built(client, run_jobs) -> dict:
-    started = client.post("/api/store")
-    assert started.status_code == 200, started.get_data(as_text=True)
-    run_jobs()
-    state = client.get("/api/store").get_json()
-    assert state["status"] == "built", state
-    return state
 
 
 class Page(HTMLParser):

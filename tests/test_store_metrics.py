@@ -9,9 +9,8 @@ import pytest
 from models.clock import clock
 from models.funnel import FunnelEvent, Presence
 from models.session import Session
+from tests.factories import built, claim, claimed_founder, find, item, load, refusal
 from tests.helpers import in_threads
-from tests.test_discovery import claim, find, item, load, refusal
-from tests.test_store import built, claimed_founder
 
 EVENTS = ("page_view", "add_to_cart", "checkout", "paid")
 

@@ -4,8 +4,6 @@ import hashlib
 import hmac
 import json
 import time
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
@@ -16,39 +14,7 @@ from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, Checko
                                    Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
                                    RefundAnswer, ShippingAddress, provider_for)
 from integrations.payments.stripe_provider import StripeProvider
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stripe"
-SECRET_KEY = "sk_test_51QZ3yRAb4CdEfGhIsEcReTkEy3kQ9"
-WEBHOOK_SECRET = "whsec_4f9e1c2b7a3d8e6f0a1b2c3d4e5f6a7b"
-SESSION_ID = "cs_test_a1Gm9sQbE4rXq2VwL7nTzY0pKc3HdU8jF5oR6iN1yB2eS4tA9wMxZ"
-INTENT_ID = "pi_3QZ4aBAb4CdEfGhI0kLmNoPq"
-
-
-def recorded(name: str) -> str:
-    return (FIXTURES / name).read_text()
-
-
-class RecordedStripe(stripe.HTTPClient):
-    """Answers each request with the next recorded answer, after checking it is the request expected."""
-    name = "recorded"
-
-    def __init__(self, *answers):
-        super().__init__()
-        self.answers = list(answers)  # (method, path, fixture name, status)
-        self.sent = []
-
-    def request(self, method, url, headers, post_data=None):
-        parts = urlsplit(url)
-        form = parse_qs(post_data.decode() if isinstance(post_data, bytes) else post_data or "")
-        self.sent.append({"method": method, "host": parts.hostname, "path": parts.path, "query": parse_qs(parts.query),
-                          "form": {k: v[0] if len(v) == 1 else v for k, v in form.items()}, "headers": dict(headers)})
-        assert self.answers, f"unexpected request {method} {parts.path}"
-        want_method, want_path, fixture, status = self.answers.pop(0)
-        assert (method, parts.path) == (want_method, want_path)
-        return recorded(fixture), status, {"request-id": "req_Rec0rdedAnsw3r", "content-type": "application/json"}
-
-    def close(self):
-        pass
+from tests.stand_ins import INTENT_ID, RecordedStripe, SECRET_KEY, SESSION_ID, WEBHOOK_SECRET, provider, recorded
 
 
 class Unreachable(stripe.HTTPClient):
@@ -61,11 +27,6 @@ class Unreachable(stripe.HTTPClient):
 
     def close(self):
         pass
-
-
-def provider(http_client, *, secret_key=SECRET_KEY):
-    return StripeProvider(secret_key=secret_key, webhook_secret=WEBHOOK_SECRET, timeout_seconds=7,
-                          http_client=http_client)
 
 
 def checkout_request(**changes):

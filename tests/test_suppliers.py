@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import pytest
 
-from config import ROOT, use_settings
+from config import ROOT
 from integrations import suppliers as seam
 from integrations.suppliers import feed as feed_reader
 from models.clock import clock
@@ -20,51 +20,19 @@ from models.supplier import SupplierConnection
 from services import suppliers
 from services.sessions import prune_anonymous_sessions
 from tests.conftest import SETTINGS
+from tests.factories import (DEMO_CATALOG, DEMO_PRODUCTS as DEMO, FEED, KNIFE_STRIP, OFFERS, claimed_founder, connect,
+                             connect_line, demo_product, item, line_of, load, new_account, refusal,
+                             save_address as save, session_of, sign_in)
 from tests.helpers import in_threads
 from tests.mailbox import last_link, path_of
-from tests.test_accounts import new_account, save, sign_in
-from tests.test_discovery import item, load, refusal, session_of
-from tests.test_store import claimed_founder, demo_item
 
-BUNDLED = ROOT / "scripts" / "data" / "supplier_feed.jsonl.gz"
-DEMO_CATALOG = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 OPTION_FIELDS = {"supplier", "sku", "product_id", "name", "unit_cost", "currency", "shipping_days", "moq", "rating",
                  "ships_from"}
 
 
-def bundled_lines() -> list[dict]:
-    with gzip.open(BUNDLED, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
-
-
-FEED = bundled_lines()
 PRODUCTS = [line for line in FEED if "price" in line]  # the feed's own products, each one supplier's offer
 BY_SKU = {line["sku"]: line for line in FEED}
 FIRST = FEED[0]  # sf-00001-long-cat-tunnel, "Long Cat Tunnel, Blue"
-DEMO = {line["product_id"]: line for line in map(json.loads, DEMO_CATALOG.read_text().splitlines())}
-OFFERS = defaultdict(list)  # product id -> the feed lines that offer it
-for _line in FEED:
-    OFFERS[_line["product_id"]].append(_line)
-KNIFE_STRIP = "kitchen-magnetic-knife-strip"
-
-
-def demo_product(product_id: str = KNIFE_STRIP) -> dict:
-    """A demo catalog product as it is, with evidence fresh enough to be served today."""
-    return {**DEMO[product_id], "evidence": item(product_id)["evidence"], "rank": 1000}
-
-
-def line_of(product_id: str = KNIFE_STRIP, n: int = 0) -> dict:
-    """The n-th feed line offering a product (in feed order)."""
-    return OFFERS[product_id][n]
-
-
-@pytest.fixture
-def settings_with():
-    def change(**changes):
-        use_settings(SETTINGS.but(**changes))
-
-    yield change
-    use_settings(SETTINGS)
 
 
 def options(client, product):
@@ -85,21 +53,6 @@ def as_option(line: dict) -> dict:
     return {"supplier": line["supplier"], "sku": line["sku"], "product_id": line["product_id"], "name": line["name"],
             "unit_cost": line["cost"], "currency": line["currency"], "shipping_days": line["lead_time_days"],
             "moq": line["moq"], "rating": line["rating"], "ships_from": line["ships_from"]}
-
-
-def connect(client, supplier, sku=None, action="connect"):
-    body = {"action": action, "supplier": supplier}
-    if sku is not None:
-        body["sku"] = sku
-    return client.post("/api/supplier-connection", json=body)
-
-
-def connect_line(client, line: dict):
-    response = connect(client, line["supplier"], line["sku"])
-    assert response.status_code == 200, response.get_data(as_text=True)
-    body = response.get_json()
-    assert (body["status"], body["supplier"], body["sku"]) == ("connected", line["supplier"], line["sku"]), body
-    return body
 
 
 def disconnect(client):

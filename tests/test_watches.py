@@ -1,9 +1,13 @@
 """Watches (spec 2.6, POST and GET /api/notify_me): placed on a product held or claimed by
 someone else; closed once, with one mail, when the product is observed available again."""
+import pytest
+
 from models.clock import clock
 from models.discovery import Watch
+from tests.factories import catalog, claim, find, item, load, pass_on, refusal, select
 from tests.mailbox import messages_to
-from tests.test_discovery import catalog, claim, find, frozen_clock, item, load, pass_on, refusal, select  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
 WATCHER = "watcher@example.com"
 

@@ -27,7 +27,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-from tests.conftest import ROOT
+from config import use_settings
+from tests.conftest import ROOT, SETTINGS
 from tests.mailbox import last_link
 
 # The machine has no network: without the background-networking flags Chromium keeps
@@ -77,6 +78,16 @@ def live_server(app, worker):
     server.shutdown()
     server.server_close()
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def base_url_is_the_live_server(live_server):
+    """The provider's page, and the landing and back addresses it sends the browser to, are
+    absolute URLs made from BASE_URL: the suite's (http://localhost) is no server Chromium can
+    reach, so for these tests BASE_URL is the live server, as it is the public address live."""
+    use_settings(SETTINGS.but(base_url=live_server))
+    yield
+    use_settings(SETTINGS)
 
 
 @pytest.fixture(scope="session")

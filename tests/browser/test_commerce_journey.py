@@ -11,27 +11,17 @@ import re
 
 import pytest
 
-from config import use_settings
-from tests.browser.test_journey import DEMO_PHOTOS, build_store, claim_own_card, screen, sign_in_by_link
-from tests.conftest import SETTINGS
-from tests.test_discovery import item, load
+from tests.browser.steps import (DEMO_PHOTOS, HOSTED_PAGE, PAY, build_store, claim_own_card, order_a_paid_sample,
+                                 pay_on_the_hosted_page, screen, sign_in_by_link)
+from tests.factories import item, load
+
+# The provider's page and its landing addresses are made from BASE_URL: the live server's here.
+pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
 
 FOUNDER = "seller@example.com"
 CUSTOMER = "customer@example.com"
-HOSTED_PAGE = re.compile(r"/pay/sandbox/checkout/[^/?#]+$")
-PAY = re.compile(r"^Pay ")
 SHIP_TO = {"Full name": "Ada Lovelace", "Address": "12 Analytical Row", "Apartment, suite, floor (optional)": "Flat 3",
            "City": "London", "Postal code": "N1 7AA"}
-
-
-@pytest.fixture(autouse=True)
-def base_url_is_the_live_server(live_server):
-    """The provider's page, and the landing and back addresses it sends the browser to, are
-    absolute URLs made from BASE_URL: the suite's (http://localhost) is no server Chromium can
-    reach, so for these tests BASE_URL is the live server, as it is the public address live."""
-    use_settings(SETTINGS.but(base_url=live_server))
-    yield
-    use_settings(SETTINGS)
 
 
 def catalog_with_a_sourceable_product():
@@ -45,15 +35,6 @@ def catalog_with_a_sourceable_product():
     return load(*products)
 
 
-def pay_on_the_hosted_page(app, shot_name: str) -> None:
-    """On the sandbox provider's page: a screenshot, then Pay."""
-    page = app.page
-    page.wait_for_url(HOSTED_PAGE)
-    page.get_by_role("heading", name=PAY).wait_for()
-    app.shot(shot_name)
-    page.get_by_role("button", name=PAY).click()
-
-
 def pay_with_a_shipping_address(app, shot_name: str) -> None:
     """On the sandbox provider's page of a customer order: the address, a screenshot, then Pay."""
     page = app.page
@@ -65,19 +46,6 @@ def pay_with_a_shipping_address(app, shot_name: str) -> None:
     shipping.get_by_label("Country").select_option("GB")
     app.shot(shot_name)
     page.get_by_role("button", name=PAY).click()
-
-
-def order_a_paid_sample(app, *, quantity: int = 2):
-    """Orders a sample of the connected offer on the Suppliers screen and pays for it on the
-    hosted page; answers the Suppliers screen once it shows the payment as paid."""
-    page = app.page
-    page.get_by_label("Sample quantity").fill(str(quantity))
-    page.get_by_role("button", name="Order a sample").click()
-    pay_on_the_hosted_page(app, "hosted-checkout-sample")
-    page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
-    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
-    page.locator("[data-payment-state=paid]").wait_for()
-    return page
 
 
 def fact(page, fact_id: str) -> str:

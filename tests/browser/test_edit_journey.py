@@ -2,7 +2,7 @@
 apply it, see the preview lead with it, undo it, and set the leading section by hand."""
 from __future__ import annotations
 
-from tests.browser.test_journey import build_store, catalog, claim_own_card, screen
+from tests.browser.steps import build_store, catalog, claim_own_card, screen
 
 
 def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sections(open_app, run_jobs):
@@ -50,7 +50,7 @@ def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sectio
 
 
 def test_a_signed_in_founder_edits_in_plain_words_and_steps_through_versions(open_app, run_jobs):
-    from tests.browser.test_journey import sign_in_by_link
+    from tests.browser.steps import sign_in_by_link
 
     catalog(3)
     app = open_app("phone")

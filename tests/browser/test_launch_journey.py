@@ -4,7 +4,7 @@ waits on (the store published, payments ready), publishes (checkout opens with i
 and retires the product; another founder on a phone sees only their own draft."""
 from __future__ import annotations
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.steps import catalog, screen
 
 REFUSED_LAUNCH = r"status of 409 .* at .*/api/product-launch"
 

@@ -3,7 +3,7 @@ Product screen and builds its store; a founder who only holds a catalog product 
 previews its store, and is told to claim it when publishing. Shots on a phone."""
 from __future__ import annotations
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.steps import catalog, screen
 
 
 def test_a_founder_sells_a_product_of_their_own(open_app):

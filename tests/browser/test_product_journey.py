@@ -8,7 +8,7 @@ import os
 
 from PIL import Image
 
-from tests.browser.test_journey import build_store, catalog, claim_own_card, screen
+from tests.browser.steps import build_store, catalog, claim_own_card, screen
 
 
 def test_a_founder_publishes_their_own_name_price_and_photo_and_bad_photos_are_explained(open_app, run_jobs,

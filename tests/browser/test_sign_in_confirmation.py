@@ -4,7 +4,7 @@ nothing: the app's confirmation screen names the account (masked) and what would
 only its button signs in. Shots on a phone and a desktop."""
 from __future__ import annotations
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.steps import catalog, screen
 from tests.mailbox import sign_in_here
 
 ATTACKER = "attacker@example.com"

@@ -2,7 +2,7 @@
 stages, previews it, publishes it; visitors open the public store on a phone and a desktop."""
 from __future__ import annotations
 
-from tests.browser.test_journey import catalog, screen
+from tests.browser.steps import catalog, screen
 
 
 def test_a_founder_builds_previews_and_publishes_the_store_and_visitors_open_it(open_app, run_jobs):

@@ -13,7 +13,7 @@ import json
 
 from models.funnel import FunnelEvent
 from models.store import Store, StoreVersion
-from tests.browser.test_journey import catalog, screen
+from tests.browser.steps import catalog, screen
 
 
 def _track_event(response, event: str) -> bool:

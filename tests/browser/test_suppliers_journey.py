@@ -13,17 +13,15 @@ import pytest
 
 from models.payment import SampleOrder
 from models.supplier import SupplierConnection
-# base_url_is_the_live_server: an autouse fixture, so BASE_URL is the live server here too.
-from tests.browser.test_commerce_journey import base_url_is_the_live_server, order_a_paid_sample  # noqa: F401
-from tests.browser.test_journey import DEMO_PHOTOS, claim_own_card, screen
-from tests.test_discovery import item, load
-from tests.test_suppliers import DEMO, KNIFE_STRIP, OFFERS, demo_product
+from tests.browser.steps import DEMO_PHOTOS, claim_own_card, order_a_paid_sample, screen
+from tests.factories import DEMO_PRODUCTS as DEMO, KNIFE_STRIP, OFFERS, demo_product, item, load
+
+# The provider's page and its landing addresses are made from BASE_URL: the live server's here too.
+pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
 
 VIEWPORTS = ["phone", "desktop"]
 # What a founder never reads on these screens: routes, field names, setting names.
 NOT_FOUNDER_WORDS = re.compile(r"/api/|product_id|offers_product_id|unit_cost|shipping_days|SUPPLIER_FEED|\bmoq\b")
-
-
 
 
 def founder_words_only(page) -> None:

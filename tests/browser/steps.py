@@ -1,0 +1,93 @@
+"""Steps a founder or a customer takes in Chromium, shared by the browser tests: a catalog with
+the real demo photos, a screen opened until it is ready, a claim, a build, a sign-in by the
+mailed link, and payment on the sandbox provider's hosted page. The fixtures are in
+tests/browser/conftest.py."""
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT
+from tests.factories import item, load
+
+DEMO_PHOTOS = sorted(p.name for p in (ROOT / "api" / "static" / "demo").glob("*-1.svg"))
+
+
+def catalog(count: int):
+    """`count` servable products p00, p01, ... (p00 ranked highest), with real demo photos."""
+    products = []
+    for n in range(count):
+        product = item(f"p{n:02d}", rank=1000 - n, name=f"Demo product {n:02d}")
+        product["images"] = [f"/static/demo/{DEMO_PHOTOS[n % len(DEMO_PHOTOS)]}"]
+        products.append(product)
+    return load(*products)
+
+
+def screen(app, route: str, name: str):
+    """Opens a route of the app and waits until that screen has finished rendering (its
+    polling included: `data-state` turns ready once the screen shows its final answer)."""
+    app.goto(route)
+    app.page.wait_for_selector(f"main[data-screen={name}][data-state=ready]", state="attached", timeout=30_000)
+    return app.page
+
+
+def claim_own_card(app):
+    """Claims the card the feed holds for the founder; answers the Find screen."""
+    page = screen(app, "/#/app/find", "find")
+    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
+    return page
+
+
+def build_store(app):
+    """Builds the founder's store from the Store screen and waits until it is built."""
+    page = screen(app, "/#/app/store", "store")
+    page.get_by_role("button", name="Build my store").click()
+    page.locator("[data-store-status=built]").wait_for(timeout=60_000)
+    return page
+
+
+def sign_in_by_link(app, address: str, *, new: bool = False) -> None:
+    """Asks for a sign-in link (a `new` founder saves their progress to the address first:
+    links go only to addresses that have an account) and opens it from the outbox."""
+    if new:
+        page = screen(app, "/#/app/account", "account")
+        page.get_by_label("Email address").fill(address)
+        page.get_by_role("button", name="Save and email me a link").click()
+        page.get_by_text("Check your inbox", exact=True).wait_for()
+    else:
+        page = screen(app, "/#login", "login")
+        page.get_by_label("Email address").fill(address)
+        page.get_by_role("button", name="Email me a sign-in link").click()
+        page.get_by_text("Check your inbox").wait_for()
+    app.page.goto(app.outbox_link(address))
+    page.wait_for_selector("main[data-screen=home][data-state=ready]", state="attached")
+    assert page.url.endswith("/?view=home#/app/home")
+    page.locator("#who").get_by_text(address).wait_for()
+
+
+# --- Paying on the sandbox provider's hosted page -----------------------------------------
+
+HOSTED_PAGE = re.compile(r"/pay/sandbox/checkout/[^/?#]+$")
+PAY = re.compile(r"^Pay ")
+
+
+def pay_on_the_hosted_page(app, shot_name: str) -> None:
+    """On the sandbox provider's page: a screenshot, then Pay."""
+    page = app.page
+    page.wait_for_url(HOSTED_PAGE)
+    page.get_by_role("heading", name=PAY).wait_for()
+    app.shot(shot_name)
+    page.get_by_role("button", name=PAY).click()
+
+
+def order_a_paid_sample(app, *, quantity: int = 2):
+    """Orders a sample of the connected offer on the Suppliers screen and pays for it on the
+    hosted page; answers the Suppliers screen once it shows the payment as paid."""
+    page = app.page
+    page.get_by_label("Sample quantity").fill(str(quantity))
+    page.get_by_role("button", name="Order a sample").click()
+    pay_on_the_hosted_page(app, "hosted-checkout-sample")
+    page.wait_for_url(re.compile(r"#/app/suppliers\?payment="))
+    page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
+    page.locator("[data-payment-state=paid]").wait_for()
+    return page
