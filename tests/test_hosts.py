@@ -19,7 +19,7 @@ from tests.conftest import SETTINGS
 from tests.test_commerce import shop  # noqa: F401  (fixture: p00's store, built and published)
 from tests.test_discovery import refusal
 from tests.test_domains import order, store_founder
-from tests.test_store import demo_item
+from tests.test_store import demo_item, settings_with  # noqa: F401  (fixture)
 
 DOMAIN = "brandshop.com"
 
@@ -78,6 +78,17 @@ def not_found(answer) -> None:
 ])
 def test_a_host_is_read_as_a_domain_lower_cased_without_port_or_trailing_dot(host, name):
     assert host_name(host) == name
+
+
+def test_the_buy_form_may_lead_to_the_checkout_origin_the_provider_names(shop, app, settings_with):
+    own = app.test_client().get(f"/store/{slug()}/").headers["Content-Security-Policy"]
+    assert "form-action 'self';" in own  # the sandbox's page is on BASE_URL, this very host
+    settings_with(payment_provider="stripe", stripe_secret_key="sk_test_x", stripe_webhook_secret="whsec_x")
+    assert app.test_client().get(f"/store/{slug()}/").headers["Content-Security-Policy"] == own.replace(
+        "form-action 'self'", "form-action 'self' https://checkout.stripe.com")
+    connect(shop)
+    assert visitor(app).get("/").headers["Content-Security-Policy"] == own.replace(
+        "form-action 'self'", f"form-action 'self' https://checkout.stripe.com {SETTINGS.origin}")
 
 
 def test_a_connected_domain_serves_the_store_home_and_pages(shop, app):
