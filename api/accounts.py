@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from datetime import timezone
 
-from flask import Response, request
+from flask import Response, redirect, request
 from marshmallow import Schema, fields, validate
 
 from api.errors import ApiError
@@ -182,7 +182,7 @@ def login_request(body):
 
 
 def _redirect(location: str) -> Response:
-    return Response(status=303, headers={"Location": location})
+    return redirect(location, 303)
 
 
 def _redeem_and_redirect(token: str, *, success: str | None) -> Response:

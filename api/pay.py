@@ -9,7 +9,7 @@ before its body is read.
 """
 from pathlib import Path
 
-from flask import Response, current_app, request, send_from_directory
+from flask import current_app, redirect, request, send_from_directory
 from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
@@ -106,10 +106,6 @@ class NotificationAnswer(Schema):
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 
 
-def _redirect(location: str) -> Response:
-    return Response(status=303, headers={"Location": location})
-
-
 # Landing and back are reached by a redirect from the provider's site (a cross-site
 # navigation), so they are declared as not changing state: what they do is ask the
 # provider, which any number of repeats may do without harm.
@@ -121,7 +117,7 @@ def pay_landing(query):
     """Where the provider sends the browser after paying: asks the provider, then redirects."""
     target, follow_ups = landing_target(query["payment"], cancelled=False)
     send_all(follow_ups)
-    return _redirect(target)
+    return redirect(target, 303)
 
 
 @bp.get("/pay/back")
@@ -132,7 +128,7 @@ def pay_back(query):
     """Where the provider sends the browser when the customer gives up: asks, then redirects."""
     target, follow_ups = landing_target(query["payment"], cancelled=True)
     send_all(follow_ups)
-    return _redirect(target)
+    return redirect(target, 303)
 
 
 @bp.post("/pay/notify")

@@ -2,16 +2,15 @@
 page a customer pays on, and its state API. It stands in for a remote provider's site,
 so it reads only the sandbox's records (services/commerce/sandbox_pages.py) and never the
 service's payments or orders."""
-from flask import Response, render_template
+from flask import Response, redirect, render_template
 from marshmallow import Schema, fields, validate
 
-from api.errors import ApiError
 from api.routing import Blueprint
 from jobs.send import send_all
 from services.commerce import sandbox_pages
-from services.commerce.money import display
 from services.commerce.shipping import FIELDS
 from services.errors import Refused
+from services.money import display
 
 bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provider (hosted checkout and state API).")
 
@@ -20,7 +19,10 @@ DECISIONS: list[str] = [
     "buttons: pay, decline (the card is declined: the checkout fails for good) and abandon (back to the shop: the "
     "checkout expires). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
     "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
-    "expires after 24 hours. GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
+    "expires after 24 hours: from then on the page and the state API say expired and it can no longer be paid or "
+    "declined, and the clock's `expire_sandbox_checkouts` pass (every minute) records the expiry and owes its "
+    "`checkout.expired` notification, delivered once like any other; reading a checkout writes nothing. "
+    "GET /pay/sandbox/v1/checkouts/{id} answers {id, object: checkout, state: open | paid "
     "| failed | expired, amount_minor, currency, reference, payment_ref, refunded_minor, created_at, expires_at, "
     "shipping}; "
     "an unknown id (or another provider configured) is 404 `not_found`. refunded_minor counts the refunds "
@@ -95,10 +97,7 @@ def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusa
 @bp.response(200, _HTML, content_type="text/html")
 def sandbox_checkout_page(checkout_id):
     """The sandbox provider's hosted checkout page."""
-    checkout = sandbox_pages.checkout_page(checkout_id)
-    if checkout is None:
-        raise ApiError(404, "not_found")
-    return _page(checkout)
+    return _page(sandbox_pages.checkout_page(checkout_id))
 
 
 @bp.post("/pay/sandbox/checkout/<checkout_id>")
@@ -109,20 +108,13 @@ def sandbox_checkout_page(checkout_id):
 def sandbox_checkout_action(form, checkout_id):
     """The customer's choice: pay (with the shipping address, when the checkout collects one), decline or abandon."""
     try:
-        checkout, job = sandbox_pages.settle(checkout_id, form["action"], form)
+        target, job = sandbox_pages.settle(checkout_id, form["action"], form)
     except Refused as refusal:
-        # The page again, as the customer filled it, with the refusal's sentence: nothing was charged.
-        checkout = sandbox_pages.checkout_page(checkout_id)
-        if checkout is None:
-            raise ApiError(404, "not_found") from None
-        return _page(checkout, status=400, form=form, refusal=refusal)
-    if checkout is None:
-        raise ApiError(404, "not_found")
+        # The page again, as the customer filled it, with the refusal's sentence: nothing was
+        # charged (an unknown checkout has no page: checkout_page refuses it, 404).
+        return _page(sandbox_pages.checkout_page(checkout_id), status=400, form=form, refusal=refusal)
     send_all([job])
-    target = checkout["success_url"] if checkout["state"] == "paid" else checkout["cancel_url"]
-    if checkout["state"] == "open":
-        target = f"/pay/sandbox/checkout/{checkout_id}"
-    return Response(status=303, headers={"Location": target})
+    return redirect(target, 303)
 
 
 @bp.get("/pay/sandbox/v1/checkouts/<checkout_id>")

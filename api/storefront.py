@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from flask import Response, make_response, render_template_string
+from flask import make_response, redirect, render_template
 from marshmallow import Schema, fields, validate
 
 from api import hosts
@@ -14,12 +14,27 @@ from api.session import current_session
 from config import get_settings
 from jobs.send import send_all
 from services.commerce import orders, payments
-from services.commerce.money import display
 from services.errors import Refused
+from services.money import display
 from services.reasons import REASONS, sentence
 from services.store import render, state
 
 bp = Blueprint("storefront", __name__, description="Storefront pages.")
+
+DECISIONS: list[str] = [
+    "Money shown to people (store prices, the provider's hosted page, the thank-you page, receipts and the "
+    "founder's notice) is formatted by Babel (en_US) from the currency data it is charged by: a currency's minor "
+    "unit has CLDR's digits (ISO 4217's: CLP, JPY, KRW 0; USD, EUR 2; KWD, BHD 3). A store price is rounded half up "
+    "to that unit, charged so and shown so: 12990 CLP is charged 12990 and shown CLP12,990, 24.99 EUR charged 2499 "
+    "and shown €24.99, 12.345 KWD charged 12345 and shown KWD12.345; the Product JSON-LD offer price has the same "
+    "digits. Stripe takes a three-decimal currency only in tens of its minor unit: another amount does not start "
+    "(200 `payment_unavailable`, nothing charged).",
+    "The public store pages' Content-Security-Policy lets the buy form lead (form-action) to the configured "
+    "payment provider's checkout origin, which the provider names (Stripe: https://checkout.stripe.com; the "
+    "sandbox: BASE_URL's origin, 'self' on the service's own host), and, on a connected domain, to BASE_URL's "
+    "origin, where the payment's landing lives.",
+]
+
 
 class ThanksQuery(Schema):
     order = fields.String(required=True, validate=validate.Length(min=1, max=64))
@@ -30,19 +45,15 @@ _PAGES = {render.page_path(page_id): page_id for page_id in render.PAGE_IDS}
 _HTML = {"type": "string", "description": "A storefront page"}
 
 
-# Stripe's hosted checkout: the buy form's redirect goes there, and form-action governs
-# where a form's redirects may lead.
-STRIPE_CHECKOUT = "https://checkout.stripe.com"
-
-
 def public_csp() -> str:
     """The public pages' policy, letting the buy form lead to the configured provider's page
-    (and, on a store's connected domain, to BASE_URL, where the sandbox checkout and the
-    payment's landing live: there 'self' is the store's domain)."""
-    settings = get_settings()
-    leads_to = [STRIPE_CHECKOUT] if settings.payment_provider == "stripe" else []
+    (form-action governs where a form's redirects may lead; the provider names its page's
+    origin) and, on a store's connected domain, to BASE_URL, where the payment's landing
+    lives: there 'self' is the store's domain. The sandbox's page is on BASE_URL itself."""
+    origin = get_settings().origin
+    leads_to = [] if payments.checkout_origin() in (None, origin) else [payments.checkout_origin()]
     if hosts.store_domain() is not None:
-        leads_to.append(settings.origin)
+        leads_to.append(origin)
     if not leads_to:
         return render.CSP
     return render.CSP.replace("form-action 'self'", "form-action 'self' " + " ".join(leads_to))
@@ -137,7 +148,7 @@ def store_checkout(form, slug):
                                     email=form["email"])
     except Refused as refusal:
         return _refusal_page(slug, refusal)
-    return Response(status=303, headers={"Location": started["checkout_url"]})
+    return redirect(started["checkout_url"], 303)
 
 
 # A reload or a shared link of the checkout address: back to the buy box (this route also
@@ -148,21 +159,16 @@ def store_checkout(form, slug):
 def store_checkout_page(slug):
     """Sends the browser to the store's buy box."""
     base, _origin = hosts.store_base(quote(slug, safe=""))
-    return Response(status=303, headers={"Location": f"{base}/product#buy"})
+    return redirect(f"{base}/product#buy", 303)
 
 
 def _refusal_page(slug: str, refusal: Refused):
     explanation = refusal.explanation or sentence(refusal.reason)
-    html = render_template_string(_REFUSAL, explanation=explanation, back=f"{hosts.store_base(slug)[0]}/product")
+    html = render_template("storefront/refused.html", explanation=explanation,
+                           back=f"{hosts.store_base(slug)[0]}/product")
     response = _answer(html, "text/html; charset=utf-8", preview=True)
     response.status_code = REASONS[refusal.reason].status if refusal.reason in REASONS else 400
     return response
-
-
-_REFUSAL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>No order was opened</title>
-<link rel="stylesheet" href="/static/storefront/store.css"></head><body><main id="main" class="wrap thanks">
-<h1>No order was opened</h1><p>{{ explanation }}</p><p><a href="{{ back }}">Back to the shop</a></p></main></body></html>"""
 
 
 @bp.get("/store/<slug>/thanks")
@@ -171,11 +177,8 @@ _REFUSAL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 @bp.response(200, _HTML, content_type="text/html")
 def store_thanks(query, slug):
     """The thank-you page of an order, after asking the payment provider about it."""
-    document = state.page_source(slug, session=None, preview=False)
-    order, follow_ups = orders.thanks(order_id=query["order"]) if document is not None else (None, [])
+    document, order, follow_ups = orders.thanks(slug=slug, order_id=query["order"])
     send_all(follow_ups)
-    if order is None or order["product_id"] != document.get("product_id"):
-        raise ApiError(404, "not_found")
     html = render.render_thanks(document, order, base_path=hosts.store_base(slug)[0], cancelled=query["cancelled"],
                                 amount=display(order["amount_minor"], order["currency"]))
     response = _answer(html, "text/html; charset=utf-8", preview=True)  # one customer's page: never cached

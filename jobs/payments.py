@@ -1,10 +1,17 @@
 """Payment jobs: confirming a payment the provider notified us about, the mail after a
-sale, and (the sandbox provider's side) delivering its notifications to the service."""
+sale, and (the sandbox provider's side) delivering its notifications to the service and
+expiring its open checkouts past their day (fired by the clock)."""
+import logging
+
+import dramatiq
+
 from jobs.runner import job_actor
 from jobs.send import send_all
 from services.commerce.order_mail import ORDER_MAIL, send_order_mail
 from services.commerce.payments import CONFIRM_JOB, confirm_in_job
-from services.commerce.sandbox_pages import NOTIFY_JOB, deliver
+from services.commerce.sandbox_pages import NOTIFY_JOB, deliver, expire_checkouts
+
+log = logging.getLogger("jobs.payments")
 
 
 @job_actor(CONFIRM_JOB, retry_delays=(5, 30, 120))
@@ -26,3 +33,13 @@ def order_mail(ctx):
 def sandbox_notify(ctx):
     """Delivers one of the sandbox provider's signed notifications to the service."""
     return deliver(ctx.payload["event_id"])
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)
+def expire_sandbox_checkouts():
+    """Expires the sandbox's open checkouts past their day and sends their notifications
+    (a pass that meets an outage leaves them for the next one, a minute later)."""
+    follow_ups = expire_checkouts()
+    send_all(follow_ups)
+    if follow_ups:
+        log.info("sandbox checkouts expired", extra={"fields": {"expired": len(follow_ups)}})

@@ -366,7 +366,7 @@ def _answer_problem(response, sent, empty_segment):
         if response.status_code != 404 or response.mimetype != "application/json":
             return f"{sent}: {response.status_code} {response.mimetype}, not a JSON 404"
         return None
-    redirect = 300 <= response.status_code < 400 and response.get_data() == b""  # GET /api/auth/callback's 303
+    redirect = 300 <= response.status_code < 400 and "Location" in response.headers  # GET /api/auth/callback's 303
     if re.sub("^/+", "/", sent).startswith("/api/") and response.mimetype != "application/json" and not redirect:
         return f"{sent}: {response.status_code} {response.mimetype} under /api/"
     return None

@@ -249,7 +249,7 @@ def test_prices_have_two_decimals_in_structured_data_and_a_symbol_on_the_page(do
     assert Page(html).jsonld()["offers"]["priceCurrency"] == "EUR"
     assert '<p class="price">€1,200.00</p>' in html
     document.update(price=19.5, currency="SEK")
-    assert '<p class="price">19.50 SEK</p>' in render(document, "product")
+    assert '<p class="price">SEK19.50</p>' in render(document, "product")  # Babel's en_US format
 
 
 def test_absolute_images_stay_as_they_are_and_unsafe_ones_are_left_out(document):
@@ -344,11 +344,23 @@ def test_rendering_is_a_pure_function_of_the_document(document):
     assert document == before, "rendering must not change the document"
 
 
-def test_the_renderer_imports_only_jinja2_nh3_and_the_standard_library():
-    tree = ast.parse((ROOT / "services" / "store" / "render.py").read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported - set(sys.stdlib_module_names) - {"__future__"} == {"jinja2", "nh3"}
+def _imported(path, *, on_import_only=False) -> set[str]:
+    """What a module imports besides the standard library (`on_import_only`: what importing it
+    loads, leaving out imports inside functions)."""
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if on_import_only else list(ast.walk(tree))
+    imported = {alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in nodes if isinstance(node, ast.ImportFrom) and node.module}
+    return {name for name in imported if name.split(".")[0] not in set(sys.stdlib_module_names) | {"__future__"}}
+
+
+def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_and_the_standard_library():
+    assert {name.split(".")[0] for name in _imported(ROOT / "services" / "store" / "render.py")} == {
+        "jinja2", "nh3", "services"}
+    assert "services.money" in _imported(ROOT / "services" / "store" / "render.py")
+    # ...which is as pure: Babel's currency data and the payment seam's minor units, nothing more.
+    assert _imported(ROOT / "services" / "money.py") == {"babel.numbers", "integrations.payments"}
+    assert _imported(ROOT / "integrations" / "payments" / "__init__.py", on_import_only=True) == {"babel.numbers"}
 
 
 # -- untrusted text ---------------------------------------------------------------------

@@ -77,6 +77,24 @@ def test_create_checkout_leaves_out_email_and_logo_when_not_given():
     assert form["line_items[0][price_data][unit_amount]"] == "3000"
 
 
+def test_a_three_decimal_currency_goes_to_stripe_in_tens_of_its_minor_unit_and_is_refused_otherwise():
+    http = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
+    provider(http).create_checkout(checkout_request(currency="KWD", amount_minor=12340))  # 12.340 KWD
+    assert http.sent[0]["form"]["line_items[0][price_data][unit_amount]"] == "12340"
+
+    unasked = RecordedStripe()  # no answer recorded: any request fails the test
+    with pytest.raises(ProviderRefused, match=r"KWD only in whole hundredths .* not 12345 minor units"):
+        provider(unasked).create_checkout(checkout_request(currency="KWD", amount_minor=12345))
+    assert unasked.sent == []
+
+
+def test_each_provider_names_the_origin_of_its_checkout_page():
+    assert provider(RecordedStripe()).checkout_origin == "https://checkout.stripe.com"
+    sandbox = provider_for(Settings().but(base_url="https://pay.example.test/app", payment_provider="sandbox"))
+    assert sandbox.checkout_origin == "https://pay.example.test"
+    assert provider_for(Settings().but(payment_provider="off")) is None
+
+
 def test_create_checkout_asks_stripe_to_collect_a_shipping_address_in_the_countries_given():
     http = RecordedStripe(("post", "/v1/checkout/sessions", "checkout_session_create.json", 200))
 

@@ -128,6 +128,8 @@ def schedule(settings) -> list[Every | DailyAt | InClock]:
         Every("prune_sessions", 3600),
         Every("prune_images", 3600),
         Every("recheck_payments", 600),
+        # The sandbox provider's own clock: its checkouts expire and notify as Stripe's do.
+        Every("expire_sandbox_checkouts", 60),
         DailyAt("nightly_brief", settings.brief_hour_utc),
         # Last: with the database down but Redis up, the entries above still fire (a tick
         # stops at the first entry that meets an outage).

@@ -11,7 +11,14 @@ notification the provider signed). Two providers sit behind this interface:
 - `stripe`: Stripe Checkout Sessions through the official library (stripe_provider.py).
 
 `provider_for(settings)` answers the configured provider, or None when payments are
-switched off (PAYMENT_PROVIDER=off).
+switched off (PAYMENT_PROVIDER=off; `switched_on` is the one place that decides). Each
+provider names the origin of its hosted checkout page (`checkout_origin`), which the
+storefront's Content-Security-Policy lets its buy form lead to.
+
+Amounts cross the seam in minor units. How many a currency has is Babel's currency data
+(CLDR, which follows ISO 4217: JPY and CLP 0, USD and EUR 2, KWD and BHD 3); `minor_units`
+and `major_units` convert with it, and the service formats amounts for people from the same
+data (services/money.py), so what is charged and what is shown never disagree.
 
 Failures: `ProviderUnavailable` means the provider could not answer now (timeout, 5xx,
 network): nothing is known and the caller tries again later. `NotificationRejected` means a
@@ -26,7 +33,10 @@ first call made and moves no more money. `refund_state` answers a refund as it s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Mapping, Protocol
+
+from babel.numbers import get_currency_precision
 
 # Checkout states every provider's answer is mapped onto.
 OPEN = "open"        # created; the customer has not paid (yet)
@@ -42,17 +52,22 @@ REFUND_FAILED = "failed"        # the money could not go back (a closed card, sa
 REFUND_CANCELED = "canceled"    # stopped before it settled; nothing moved
 REFUND_STATES = (REFUND_PENDING, REFUND_SUCCEEDED, REFUND_FAILED, REFUND_CANCELED)
 
-# Currencies whose minor unit is the major unit (ISO 4217 exponent 0).
-ZERO_DECIMAL = frozenset({"BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND",
-                          "VUV", "XAF", "XOF", "XPF"})
+
+def minor_digits(currency: str) -> int:
+    """How many digits a currency's minor unit has (JPY 0, USD 2, KWD 3): Babel's (CLDR's)
+    currency data, the one table the service charges and shows amounts by."""
+    return get_currency_precision(currency.upper())
 
 
 def minor_units(amount, currency: str) -> int:
-    """An amount in major units (Decimal, float or str) as an integer of minor units."""
-    from decimal import ROUND_HALF_UP, Decimal
+    """An amount in major units (Decimal, float or str) as an integer of minor units,
+    rounded half up to the currency's minor unit (12.5 JPY is 13 yen)."""
+    return int(Decimal(str(amount)).scaleb(minor_digits(currency)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
-    exponent = 0 if currency.upper() in ZERO_DECIMAL else 2
-    return int((Decimal(str(amount)) * (10 ** exponent)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+def major_units(amount_minor: int, currency: str) -> Decimal:
+    """An integer of minor units as the exact amount in major units (1999 USD is 19.99)."""
+    return Decimal(int(amount_minor)).scaleb(-minor_digits(currency))
 
 
 @dataclass(frozen=True)
@@ -138,6 +153,8 @@ class PaymentProvider(Protocol):
     name: str
     # The request header that carries the notification's signature.
     signature_header: str
+    # The scheme and host of the provider's hosted checkout page ("https://checkout.stripe.com").
+    checkout_origin: str
 
     def create_checkout(self, request: CheckoutRequest) -> Checkout: ...
 
@@ -150,14 +167,16 @@ class PaymentProvider(Protocol):
     def refund_state(self, refund_ref: str) -> RefundAnswer: ...
 
 
-PROVIDERS = ("sandbox", "stripe", "off")
+def switched_on(settings) -> bool:
+    """Whether payments can start on this deployment (PAYMENT_PROVIDER is not off)."""
+    return settings.payment_provider != "off"
 
 
 def provider_for(settings) -> PaymentProvider | None:
-    """The configured provider (None when PAYMENT_PROVIDER=off)."""
-    name = settings.payment_provider
-    if name == "off":
+    """The configured provider (None when payments are switched off)."""
+    if not switched_on(settings):
         return None
+    name = settings.payment_provider
     if name == "stripe":
         from integrations.payments.stripe_provider import StripeProvider
 

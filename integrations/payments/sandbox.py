@@ -24,6 +24,8 @@ class SandboxProvider:
 
     def __init__(self, settings):
         self.base_url = settings.base_url
+        # The hosted page is served by this service itself, under BASE_URL.
+        self.checkout_origin = settings.origin
         self.key = bank.signing_secret(settings.secret_key)
 
     def checkout_url(self, checkout_id: str) -> str:
@@ -37,7 +39,7 @@ class SandboxProvider:
         row = bank.find(provider_ref)
         if row is None:
             raise ProviderRefused("the sandbox has no checkout with that id")
-        return CheckoutState(provider_ref=row.id, state=row.state, amount_minor=row.amount_minor,
+        return CheckoutState(provider_ref=row.id, state=bank.state_of(row), amount_minor=row.amount_minor,
                              currency=row.currency, payment_ref=row.payment_ref if row.state == PAID else None,
                              reference=row.reference, shipping=ShippingAddress(**row.shipping) if row.shipping else None)
 

@@ -1,10 +1,12 @@
 """The sandbox payment provider itself: the "bank" behind /pay/sandbox/.
 
 It keeps its own checkouts (SandboxCheckout), lets a customer pay, decline or abandon one
-on its hosted page (giving a shipping address when the checkout collects one), answers what state a checkout is in, refunds (SandboxRefund, one per
-idempotency key), and owes the service a signed notification for every settled checkout
-(SandboxNotification, delivered over HTTP to the service's notification route by a job,
-retried until it is taken).
+on its hosted page (giving a shipping address when the checkout collects one), answers what
+state a checkout is in, refunds (SandboxRefund, one per idempotency key), and owes the
+service a signed notification for every settled checkout (SandboxNotification, delivered
+over HTTP to the service's notification route by a job, retried until it is taken). An
+open checkout expires after a day: the clock's pass (`expire_due`) settles it and owes its
+`checkout.expired` notification like any other; reading a checkout never writes.
 
 A refund settles at once by default (`refund_outcome`). Like the card networks behind a
 real provider, the sandbox can also hold one (pending, settled later by `settle_refund`)
@@ -84,12 +86,32 @@ def create(request: CheckoutRequest) -> SandboxCheckout:
 
 @_guarded
 def find(checkout_id: str) -> SandboxCheckout | None:
-    """The checkout as it stands; an open one past its day expires now (and is notified)."""
-    row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
-    if row is not None and row.state == OPEN and row.expires_at <= utcnow():
-        settle(checkout_id, "abandon")
-        row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
-    return row
+    """The checkout as recorded (a read: it writes nothing; the clock expires, `expire_due`)."""
+    return SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+
+
+def state_of(row: SandboxCheckout) -> str:
+    """The checkout's state as the provider answers it: an open one past its day is expired
+    from that moment on (it can no longer be paid), though the clock's next pass is what
+    records it and owes its notification."""
+    return EXPIRED if row.state == OPEN and row.expires_at <= utcnow() else row.state
+
+
+@_guarded
+def expire_due(*, limit: int = 200) -> list[str]:
+    """Expires the open checkouts past their day, each once (the conditional UPDATE of
+    `settle`: two clocks, or a customer abandoning at the same moment, settle it once);
+    answers the ids of the notifications the expiries owe."""
+    due = (SandboxCheckout.select(SandboxCheckout.id)
+           .where(SandboxCheckout.state == OPEN, SandboxCheckout.expires_at <= utcnow())
+           .order_by(SandboxCheckout.expires_at).limit(limit))
+    owed = []
+    for row in list(due):
+        # Expiry is abandoning on the customer's behalf: the same state and event.
+        _row, event_id = settle(row.id, "abandon")
+        if event_id is not None:
+            owed.append(event_id)
+    return owed
 
 
 @_guarded
@@ -106,8 +128,9 @@ def ships_to(checkout_id: str) -> tuple[str, ...] | None:
 def settle(checkout_id: str, action: str,
            shipping: ShippingAddress | None = None) -> tuple[SandboxCheckout | None, str | None]:
     """The customer's choice on the hosted page: pay, decline or abandon. Only an open
-    checkout settles, once (a conditional UPDATE); answers the checkout and the id of the
-    notification the settlement owes (None when nothing changed). Paying a checkout that
+    checkout settles, once (a conditional UPDATE), and only abandoning once its day is
+    over; answers the checkout and the id of the notification the settlement owes (None
+    when nothing changed). Paying a checkout that
     collects a shipping address takes one, in one of its countries (ProviderRefused
     otherwise: the page checks the form first, so this guards the bank's own rule)."""
     state = ACTIONS[action]
@@ -121,8 +144,10 @@ def settle(checkout_id: str, action: str,
                 if shipping is None or shipping.country not in row.shipping_countries:
                     raise ProviderRefused("this checkout ships only to an address in one of its countries")
                 changes["shipping"] = asdict(shipping)
-        settled = (SandboxCheckout.update(**changes)
-                   .where(SandboxCheckout.id == checkout_id, SandboxCheckout.state == OPEN).execute())
+        still_open = (SandboxCheckout.id == checkout_id) & (SandboxCheckout.state == OPEN)
+        if state != EXPIRED:
+            still_open &= SandboxCheckout.expires_at > now
+        settled = SandboxCheckout.update(**changes).where(still_open).execute()
         row = SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
         if not settled or row is None:
             return row, None
@@ -244,7 +269,3 @@ transport = http_post
 def notification(notification_id: str) -> SandboxNotification | None:
     return SandboxNotification.get_or_none(SandboxNotification.id == notification_id)
 
-
-def notifications_for(checkout_id: str) -> list[SandboxNotification]:
-    return list(SandboxNotification.select().where(SandboxNotification.checkout == checkout_id)
-                .order_by(SandboxNotification.created_at))

@@ -20,7 +20,7 @@ import stripe
 from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, REFUND_CANCELED, REFUND_FAILED, REFUND_PENDING,
                                    REFUND_SUCCEEDED, Checkout, CheckoutRequest, CheckoutState, Notification,
                                    NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer,
-                                   ShippingAddress)
+                                   ShippingAddress, minor_digits)
 
 # Seconds a signed webhook stays acceptable after Stripe signed it (Stripe's own default);
 # older ones are refused as replays.
@@ -52,6 +52,7 @@ _SECRET = re.compile(r"\b(?:sk|rk|pk)_(?:test|live)_[*\w]*|\bwhsec_\w*")
 class StripeProvider:
     name = "stripe"
     signature_header = "Stripe-Signature"
+    checkout_origin = "https://checkout.stripe.com"
 
     def __init__(self, *, secret_key: str, webhook_secret: str, timeout_seconds: float,
                  http_client: stripe.HTTPClient | None = None):
@@ -70,6 +71,11 @@ class StripeProvider:
 
     def create_checkout(self, request: CheckoutRequest) -> Checkout:
         """Opens a Checkout Session for one line: the description at the amount asked."""
+        if minor_digits(request.currency) == 3 and request.amount_minor % 10:
+            # Stripe takes three-decimal currencies (BHD, JOD, KWD, OMR, TND) in steps of ten
+            # minor units only; refused here, clearly, rather than by an opaque 400 from Stripe.
+            raise ProviderRefused(f"Stripe charges {request.currency.upper()} only in whole hundredths (the third "
+                                  f"decimal must be 0), not {request.amount_minor} minor units")
         product = {"name": request.description}
         if request.logo_url:
             product["images"] = [request.logo_url]

@@ -26,9 +26,9 @@ from models.clock import utcnow
 from models.discovery import Claim
 from models.payment import CustomerOrder
 from models.store import Store, StoreVersion
-from services.commerce.money import display
 from services.commerce.shipping import address_lines, order_address
 from services.mailing import send_mail
+from services.money import display
 
 ORDER_MAIL = "order_mail"
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")

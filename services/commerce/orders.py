@@ -31,6 +31,7 @@ from services.errors import Refused
 from services.jobs import create_job
 from services.ownership import owner_of
 from services.research.launch import launch_fact
+from services.store.state import page_source
 
 MAX_QUANTITY = 99  # the buy box's own ceiling
 MAX_TRACKING = 200
@@ -201,18 +202,20 @@ def revenue(*, session: Session) -> dict:
                                         "confirmed_minor": row.confirmed_minor, "orders": row.orders} for row in rows]}
 
 
-def thanks(*, order_id: str) -> tuple[dict | None, list]:
-    """What the store's thank-you page shows for an order (after asking the provider), and
-    the jobs to send. Anyone holding the order id may open the page, so it names the
-    customer's address only masked and not where the order ships (as GET /api/store/confirm
-    names neither)."""
-    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if order_id else None
-    if order is None:
-        return None, []
+def thanks(*, slug: str, order_id: str) -> tuple[dict, dict, list]:
+    """What the thank-you page of the store at `slug` shows for one of its orders (after
+    asking the provider): the store's published document, the order, and the jobs to send.
+    Anyone holding the order id may open the page, so it names the customer's address only
+    masked and not where the order ships (as GET /api/store/confirm names neither).
+    Refused(`not_found`) when the store is not published or the order is not one of its."""
+    document = page_source(slug, session=None, preview=False)
+    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if document is not None else None
+    if order is None or order.product_id != document.get("product_id"):
+        raise Refused("not_found")
     order, _answered, jobs = _confirmed(order)
-    return {"order_id": order.id, "state": order.state, "quantity": order.quantity,
-            "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id,
-            "receipt": receipt_state(order), "email_masked": masked(order.email)}, jobs
+    return document, {"order_id": order.id, "state": order.state, "quantity": order.quantity,
+                      "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id,
+                      "receipt": receipt_state(order), "email_masked": masked(order.email)}, jobs
 
 
 def masked(email: str) -> str:

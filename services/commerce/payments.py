@@ -29,7 +29,7 @@ from typing import Callable, Iterable
 from config import get_settings
 from integrations.payments import (EXPIRED, FAILED, PAID, REFUND_PENDING, REFUND_SUCCEEDED, CheckoutRequest,
                                    CheckoutState, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   RefundAnswer, provider_for)
+                                   RefundAnswer, provider_for, switched_on)
 from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
@@ -70,8 +70,15 @@ def provider():
 
 
 def configured() -> bool:
-    """Whether any payment can start on this service (PAYMENT_PROVIDER is not off)."""
-    return get_settings().payment_provider != "off"
+    """Whether any payment can start on this service: what the store's buy box, the launch
+    check and every purchase ask (the seam decides, `switched_on`)."""
+    return switched_on(get_settings())
+
+
+def checkout_origin() -> str | None:
+    """The origin of the configured provider's hosted checkout page (None: payments off)."""
+    chosen = provider()
+    return chosen.checkout_origin if chosen is not None else None
 
 
 def new_payment(*, purpose: str, subject: str, amount_minor: int, currency: str, session_id: int | None,

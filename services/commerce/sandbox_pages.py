@@ -1,14 +1,16 @@
 """The sandbox provider's own pages and API (served under /pay/sandbox/), for the routes
-and the delivery job. This is the provider's side: it reads only the sandbox's tables."""
+and its jobs (delivering notifications, expiring checkouts). This is the provider's side: it reads
+only the sandbox's tables."""
 from __future__ import annotations
 
 from typing import Mapping
 
 from config import get_settings
-from integrations.payments import PAID, ProviderRefused, ProviderUnavailable
+from integrations.payments import OPEN, PAID, ProviderRefused, ProviderUnavailable
 from integrations.payments import sandbox_bank as bank
 from models.clock import iso
 from models.db import transaction
+from models.job import Job
 from services.commerce import shipping
 from services.errors import Refused, TransientError
 from services.jobs import create_job
@@ -21,14 +23,12 @@ def sandbox_on() -> bool:
     return get_settings().payment_provider == "sandbox"
 
 
-def checkout_page(checkout_id: str) -> dict | None:
-    """What the hosted page shows (None: no such checkout here)."""
-    if not sandbox_on():
-        return None
-    row = bank.find(checkout_id)
+def checkout_page(checkout_id: str) -> dict:
+    """What the hosted page shows. Refused(`not_found`): no such checkout here."""
+    row = bank.find(checkout_id) if sandbox_on() else None
     if row is None:
-        return None
-    return {"id": row.id, "state": row.state, "amount_minor": row.amount_minor, "currency": row.currency,
+        raise Refused("not_found")
+    return {"id": row.id, "state": bank.state_of(row), "amount_minor": row.amount_minor, "currency": row.currency,
             "description": row.description, "customer_email": row.customer_email, "logo_url": row.logo_url,
             "success_url": row.success_url, "cancel_url": row.cancel_url,
             # The countries the page offers for the shipping address ([]: it asks for none).
@@ -36,13 +36,15 @@ def checkout_page(checkout_id: str) -> dict | None:
             "shipping_lines": shipping.address_lines(row.shipping)}
 
 
-def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[dict | None, object]:
-    """The customer's choice on the hosted page. Answers the page's new state (None: no
-    such checkout here) and the delivery job to send (None when nothing was settled).
-    Paying a checkout that collects a shipping address checks the form's address first:
-    Refused(`invalid_shipping_address`) names what is wrong, and nothing is settled."""
+def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[str, Job | None]:
+    """The customer's choice on the hosted page. Answers where the browser goes next (the
+    success URL once paid, the cancel URL once declined or expired, the page itself while
+    open) and the delivery job to send (None when nothing was settled). Paying a checkout
+    that collects a shipping address checks the form's address first:
+    Refused(`invalid_shipping_address`) names what is wrong, and nothing is settled.
+    Refused(`not_found`): no such checkout here."""
     if not sandbox_on():
-        return None, None
+        raise Refused("not_found")
     countries = bank.ships_to(checkout_id) if action == "pay" else None
     address = shipping.address_from_form(form or {}, countries) if countries else None
     try:
@@ -51,13 +53,25 @@ def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[
         # The bank's own rule, should the page's check ever let an address through that it refuses.
         raise Refused("invalid_shipping_address") from None
     if row is None:
-        return None, None
-    job = None
-    if event_id is not None:
-        with transaction():
-            job, _created = create_job(kind=NOTIFY_JOB, subject=f"sandbox:{event_id}", payload={"event_id": event_id},
-                                       max_attempts=6)
-    return checkout_page(checkout_id), job
+        raise Refused("not_found")
+    target = {PAID: row.success_url, OPEN: f"/pay/sandbox/checkout/{checkout_id}"}.get(bank.state_of(row),
+                                                                                        row.cancel_url)
+    return target, _notify_job(event_id) if event_id is not None else None
+
+
+def expire_checkouts() -> list[Job]:
+    """The clock's pass: expires the checkouts past their day and answers the delivery jobs
+    of their `checkout.expired` notifications, to send (the path a paid one's takes)."""
+    if not sandbox_on():
+        return []
+    return [_notify_job(event_id) for event_id in bank.expire_due()]
+
+
+def _notify_job(event_id: str) -> Job:
+    with transaction():
+        job, _created = create_job(kind=NOTIFY_JOB, subject=f"sandbox:{event_id}", payload={"event_id": event_id},
+                                   max_attempts=6)
+    return job
 
 
 def deliver(event_id: str) -> dict:
@@ -76,7 +90,7 @@ def state_api(checkout_id: str) -> dict:
     row = bank.find(checkout_id) if sandbox_on() else None
     if row is None:
         raise Refused("not_found")
-    return {"id": row.id, "object": "checkout", "state": row.state, "amount_minor": row.amount_minor,
+    return {"id": row.id, "object": "checkout", "state": bank.state_of(row), "amount_minor": row.amount_minor,
             "currency": row.currency, "reference": row.reference,
             "payment_ref": row.payment_ref if row.state == PAID else None,
             "refunded_minor": row.refunded_minor, "created_at": iso(row.created_at), "expires_at": iso(row.expires_at),

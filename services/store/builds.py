@@ -13,6 +13,7 @@ import logging
 
 from config import get_settings
 from integrations import ai
+from integrations.payments import switched_on
 from models.catalog import Product
 from models.clock import utcnow
 from models.db import transaction
@@ -87,8 +88,8 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     stage("rendering")
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
                               slug=store.slug,
-                              # Open for orders when a payment provider is configured (services.commerce).
-                              checkout=get_settings().payment_provider != "off")
+                              # Open for orders when payments are switched on.
+                              checkout=switched_on(get_settings()))
     stage("verifying")
     found = problems_of(document, facts)
     if found:

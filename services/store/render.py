@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from services.money import display_major, major_text, minor_units
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
 
@@ -63,8 +65,6 @@ MAX_IMAGES = 8  # spec decisions: a founder product has at most 8 images
 ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}
 ABOUT_SCHEMES = {"http", "https", "mailto"}
 
-CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "CA$", "AUD": "A$", "NZD": "NZ$", "JPY": "¥"}
-ZERO_DECIMAL = {"JPY", "KRW"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 SOURCES = {
     "search_volume": "Search volume data", "google_trends": "Google Trends",
@@ -265,18 +265,13 @@ def _price(value, currency: str) -> dict | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
     try:
-        amount = Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        amount = Decimal(str(value))
     except InvalidOperation:
         return None
-    if not amount.is_finite() or amount <= 0:
+    # Shown as it is charged (services/commerce/orders.py): rounded to the currency's minor unit.
+    if not amount.is_finite() or minor_units(amount, currency) <= 0:
         return None
-    digits = 0 if currency in ZERO_DECIMAL else 2
-    shown = f"{amount.quantize(Decimal(1) if digits == 0 else Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
-    symbol = CURRENCY_SYMBOLS.get(currency)
-    return {
-        "amount": f"{amount:.2f}",
-        "display": f"{symbol}{shown}" if symbol else f"{shown} {currency}".strip(),
-    }
+    return {"amount": major_text(amount, currency), "display": display_major(amount, currency)}
 
 
 def _evidence(row) -> dict | None:
