@@ -4,6 +4,7 @@ from marshmallow import Schema, fields
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
+from services import ai_tasks
 from services.store import builds, document, publish, render, state
 
 bp = Blueprint("store", __name__, description="Storefront generation and publishing.")
@@ -45,9 +46,15 @@ DECISIONS: list[str] = [
     "writes only from the product record, its evidence and the offer's price, no network), `openai` (any "
     "OpenAI-compatible chat-completions server: AI_BASE_URL, AI_MODEL, AI_API_KEY) or `command` (AI_COMMAND, "
     "given the task as JSON on stdin, answering one JSON object on stdout). An answer that does not follow the "
-    "copy's schema is asked for once more, then the build fails; a backend that cannot be reached is tried again "
-    "later (the job's retries), one that fails or times out (AI_TIMEOUT_SECONDS) fails the build. Only the "
-    "product's public facts are sent to a model (never its cost, supplier quotes or margins).",
+    "copy's schema is asked for once more, then the build fails; one that fails or times out "
+    "(AI_TIMEOUT_SECONDS) fails the build. Only the product's public facts are sent to a model (never its cost, "
+    "supplier quotes or margins).",
+    "One retry policy for every job that writes with the AI backend (a build, a publish that regenerates, a "
+    f"plain-language edit): a backend that cannot be reached or started is tried again, {ai_tasks.ATTEMPTS} runs "
+    f"in all, {' and '.join(map(str, ai_tasks.RETRY_DELAYS))} s after the failed ones; when they are spent a "
+    "build fails `generation_failed` (the backend could not be reached) and an edit is refused "
+    "`cli_unavailable`. A backend that answered with an error or too late, or twice with no valid copy, is not "
+    "tried again (the same request would fail the same way): a build fails, an edit is refused `cli_failed`.",
     "The buy box takes orders (a form posted to /store/<slug>/checkout, as POST /api/store/checkout takes them) "
     "when the version "
     "shown was built while a payment provider was configured (the document's `checkout` is true) and one still "

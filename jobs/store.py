@@ -1,16 +1,20 @@
 """Store jobs: building a store's new version and publishing it (services/store/)."""
 from jobs.runner import job_actor
+from services import ai_tasks
 from services.store import builds, edits, intents, publish
 
 
-# A build may wait on an AI backend for long: its lease is renewed while it works.
-@job_actor(builds.BUILD, retry_delays=(5, 30, 120))
+# The jobs that write with the AI (a build, a publish that may regenerate, an edit) share
+# one retry policy: an AI backend that cannot be reached is tried again after the same
+# delays (services/ai_tasks.py). A model may take a while to answer: the lease is renewed
+# while the job works.
+@job_actor(builds.BUILD, retry_delays=ai_tasks.RETRY_DELAYS)
 def build_store(ctx):
     """Builds a new version of a product's store through its stages."""
     return builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
 
 
-@job_actor(publish.PUBLISH, retry_delays=(5, 30, 120))
+@job_actor(publish.PUBLISH, retry_delays=ai_tasks.RETRY_DELAYS)
 def publish_store(ctx):
     """Checks a store's newest version (regenerating it when the check demands) and publishes it."""
     return publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
@@ -22,8 +26,7 @@ def change_store(ctx):
     return intents.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)
 
 
-# A model may take a while to answer: the lease is renewed while the edit works.
-@job_actor(edits.EDIT, retry_delays=(5,))
+@job_actor(edits.EDIT, retry_delays=ai_tasks.RETRY_DELAYS)
 def edit_store(ctx):
     """Turns a plain-language edit into a new version of the store (or the refusal the founder is told)."""
     return edits.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)

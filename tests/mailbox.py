@@ -59,3 +59,13 @@ def sign_in_here(client, run_jobs, address: str) -> None:
     assert location == "/?view=home#/app/home", location
     body = client.get("/api/account").get_json()
     assert body["account"] == address.lower() and body["verified"] is True
+
+
+def text_of(message) -> str:
+    """The plain-text part of a mail."""
+    return message.get_body(preferencelist=("plain",)).get_content()
+
+
+def html_of(message) -> str:
+    """The HTML part of a mail."""
+    return message.get_body(preferencelist=("html",)).get_content()

@@ -326,7 +326,8 @@ class ChatServer(ThreadingHTTPServer):
 class _ChatHandler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.server.received.append({"path": self.path, "headers": dict(self.headers),
+        # Header names as HTTP has them, case-insensitive: lowered here, so a check cannot miss one.
+        self.server.received.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                      "body": json.loads(body) if body else None})
         status, raw, delay, headers = (self.server.replies.pop(0) if self.server.replies
                                        else (500, b'{"error": "no reply scripted"}', 0.0, {}))
@@ -374,14 +375,14 @@ def test_openai_answer_is_used_and_the_request_is_a_chat_completion(chat):
     system, user = (m["content"] for m in body["messages"])
     assert "Write only from the facts" in system and "one JSON object" in system
     assert "Acacia Wood Magnetic Knife Strip" in user and '"minItems": 3' in user and "Keep it short." in user
-    assert "Authorization" not in sent["headers"]
+    assert "authorization" not in sent["headers"]
     assert '"unit_margin"' not in user and '"cost"' not in user and "supplier_quote" not in user
 
 
 def test_openai_sends_the_key_as_a_bearer_token_only_when_one_is_set(chat):
     chat.reply(completion(json.dumps(own_copy())))
     complete(store_task(), settings=openai_settings(chat, ai_api_key=API_KEY))
-    assert chat.received[0]["headers"]["Authorization"] == f"Bearer {API_KEY}"
+    assert chat.received[0]["headers"]["authorization"] == f"Bearer {API_KEY}"
 
 
 def test_openai_answer_with_an_unbacked_sentence_loses_it_and_reports_it(chat):

@@ -8,7 +8,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from models.job import Job
 from models.store import Store
+from services import ai_tasks
 from tests.factories import TRENDING, built, claim, find, load, product, refusal
 from tests.helpers import in_threads
 from tests.mailbox import last_link
@@ -205,6 +207,8 @@ def test_a_model_backend_edits_through_the_same_checks(founder, run_jobs, settin
     refusal(edit(client, "Lead with the footer"), 200, "unknown_diff")
     settings_with(ai_backend="command", ai_command=str(tmp_path / "no-such-program"))
     refusal(edit(client, "Anything"), 200, "cli_unavailable")
+    # Refused only once the AI jobs' retries are spent (services/ai_tasks.py), as a build is.
+    assert Job.get(Job.kind == "store_edit", Job.status == Job.FAILED).attempt == ai_tasks.ATTEMPTS
     broken = tmp_path / "broken.py"
     broken.write_text("import sys\nsys.stdin.read()\nprint('not json')\n")
     settings_with(ai_backend="command", ai_command=f"{sys.executable} {broken}")

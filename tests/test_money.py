@@ -11,9 +11,8 @@ from integrations.payments import major_units, minor_digits, minor_units
 from models.payment import CustomerOrder, SandboxCheckout
 from models.store import Store, StoreVersion
 from services.money import display, display_major
-from tests.mailbox import messages_to
-from tests.test_commerce import ADDRESS, follow, path_of, payment_of, shop, slug, started  # noqa: F401  (fixture)
-from tests.test_order_mail import text_of
+from tests.factories import ADDRESS, follow, path_of, payment_of, slug, started
+from tests.mailbox import messages_to, text_of
 
 CUSTOMER = "buyer@example.com"
 

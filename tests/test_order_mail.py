@@ -23,7 +23,7 @@ from services.errors import TransientError
 from tests.factories import (ADDRESS, built, choose, claim, demo_item, find, follow, load, path_of, payment_of,
                              revenue_of, signed, slug, started)
 from tests.helpers import in_threads
-from tests.mailbox import messages_to
+from tests.mailbox import html_of, messages_to, text_of
 from tests.stand_ins import Recorder, parse
 
 FOUNDER = "maker@example.com"
@@ -63,14 +63,6 @@ def receipts(address=CUSTOMER) -> list:
 
 def notices(address=FOUNDER) -> list:
     return [m for m in messages_to(address) if m["Subject"].startswith("New order in")]
-
-
-def text_of(message) -> str:
-    return message.get_body(preferencelist=("plain",)).get_content()
-
-
-def html_of(message) -> str:
-    return message.get_body(preferencelist=("html",)).get_content()
 
 
 def store_names() -> tuple[str, str]:

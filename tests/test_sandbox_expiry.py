@@ -14,8 +14,8 @@ from models.payment import CustomerOrder, Payment, SandboxCheckout, SandboxNotif
 from services.commerce.payments import CONFIRM_JOB
 from services.commerce.sandbox_pages import NOTIFY_JOB
 from tests.conftest import SETTINGS
+from tests.factories import ADDRESS, path_of, payment_of, started
 from tests.helpers import in_threads
-from tests.test_commerce import ADDRESS, path_of, payment_of, shop, started  # noqa: F401  (fixture)
 from workers.clock import Every, schedule
 
 

@@ -354,11 +354,12 @@ def _imported(path, *, on_import_only=False) -> set[str]:
     return {name for name in imported if name.split(".")[0] not in set(sys.stdlib_module_names) | {"__future__"}}
 
 
-def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_and_the_standard_library():
-    assert {name.split(".")[0] for name in _imported(ROOT / "services" / "store" / "render.py")} == {
-        "jinja2", "nh3", "services"}
-    assert "services.money" in _imported(ROOT / "services" / "store" / "render.py")
-    # ...which is as pure: Babel's currency data and the payment seam's minor units, nothing more.
+def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_and_the_standard_library():
+    assert _imported(ROOT / "services" / "store" / "render.py") == {
+        "jinja2", "nh3", "services.money", "services.store.sections"}
+    # ...which are as pure: the section list is plain data on the standard library alone; the
+    # formatter uses Babel's currency data and the payment seam's minor units, nothing more.
+    assert _imported(ROOT / "services" / "store" / "sections.py") == set()
     assert _imported(ROOT / "services" / "money.py") == {"babel.numbers", "integrations.payments"}
     assert _imported(ROOT / "integrations" / "payments" / "__init__.py", on_import_only=True) == {"babel.numbers"}
 

@@ -1,13 +1,18 @@
-"""What can go wrong when asking an AI backend, as the callers see it."""
+"""What can go wrong when asking an AI backend, as every caller sees it.
+
+AIError.reason is one of the constants below; callers compare with them, never with
+string literals. TRANSIENT names the kinds worth trying again later: the job that asked
+retries them under the one policy described in integrations/ai/__init__.py.
+"""
 from __future__ import annotations
 
-# AIError.reason is one of these. The first two are the spec's editor reasons (7.2); the
-# third is the seam's own (the job that catches it decides what the founder is told).
-UNAVAILABLE = "cli_unavailable"
-FAILED = "cli_failed"
-INVALID_OUTPUT = "invalid_ai_output"
-# The offline editor does not understand a request (its detail says what it does understand).
-EDITOR_UNAVAILABLE = "editor_unavailable"
+# The first two are the spec's editor reasons (7.2); the third is the seam's own (the job
+# that catches it decides what the founder is told).
+UNAVAILABLE = "cli_unavailable"  # the backend cannot be reached or started: it may be back shortly
+FAILED = "cli_failed"  # it answered with an error or took too long
+INVALID_OUTPUT = "invalid_ai_output"  # twice an answer that is not one JSON object of the kind's schema
+
+TRANSIENT = frozenset({UNAVAILABLE})
 
 
 class AIError(Exception):
@@ -18,6 +23,11 @@ class AIError(Exception):
         self.reason = reason
         # Short and safe to show an operator: never the prompt, the answer or a key.
         self.detail = detail[:300]
+
+    @property
+    def transient(self) -> bool:
+        """Whether asking again later may succeed (the job retries it)."""
+        return self.reason in TRANSIENT
 
 
 class InvalidOutput(Exception):

@@ -6,6 +6,9 @@ copying it from the facts (the price, an evidence value, the year of an evidence
 product's own description), repeats certifications and origins only where it repeats the
 description, and promises nothing about delivery times, return periods or refunds. It is
 also the fallback the claim filter uses for a field an AI answer lost.
+
+OfflineBackend is the `offline` backend of the seam: it writes any task with the offline
+writer its kind registered (this copywriter for store_copy).
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 
 from integrations.ai.claims import sentences
+from integrations.ai.kinds import kind_of
 from integrations.ai.task import Facts, Task
 from models import evidence_kinds as kinds
 
@@ -40,15 +44,25 @@ TOLD_ROLES = frozenset({kinds.DEMAND, kinds.REVIEWS, kinds.COMPETITION})
 MOST_DEMAND_SENTENCES = 3
 
 
-def write(task: Task) -> dict:
-    """Writes the copy a task asks for from its facts alone (instructions need a model, but
-    for the few edits the offline editor understands: integrations/ai/offline_edit.py)."""
-    if task.kind == "store_edit":
-        from integrations.ai import offline_edit
+class OfflineBackend:
+    """Writes each task with its kind's offline writer: deterministic, no network."""
 
-        return offline_edit.edit(task)
-    if task.kind != "store_copy":
-        raise ValueError(f"the offline copywriter cannot write {task.kind!r}")
+    name = "offline"
+
+    def __init__(self, settings=None):
+        pass  # nothing to configure
+
+    def write(self, task: Task) -> dict:
+        return kind_of(task.kind).offline(task)
+
+
+def write(task: Task) -> dict:
+    """What the offline backend writes for a task."""
+    return OfflineBackend().write(task)
+
+
+def write_store_copy(task: Task) -> dict:
+    """The store_copy kind's offline writer."""
     return store_copy(task.facts)
 
 

@@ -1,4 +1,5 @@
-"""What the model backends (openai, command) are asked: the rules, the facts and the schema.
+"""What the model backends (openai, command) are asked (the rules, the kind's task, the
+facts and the schema) and how their answers are read (one JSON object).
 
 The openai backend sends `system` and `user` as chat messages; the command backend gets
 `request` as one JSON object on stdin ({kind, rules, instructions, facts, current, schema},
@@ -10,9 +11,12 @@ Neither prompt is ever logged.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from integrations.ai.claims import shareable
+from integrations.ai.errors import InvalidOutput
+from integrations.ai.kinds import kind_of
 from integrations.ai.task import Task
 
 RULES = """You write the copy of a small online store. Write only from the facts you are given: the product record, its dated evidence rows, the offer's price and the business details.
@@ -24,12 +28,8 @@ Answer with exactly one JSON object that follows the JSON schema you are given: 
 - Describe shipping, returns and the guarantee plainly; promise no delivery time, return period or refund amount the facts do not give.
 Any sentence that breaks these rules is removed before the copy is used."""
 
-TASKS = {
-    "store_copy": "Write the copy of the store page that sells this product.",
-    "store_edit": ("Edit the store's current copy as the founder's instructions ask, changing nothing else, and "
-                   "answer the whole copy as it should read afterwards (and `lead` when they ask for another "
-                   "leading section, else null)."),
-}
+# A model may wrap its JSON in one Markdown fence despite being told not to; that much is forgiven.
+FENCED = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -39,25 +39,40 @@ class Prompt:
     request: dict
 
 
-def build(task: Task, schema: dict, previous_error: str | None = None) -> Prompt:
+def build(task: Task) -> Prompt:
     """The prompt for a task; on the retry it says what was wrong with the first answer."""
+    kind = kind_of(task.kind)
     facts = _plain(shareable(task.facts))
     parts = [
-        TASKS.get(task.kind, f"Write the {task.kind} copy."),
+        kind.asks,
         "Facts (JSON):\n" + _json(facts),
-        "JSON schema of your answer:\n" + _json(schema),
+        "JSON schema of your answer:\n" + _json(kind.schema),
     ]
     if task.instructions:
         parts.append("The founder's instructions (follow them within the rules):\n" + task.instructions)
     if task.current is not None:
         parts.append("The current copy, to be edited (JSON):\n" + _json(_plain(task.current)))
     request = {"kind": task.kind, "rules": RULES, "instructions": task.instructions, "facts": facts,
-               "current": _plain(task.current), "schema": schema}
-    if previous_error:
-        parts.append(f"Your previous answer was refused: {previous_error}. "
+               "current": _plain(task.current), "schema": kind.schema}
+    if task.previous_error:
+        parts.append(f"Your previous answer was refused: {task.previous_error}. "
                      "Answer again with one JSON object that follows the schema.")
-        request["previous_error"] = previous_error
+        request["previous_error"] = task.previous_error
     return Prompt(system=RULES, user="\n\n".join(parts), request=request)
+
+
+def answer_object(text: str) -> dict:
+    """The one JSON object a model answered (a single Markdown fence around it forgiven), or
+    InvalidOutput saying why there is none; the seam then checks it against the schema."""
+    text = text.strip()
+    fenced = FENCED.match(text)
+    try:
+        value = json.loads(fenced.group(1) if fenced else text)
+    except ValueError:
+        raise InvalidOutput("the answer is not JSON") from None
+    if not isinstance(value, dict):
+        raise InvalidOutput("the answer is not one JSON object")
+    return value
 
 
 def _plain(value):

@@ -1,7 +1,9 @@
-"""What an AI-backed feature asks for (Task and its Facts) and what it gets back (Answer)."""
+"""What crosses the AI seam: a Task and its Facts going in, an Answer coming out, the
+Backend that writes it and the Kind of writing it is."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
 
 @dataclass(frozen=True)
@@ -18,10 +20,12 @@ class Facts:
 class Task:
     """One piece of writing to do."""
 
-    kind: str  # "store_copy" now; later "edit", "ad_copy", "support_draft"
+    kind: str  # a registered Kind's name: "store_copy", "store_edit", ...
     facts: Facts
     instructions: str = ""  # the founder's own words (a plain-language edit), may be ""
     current: dict | None = None  # the copy being edited, if any
+    # Set by the seam when it asks a second time: what was wrong with the first answer.
+    previous_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -31,3 +35,27 @@ class Answer:
     copy: dict  # valid against the kind's schema, unbacked sentences removed
     dropped: list[dict]  # [{field, sentence, why}], why: number | certification | origin
     backend: str  # offline | openai | command
+
+
+class Backend(Protocol):
+    """Who writes: the offline writers, an OpenAI-compatible server or a program. The seam
+    checks what write() answers against the kind's schema; a backend only raises AIError
+    (it could not answer) or InvalidOutput (what it got back is not one JSON object)."""
+
+    name: str
+
+    def write(self, task: Task) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of writing, registered by the feature that asks for it (integrations/ai/kinds.py)."""
+
+    name: str
+    schema: dict  # the JSON Schema of an answer (integrations/ai/schemas.py), shown to the model too
+    asks: str  # the prompt's one-line task for a model
+    offline: Callable[[Task], dict]  # the offline backend's writer for this kind
+    # What the seam does with a valid answer before handing it back: (copy, dropped). None:
+    # every sentence the facts cannot back is dropped (claims.py), the offline writer's words
+    # standing in where a field would no longer validate.
+    finish: Callable[[dict, Task], tuple[dict, list[dict]]] | None = None

@@ -3,25 +3,24 @@
 running the discovery script for it (the `discover` actor calls `run_script`). Whose run
 it is is the job's subject (`session_runs`, `account_runs`): one at a time per subject.
 
-The script runs as a child process (never through a shell: an argument list, the query
-passed as `--query=<q>` so it can never read as an option), under a wall-clock limit
-(DISCOVER_TIMEOUT_SECONDS, after which its whole process group is killed) and with its
-output capped (OUTPUT_CAP bytes kept per stream; the rest is read and dropped so the child
-never blocks on a full pipe). The job stores the exit code and the non-blank lines of
-stdout and stderr exactly as the script wrote them.
+The script runs as a child process through the capped runner (integrations/processes.py:
+never through a shell, an argument list, the query passed as `--query=<q>` so it can never
+read as an option), under a wall-clock limit (DISCOVER_TIMEOUT_SECONDS, after which its
+whole process group is killed) and with its output capped (OUTPUT_CAP bytes kept per
+stream; the rest is read and dropped so the child never blocks on a full pipe). The job
+stores the exit code and the non-blank lines of stdout and stderr exactly as the script
+wrote them.
 """
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 
 import peewee as pw
 
 from config import ROOT, get_settings
+from integrations import processes
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.job import Job
@@ -204,42 +203,9 @@ def script_env(settings) -> dict:
 
 def run_capped(argv: list[str], *, env: dict, timeout: float, cap: int = OUTPUT_CAP, cwd=ROOT) -> ScriptRun:
     """Runs a command with a time limit and capped output; see the module docstring."""
-    process = subprocess.Popen(argv, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, start_new_session=True)
-    kept = {"stdout": bytearray(), "stderr": bytearray()}
-    dropped = {"stdout": False, "stderr": False}
-
-    def drain(name, pipe):
-        with pipe:
-            for chunk in iter(lambda: pipe.read(65536), b""):
-                room = cap - len(kept[name])
-                if room > 0:
-                    kept[name] += chunk[:room]
-                if len(chunk) > max(room, 0):
-                    dropped[name] = True
-
-    readers = [threading.Thread(target=drain, args=(name, pipe), daemon=True)
-               for name, pipe in (("stdout", process.stdout), ("stderr", process.stderr))]
-    for reader in readers:
-        reader.start()
-    timed_out = False
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(process)
-        process.wait()
-    for reader in readers:
-        reader.join(timeout=10)
-    return ScriptRun(exit_code=process.returncode, stdout=_lines(kept["stdout"]), stderr=_lines(kept["stderr"]),
-                     timed_out=timed_out, truncated=dropped["stdout"] or dropped["stderr"])
-
-
-def _kill_group(process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # the script and anything it started
-    except (ProcessLookupError, PermissionError):
-        process.kill()
+    run = processes.run_capped(argv, env=env, timeout=timeout, cap=cap, cwd=cwd)
+    return ScriptRun(exit_code=run.exit_code, stdout=_lines(run.stdout), stderr=_lines(run.stderr),
+                     timed_out=run.timed_out, truncated=run.truncated)
 
 
 def _lines(raw: bytes) -> list[str]:

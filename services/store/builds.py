@@ -5,7 +5,8 @@ Stages (decisions.md, Store): queued -> researching (the product's facts and off
 writing (the AI backend writes the copy from those facts only) -> rendering (the document
 is assembled and every page rendered) -> verifying (the pages are checked) -> built. A
 generation that fails ends the job `failed`; GET /api/store then answers
-`generation_failed`, and the next POST /api/store starts afresh.
+`generation_failed`, and the next POST /api/store starts afresh. An AI backend that cannot
+be reached is tried again under the AI tasks' one retry policy (services/ai_tasks.py).
 """
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent, StoreVersion
 from services.discovery import resolve
-from services.errors import JobFailed, Refused, TransientError
+from services import ai_tasks
+from services.errors import JobFailed, Refused
 from services.ownership import adopter, owner_of
-from services.reasons import REASONS
 from services.jobs import active_job, create_job
 from services.store import facts as store_facts
 from services.store.document import build_document, slug_for
@@ -33,6 +34,8 @@ log = logging.getLogger("store")
 
 BUILD = "store_build"  # the job kind
 STAGES = ("queued", "researching", "writing", "rendering", "verifying", "built")
+# What a build that failed on its AI answer keeps as its error (a registered reason).
+_FAILED_BECAUSE = {ai.errors.FAILED: "cli_failed"}
 
 
 def subject(product_id: str) -> str:
@@ -62,7 +65,8 @@ def request_build(product_id: str, name: str, owner_key: str) -> tuple[Job, bool
         return running, False
     with transaction():
         ensure_store(product_id, name, owner_key)
-        return create_job(kind=BUILD, subject=subject(product_id), payload={"product_id": product_id})
+        return create_job(kind=BUILD, subject=subject(product_id), payload={"product_id": product_id},
+                          max_attempts=ai_tasks.ATTEMPTS)
 
 
 def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
@@ -75,16 +79,13 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
         raise JobFailed("generation_failed")
     stage("writing")
     try:
-        answer = ai.complete(ai.Task(kind="store_copy", facts=ai.Facts(product=facts.product, evidence=facts.evidence,
-                                                                        offer=facts.offer)))
+        # A backend that cannot be reached raises TransientError here: the job tries again.
+        answer = ai_tasks.write(ai.Task(kind="store_copy", facts=ai.Facts(
+            product=facts.product, evidence=facts.evidence, offer=facts.offer)))
     except ai.AIError as exc:
         log.warning("store copy not written", extra={"fields": {"product_id": product_id, "reason": exc.reason}})
-        if exc.reason == "cli_unavailable":
-            # It may be back shortly (a local model server restarting): tried again later.
-            raise TransientError(f"AI backend unavailable: {exc.reason}") from None
-        # The job row keeps why when it is a registered reason (cli_failed); GET /api/store
-        # says generation_failed either way.
-        raise JobFailed(exc.reason if exc.reason in REASONS else "generation_failed") from None
+        # The job row keeps why (cli_failed); GET /api/store says generation_failed either way.
+        raise JobFailed(_FAILED_BECAUSE.get(exc.reason, "generation_failed")) from None
     stage("rendering")
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
                               slug=store.slug,

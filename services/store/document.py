@@ -12,48 +12,46 @@ import hashlib
 import re
 import unicodedata
 
-from integrations.ai.schemas import STORE_COPY, validate
+from integrations.ai.schemas import STORE_COPY, record, validate
 from models import evidence_kinds as kinds
+from services.store.sections import LEADS, PAGES
 
 FORMAT = 1
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
-# Sections a store can lead with (decisions.md, Store editing).
-SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
-HOME_SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
+# Sections a store can lead with (services/store/sections.py).
+SECTIONS = LEADS
 MAX_EVIDENCE_ROWS = 6
-
-def _object(properties: dict, *, optional: tuple = ()) -> dict:
-    return {"type": "object", "properties": properties, "required": [k for k in properties if k not in optional],
-            "additionalProperties": False}
-
+# Each page's title in a new store; its sections come from sections.PAGES.
+PAGE_TITLES = {"faq": "Questions and answers", "shipping": "Shipping and returns", "contact": "Contact",
+               "privacy": "Privacy", "terms": "Terms"}
 
 _TEXT = {"type": "string", "maxLength": 5000}
-_SECTION = _object({"type": {"type": "string", "minLength": 1, "maxLength": 40}})
-# The schema every stored version is checked against (the validator's dialect is described
-# in integrations/ai/schemas.py). Section types are open (a newer type renders as nothing on
-# an older renderer), so they are checked as names, not against a list.
-SCHEMA = _object({
+_SECTION = record({"type": {"type": "string", "minLength": 1, "maxLength": 40}})
+# The schema every stored version is checked against (JSON Schema 2020-12, validated as
+# integrations/ai/schemas.py describes). Section types are open (a newer type renders as
+# nothing on an older renderer), so they are checked as names, not against a list.
+SCHEMA = record({
     "format": {"type": "integer", "enum": [FORMAT]},
     "product_id": {"type": "string", "minLength": 1, "maxLength": 120},
     "slug": {"type": "string", "minLength": 1, "maxLength": 80},
     "currency": {"type": "string", "minLength": 3, "maxLength": 3},
     "price": {"type": "number", "minimum": 0},
     "checkout": {"type": "boolean"},
-    "business": _object({"name": {"type": "string", "minLength": 1, "maxLength": 200},
-                         "support_email": {"type": ["string", "null"], "maxLength": 320}}),
-    "theme": _object({"palette": {"type": "string", "enum": list(PALETTES)}}),
-    "product": _object({"name": {"type": "string", "minLength": 1, "maxLength": 200}, "description": _TEXT,
-                        "category": {"type": "string", "maxLength": 80},
-                        "images": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 2000}}}),
+    "business": record({"name": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "support_email": {"type": ["string", "null"], "maxLength": 320}}),
+    "theme": record({"palette": {"type": "string", "enum": list(PALETTES)}}),
+    "product": record({"name": {"type": "string", "minLength": 1, "maxLength": 200}, "description": _TEXT,
+                       "category": {"type": "string", "maxLength": 80},
+                       "images": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 2000}}}),
     "copy": STORE_COPY,
-    "evidence": {"type": "array", "maxItems": MAX_EVIDENCE_ROWS, "items": _object({
+    "evidence": {"type": "array", "maxItems": MAX_EVIDENCE_ROWS, "items": record({
         "date": {"type": "string", "minLength": 10, "maxLength": 10}, "source": {"type": "string", "maxLength": 80},
         "metric": {"type": "string", "maxLength": 80}, "value": {"type": ["number", "null"]}, "text": _TEXT,
         # The metric in words (models/evidence_kinds.py), so the renderer, which reads nothing
         # but the document, shows any catalog's metric readably; older versions have none.
         "label": {"type": "string", "maxLength": 200}}, optional=("label",))},
     "lead": {"type": "string", "enum": list(SECTIONS)},
-    "pages": {"type": "array", "minItems": 1, "maxItems": 20, "items": _object({
+    "pages": {"type": "array", "minItems": 1, "maxItems": 20, "items": record({
         "id": {"type": "string", "minLength": 1, "maxLength": 40}, "title": {"type": "string", "maxLength": 200},
         "sections": {"type": "array", "maxItems": 20, "items": _SECTION}})},
 })
@@ -106,6 +104,7 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
                    checkout: bool = False) -> dict:
     """The document of a freshly built store."""
     name = product["name"]
+    titles = {**PAGE_TITLES, "home": copy["seo_title"], "product": name}
     return {
         "format": FORMAT,
         "product_id": product["product_id"],
@@ -122,14 +121,6 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
         "copy": copy,
         "evidence": evidence_rows(evidence),
         "lead": "hero",
-        "pages": [
-            {"id": "home", "title": copy["seo_title"], "sections": [{"type": t} for t in HOME_SECTIONS]},
-            {"id": "product", "title": name,
-             "sections": [{"type": t} for t in ("gallery", "price", "about", "benefits", "shipping")]},
-            {"id": "faq", "title": "Questions and answers", "sections": [{"type": "faq"}]},
-            {"id": "shipping", "title": "Shipping and returns", "sections": [{"type": "shipping"}, {"type": "returns"}]},
-            {"id": "contact", "title": "Contact", "sections": [{"type": "contact"}]},
-            {"id": "privacy", "title": "Privacy", "sections": [{"type": "privacy"}]},
-            {"id": "terms", "title": "Terms", "sections": [{"type": "terms"}]},
-        ],
+        "pages": [{"id": page, "title": titles[page], "sections": [{"type": t} for t in types]}
+                  for page, types in PAGES.items()],
     }

@@ -34,8 +34,8 @@ from models.job import Job
 from models.store import Store, StoreIntent
 from services.errors import JobFailed, Refused
 from services.jobs import create_job, wait_for_job
-from services.store import builds
-from services.store.document import SECTIONS
+from services.store import builds, sections
+from services.store.sections import LEADS as SECTIONS
 from services.store.versions import document_of, latest, write_version
 
 CHANGE = "store_change"  # the job kind that writes an applied, ordered or reverted version
@@ -82,11 +82,6 @@ TOPICS = (
           "demand is there, so the product itself comes first"),
 )
 _BY_SECTION = {topic.section: topic for topic in TOPICS}
-# Words a founder may use for a section's name.
-_SECTION_WORDS = {"evidence": "evidence", "demand": "evidence", "proof": "evidence", "price": "price",
-                  "pricing": "price", "reviews": "reviews", "review": "reviews", "faq": "faq", "questions": "faq",
-                  "shipping": "shipping", "delivery": "shipping", "guarantee": "guarantee", "benefits": "benefits",
-                  "features": "benefits", "hero": "hero", "photo": "hero", "headline": "hero"}
 
 
 # --- Proposals -----------------------------------------------------------------------------
@@ -133,8 +128,8 @@ def _topic_of(requested: str) -> Topic:
     named = _LEAD_WITH.search(requested)
     if named:
         word = (named.group(1) or named.group(2)).lower()
-        if word in _SECTION_WORDS:
-            return _BY_SECTION[_SECTION_WORDS[word]]
+        if sections.named(word) in _BY_SECTION:  # the founder's word for a section (services/store/sections.py)
+            return _BY_SECTION[sections.named(word)]
         if word not in ("it", "this", "that", "them", "what", "something"):
             raise Refused("unknown_section", f"Your store has no section called {word[:40]!r} to lead with. It can "
                                              f"lead with: {', '.join(SECTIONS)}.")

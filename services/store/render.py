@@ -28,6 +28,7 @@ import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from services.money import display_major, major_text, minor_units
+from services.store.sections import NAMES as SECTION_NAMES, PAGES as SECTION_PAGES
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
 
@@ -45,21 +46,13 @@ FORMAT = 1
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
 # Every section type the renderer knows; anything else in a document is skipped, so an
 # older renderer reads a newer document's pages without failing.
-SECTION_TYPES = frozenset({
-    "hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping",
-    "returns", "gallery", "about", "contact", "privacy", "terms",
-})
+SECTION_TYPES = frozenset(SECTION_NAMES)
 NAV = (("home", "Home"), ("product", "Product"), ("faq", "FAQ"), ("shipping", "Shipping"), ("contact", "Contact"))
 # A page the document leaves out still renders (the nav links to every page).
-DEFAULT_PAGES = {
-    "home": ("Home", ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")),
-    "product": ("Product", ("gallery", "price", "about", "benefits", "shipping")),
-    "faq": ("Frequently asked questions", ("faq",)),
-    "shipping": ("Shipping and returns", ("shipping", "returns")),
-    "contact": ("Contact", ("contact",)),
-    "privacy": ("Privacy policy", ("privacy",)),
-    "terms": ("Terms of sale", ("terms",)),
-}
+DEFAULT_PAGES = {page: (title, SECTION_PAGES[page]) for page, title in (
+    ("home", "Home"), ("product", "Product"), ("faq", "Frequently asked questions"),
+    ("shipping", "Shipping and returns"), ("contact", "Contact"), ("privacy", "Privacy policy"),
+    ("terms", "Terms of sale"))}
 MAX_IMAGES = 8  # spec decisions: a founder product has at most 8 images
 
 ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}

@@ -1,15 +1,19 @@
 """The offline editor: plain-language store edits it can carry out exactly, without a model.
 
-It understands a handful of requests and refuses the rest, saying what it does understand
-(AIError `editor_unavailable`); a model backend (AI_BACKEND openai or command) takes any
-request. What it understands:
+It is the store_edit kind's offline writer (registered in services/store/edits.py), so the
+AI seam's offline backend runs it. It understands a handful of requests and refuses the
+rest with Refused `editor_unavailable`, saying what it does understand (a model backend,
+AI_BACKEND openai or command, takes any request), and an edit that would put a field past
+its bounds with `too_long`. What it understands:
 
 - "change the headline to ..." (also the subheadline, call to action, guarantee, shipping,
-  returns, about, SEO title and SEO description, by those names or common synonyms);
+  returns, about, SEO title and SEO description, by those names or the words
+  services/store/sections.py knows for them);
 - with a `field` named, the message is that field's new text;
 - "add a question: <question>? <answer>";
 - "remove the question about <words>";
-- "lead with <section>" or "move <section> to the top";
+- "lead with <section>" or "move <section> to the top" (a section's name, another word for
+  it, or a field it holds: "lead with the headline" leads with the hero);
 - "set the price to 24.99" (the store checks the bounds and keeps it as the founder's own price).
 """
 from __future__ import annotations
@@ -17,23 +21,11 @@ from __future__ import annotations
 import copy as copying
 import re
 
-from integrations.ai.errors import EDITOR_UNAVAILABLE, AIError
+from integrations import ai
 from integrations.ai.schemas import STORE_COPY, validate
-from integrations.ai.task import Task
-
-TOO_LONG = "too_long"
-SECTIONS = ("hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping")
-
-FIELD_WORDS = {
-    "headline": "headline", "title": "headline", "heading": "headline",
-    "subheadline": "subheadline", "subtitle": "subheadline", "tagline": "subheadline",
-    "call to action": "call_to_action", "cta": "call_to_action", "button": "call_to_action",
-    "buy button": "call_to_action", "guarantee": "guarantee", "shipping": "shipping", "shipping text": "shipping",
-    "returns": "returns", "returns text": "returns", "about": "about", "about text": "about",
-    "seo title": "seo_title", "seo description": "seo_description", "meta description": "seo_description",
-}
-SECTION_WORDS = {**{s: s for s in SECTIONS}, "questions": "faq", "demand": "evidence", "pricing": "price",
-                 "features": "benefits", "delivery": "shipping", "photo": "hero"}
+from services.errors import Refused
+from services.store import sections
+from services.store.sections import FIELD_WORDS, LEADS
 
 _SET = re.compile(r"^(?:please\s+)?(?:change|set|make|replace|update|rewrite)\s+(?:the\s+|our\s+)?(?P<field>"
                   + "|".join(sorted((re.escape(w) for w in FIELD_WORDS), key=len, reverse=True))
@@ -54,7 +46,7 @@ UNDERSTANDS = ("The offline editor understands: change the headline (or the subh
                "an amount. Anything else needs an AI model (AI_BACKEND openai or command).")
 
 
-def edit(task: Task) -> dict:
+def edit(task: ai.Task) -> dict:
     """The store's copy (and leading section) after the requested edit; refuses what it cannot do."""
     current = task.current or {}
     copy = copying.deepcopy(current.get("copy") or {})
@@ -63,31 +55,31 @@ def edit(task: Task) -> dict:
     lead = price = None
     if field:
         if STORE_COPY["properties"].get(field, {}).get("type") != "string":
-            raise AIError(EDITOR_UNAVAILABLE, f"The offline editor can set a text field, not {field!r}; name a "
-                                              "question to add or remove instead.")
+            raise Refused("editor_unavailable", f"The offline editor can set a text field, not {field!r}; name a "
+                                                "question to add or remove instead.")
         copy[field] = message.strip(_QUOTES).strip()
     elif match := _SET.match(message):
-        copy[FIELD_WORDS[match["field"].lower()]] = match["text"].strip(_QUOTES).strip()
+        copy[sections.field_named(match["field"])] = match["text"].strip(_QUOTES).strip()
     elif match := _ADD.match(message):
         copy["faq"] = copy["faq"] + [{"question": match["q"].strip(), "answer": match["a"].strip(_QUOTES).strip()}]
     elif match := _REMOVE.match(message):
         words = match["words"].lower().strip(_QUOTES)
         gone = next((item for item in copy["faq"] if words in item["question"].lower()), None)
         if gone is None:
-            raise AIError(EDITOR_UNAVAILABLE, f"No question of your store mentions {words[:60]!r}.")
+            raise Refused("editor_unavailable", f"No question of your store mentions {words[:60]!r}.")
         copy["faq"] = [item for item in copy["faq"] if item is not gone]  # one request removes one question
     elif match := _LEAD.search(message):
         word = (match["a"] or match["b"]).lower()
-        if word not in SECTION_WORDS:
-            raise AIError(EDITOR_UNAVAILABLE, f"Your store has no section called {word!r} to lead with; it has "
-                                              f"{', '.join(SECTIONS)}.")
-        lead = SECTION_WORDS[word]
+        lead = sections.named(word)
+        if lead not in LEADS:
+            raise Refused("editor_unavailable", f"Your store has no section called {word!r} to lead with; it has "
+                                                f"{', '.join(LEADS)}.")
     elif match := _PRICE.match(message):
         price = float(match["amount"].replace(",", "."))
     else:
-        raise AIError(EDITOR_UNAVAILABLE, UNDERSTANDS)
+        raise Refused("editor_unavailable", UNDERSTANDS)
     problems = validate(copy, STORE_COPY)
     if problems:
-        raise AIError(TOO_LONG, "; ".join(problems))
+        raise Refused("too_long", "; ".join(problems)[:300])
     return {"copy": copy, "lead": lead, "price": price}
 
