@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT
 
-.PHONY: run test install install-dev migrate seed bench procs procs-env procs-ctl clean
+.PHONY: run test lint install install-dev migrate seed bench procs procs-env procs-ctl clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ run: seed
 
 test: install-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Lint and import order (pyproject.toml); `$(BIN)/ruff check --fix .` mends what it can.
+lint: install-dev
+	$(BIN)/ruff check .
 
 # The production processes under supervisord (deploy/supervisord.conf), in the foreground: one
 # web (gunicorn), WORKER_PROCESSES workers, one clock, each restarted when it exits; their JSON

@@ -133,7 +133,7 @@ class Settings:
         parts = urlsplit(self.base_url)
         return f"{parts.scheme}://{parts.netloc}"
 
-    def but(self, **changes) -> "Settings":
+    def but(self, **changes) -> Settings:
         """Returns a copy with some settings changed (tests build apps this way)."""
         return replace(self, **changes)
 

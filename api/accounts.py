@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timezone
+from datetime import UTC
 
 from flask import Response, redirect, request
 from marshmallow import Schema, fields, validate
@@ -12,8 +12,19 @@ from api.routing import Blueprint
 from api.session import current_session, reissue_cookie, replace_cookie
 from jobs.send import send_all
 from services import referrals, sign_in
-from services.accounts import (ENGINE, account_of, describe, mailer_accepting, mask_email, normalize_email,
-                               request_product_link, request_sign_in_mail, save_account, saved_answer, sign_out)
+from services.accounts import (
+    ENGINE,
+    account_of,
+    describe,
+    mailer_accepting,
+    mask_email,
+    normalize_email,
+    request_product_link,
+    request_sign_in_mail,
+    save_account,
+    saved_answer,
+    sign_out,
+)
 from services.errors import Refused
 
 bp = Blueprint("accounts", __name__, description="Accounts and sign-in links.")
@@ -258,7 +269,7 @@ def pending_sign_in(query):
     return {"status": "confirm", "account": mask_email(held.account_email),
             "signed_in_as": _masked(held.signed_in_email), "saved_as": _masked(held.saved_email),
             "work": {"held": held.work.held, "claimed": list(held.work.claimed), "orders": held.work.orders},
-            "expires_at": int(held.expires_at.replace(tzinfo=timezone.utc).timestamp())}
+            "expires_at": int(held.expires_at.replace(tzinfo=UTC).timestamp())}
 
 
 @bp.post("/api/login/confirm")

@@ -8,8 +8,8 @@ from flask.cli import AppGroup
 
 from config import get_settings
 from services import brief
-from services.database import pending_migrations, upgrade_schema
 from services.catalog import CatalogError, catalog_is_empty, load_catalog_file
+from services.database import pending_migrations, upgrade_schema
 
 db_cli = AppGroup("db", help="Database schema.")
 catalog_cli = AppGroup("catalog", help="The product catalog.")

@@ -3,8 +3,8 @@ from marshmallow import Schema, fields
 
 from api.routing import Blueprint
 from config import get_settings
-from services.health import database_status, overall_status, worker_status
 from jobs.send import broker_status
+from services.health import database_status, overall_status, worker_status
 
 bp = Blueprint("health", __name__, description="Liveness and which build answers.")
 

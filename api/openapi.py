@@ -223,7 +223,7 @@ def _exclude_static_siblings(paths: dict) -> None:
             taken = sorted({other[index] for name, other in split.items()
                             if name != path and len(other) == len(segments) and other[index]
                             and not other[index].startswith("{")
-                            and all(a == b for i, (a, b) in enumerate(zip(other, segments)) if i != index)})
+                            and all(a == b for i, (a, b) in enumerate(zip(other, segments, strict=True)) if i != index)})
             for parameter in item.get("parameters", []):
                 if taken and parameter.get("in") == "path" and parameter.get("name") == match.group(1):
                     parameter.setdefault("schema", {})["not"] = {"enum": taken}

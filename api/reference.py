@@ -2,8 +2,8 @@
 from flask import current_app, jsonify
 from marshmallow import Schema, fields
 
-from api.routing import Blueprint
 from api.openapi import controls
+from api.routing import Blueprint
 from services.reasons import REASONS
 
 bp = Blueprint("reference", __name__, description="The registries and this document.")

@@ -99,7 +99,7 @@ DECISIONS: list[str] = [
     "and keeps the rest. 400 `nothing_to_record` (neither spend nor revenue), `invalid_outcome` (a negative, "
     "non-numeric or too large amount, or a note that is not text), `no_claim` (the session only holds a product), "
     "`no_claim_record` (no product at all).",
-    f"GET /api/track-record (public): {{status: ok, hit_rate, wins, misses, pending, basis: {{outcomes, definition}}}}. "
+    "GET /api/track-record (public): {status: ok, hit_rate, wins, misses, pending, basis: {outcomes, definition}}. "
     + outcomes.DEFINITION + " hit_rate is null with no declared outcome.",
 ]
 

@@ -41,7 +41,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"

@@ -35,8 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.feed_bench import (CATEGORIES, CountingCursor, QueryCounter, drive, ensure_database,  # noqa: E402
-                              rebuild_schema, summary)
+from bench.feed_bench import CATEGORIES, CountingCursor, QueryCounter, drive, ensure_database, rebuild_schema, summary  # noqa: E402
 
 NOUNS = ("bowl mug knife board lantern headlamp bottle backpack tent hammock chair stool lamp speaker charger "
          "cable stand holder rack organizer tray basket bin towel blanket pillow mat rug brush comb mirror "

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import secrets
@@ -194,7 +195,7 @@ def journey(customer: Customer, product_id: str, number: int) -> dict:
         raise RuntimeError(f"GET /api/store/confirm answered {status} {data[:300]!r}")
     marks.append(time.perf_counter())
     return {"order_id": started["order_id"], "amount_minor": confirmed["amount_minor"],
-            "currency": confirmed["currency"], "steps": [b - a for a, b in zip(marks, marks[1:])],
+            "currency": confirmed["currency"], "steps": [b - a for a, b in itertools.pairwise(marks)],
             "total": marks[-1] - marks[0]}
 
 
@@ -326,7 +327,7 @@ def round_trips(owner, product_id: str, env: dict, logs: Path, args) -> dict:
         if jobs.get(Job.FAILED) or any(jobs.get(status) for status in Job.ACTIVE):
             raise SystemExit(f"payment jobs did not all finish: {jobs}")
     totals = [j["total"] for j in counted]
-    steps = list(zip(*(j["steps"] for j in counted)))
+    steps = list(zip(*(j["steps"] for j in counted), strict=True))
 
     def ms(values, p):
         return round(percentile(values, p) * 1000, 2)
@@ -337,7 +338,7 @@ def round_trips(owner, product_id: str, env: dict, logs: Path, args) -> dict:
             "p50_ms": ms(totals, 50), "p95_ms": ms(totals, 95), "p99_ms": ms(totals, 99),
             "max_ms": round(max(totals) * 1000, 2),
             "steps": {name: {"p50_ms": ms(values, 50), "p95_ms": ms(values, 95)}
-                      for name, values in zip(("checkout", "pay", "confirm"), steps)},
+                      for name, values in zip(("checkout", "pay", "confirm"), steps, strict=True)},
             "worker": not args.no_worker, "payment_jobs": jobs, "revenue_check": check}
 
 

@@ -23,8 +23,8 @@ import argparse
 import http.client
 import os
 import signal
-import statistics
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile

@@ -125,9 +125,8 @@ def main(argv=None) -> int:
 def _bind_account(client, number: int) -> None:
     from models.account import Account
     from models.session import Session
-    from services.sessions import find_session
-
     from services.ownership import adopt
+    from services.sessions import find_session
 
     account = Account.create(email=f"bench-{number}@example.com", verified=True, tier="max20")
     session = find_session(client.get_cookie("ff_session").value)

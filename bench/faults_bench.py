@@ -41,8 +41,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.topology import (Topology, flush_redis_with_builds_queued, kill_worker_mid_batch,  # noqa: E402
-                            stop_worker_during_builds, stop_worker_past_its_shutdown_time)
+from tests.topology import (  # noqa: E402
+    Topology,
+    flush_redis_with_builds_queued,
+    kill_worker_mid_batch,
+    stop_worker_during_builds,
+    stop_worker_past_its_shutdown_time,
+)
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/ff_faults_bench"
 

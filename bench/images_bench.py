@@ -271,9 +271,9 @@ def cases(folder: Path, only: str | None) -> list[dict]:
     for variant in VARIANTS:
         for content in ("flat", "busy"):
             add(f"{variant.name} {content}: {{files}} (the dearest accepted image, then what the total leaves)",
-                lambda: fill(folder, variant, content), (200, None))
+                lambda variant=variant, content=content: fill(folder, variant, content), (200, None))
             add(f"{variant.name} {content}: {{files}} (eight of an eighth of the total each)",
-                lambda: [within(folder, variant, content, images.MAX_REQUEST_MS / images.MAX_IMAGES)] * 8,
+                lambda variant=variant, content=content: [within(folder, variant, content, images.MAX_REQUEST_MS / images.MAX_IMAGES)] * 8,
                 (200, None))
     jpeg, png = VARIANTS[0], VARIANTS[2]
     add("jpeg phone: {files} phone photos of 4 MB (at most 4,000,000 bytes each: as many as one save takes)",

@@ -266,7 +266,7 @@ def run_phase(workers: list[Worker], total: int) -> tuple[list[Sample], float]:
             out.append(worker.send())
 
     threads = [threading.Thread(target=loop, args=(w, out), daemon=True)
-               for w, out in zip(workers, per_thread)]
+               for w, out in zip(workers, per_thread, strict=True)]
     start = time.perf_counter()
     for thread in threads:
         thread.start()

@@ -31,8 +31,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.feed_bench import (DEFAULT_URL, CountingCursor, QueryCounter, build_catalog,  # noqa: E402
-                              clear_founders, drive, ensure_database, rebuild_schema, summary)
+from bench.feed_bench import (  # noqa: E402
+    DEFAULT_URL,
+    CountingCursor,
+    QueryCounter,
+    build_catalog,
+    clear_founders,
+    drive,
+    ensure_database,
+    rebuild_schema,
+    summary,
+)
 
 PATHS = ("/api/offer", "/api/dashboard")
 

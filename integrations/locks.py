@@ -99,7 +99,7 @@ class RedisLocks:
 class InProcessLock:
     """One hold on a named lock of an InProcessLocks table; the same rules as RedisLock."""
 
-    def __init__(self, table: "InProcessLocks", name: str, ttl_seconds: float):
+    def __init__(self, table: InProcessLocks, name: str, ttl_seconds: float):
         self.name = name
         self.ttl_seconds = ttl_seconds
         self._table = table

@@ -49,7 +49,7 @@ DEFAULT_TIME_LIMIT_MS = 30 * 60 * 1000
 BEATS_PER_LEASE = 3  # a lease survives two missed beats (a slow database, a GC pause)
 
 # The runs in progress in this process, by (job id, attempt).
-_running: dict[tuple[str, int], "Lease"] = {}
+_running: dict[tuple[str, int], Lease] = {}
 _running_guard = threading.Lock()
 
 

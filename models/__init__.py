@@ -1,17 +1,33 @@
 """Peewee models, the database proxy and the migrations."""
-from models.account import (Account, BillingEvent, MeterUsage, Milestone, Referral, ReferralCode, SignInConfirmation,
-                            SignInToken)
+from models.account import (
+                            Account,
+                            BillingEvent,
+                            MeterUsage,
+                            Milestone,
+                            Referral,
+                            ReferralCode,
+                            SignInConfirmation,
+                            SignInToken,
+)
 from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
-from models.funnel import FunnelEvent, Presence
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
+from models.funnel import FunnelEvent, Presence
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
 from models.own_product import FounderImage, FounderProduct
-from models.payment import (CustomerOrder, Payment, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout,
-                            SandboxNotification, SandboxRefund)
+from models.payment import (
+                            CustomerOrder,
+                            Payment,
+                            RevenueCredit,
+                            RevenueTotal,
+                            SampleOrder,
+                            SandboxCheckout,
+                            SandboxNotification,
+                            SandboxRefund,
+)
 from models.research import Outcome, Research
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion

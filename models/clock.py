@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 
 class Clock:
@@ -25,14 +25,14 @@ class Clock:
 
     def now(self) -> datetime:
         """The current naive UTC datetime."""
-        return datetime.fromtimestamp(self.time(), tz=timezone.utc).replace(tzinfo=None)
+        return datetime.fromtimestamp(self.time(), tz=UTC).replace(tzinfo=None)
 
     # Test controls -----------------------------------------------------------------
 
     def freeze(self, at: datetime | float) -> None:
         """Stops the clock at a moment (a naive UTC datetime or epoch seconds)."""
         with self._lock:
-            self._frozen = at if isinstance(at, (int, float)) else at.replace(tzinfo=timezone.utc).timestamp()
+            self._frozen = at if isinstance(at, (int, float)) else at.replace(tzinfo=UTC).timestamp()
 
     def advance(self, seconds: float = 0, **delta) -> None:
         """Moves the clock forward, frozen or not."""

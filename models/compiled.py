@@ -64,7 +64,8 @@ class _Text:
             # Whole numbers fixed in the query (LIMIT 11) are written into the prepared text,
             # so the plan kept for it knows them; everything else is a $n parameter.
             pieces, kept, numbered = sql.split("%s"), [], []
-            for piece, value, slot in zip(pieces, values, self.slots):
+            # The last piece (after the last %s) has no value: zip leaves it out.
+            for piece, value, slot in zip(pieces, values, self.slots, strict=False):
                 if slot.name is None and type(value) is int:
                     numbered.append(piece + str(value))
                 else:
@@ -143,7 +144,7 @@ def _field_of(node):
     return node if isinstance(node, pw.Field) else None
 
 
-_prepared: "weakref.WeakKeyDictionary[object, set[str]]" = weakref.WeakKeyDictionary()
+_prepared: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
 _prepared_lock = threading.Lock()
 
 

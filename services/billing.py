@@ -10,7 +10,7 @@ id (the primary key of BillingEvent) makes a replay harmless.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from integrations import signatures
 from models.account import Account, BillingEvent
@@ -68,7 +68,7 @@ def receive_event(*, event_id: str, type: str, data: dict, created: int | None) 
     """Acts on one signed event: a plan change is applied, any other type acknowledged."""
     if type != PLAN_CHANGED:
         return ignored(event_id=event_id, reason="unknown_event_type")
-    when = datetime.fromtimestamp(created, tz=timezone.utc) if created is not None else None
+    when = datetime.fromtimestamp(created, tz=UTC) if created is not None else None
     return apply_plan_change(event_id=event_id, email=data["email"], tier=data["tier"],
                              term_ends_at=data["term_ends_at"], created=when)
 
@@ -124,4 +124,4 @@ def _naive_utc(moment: datetime | None) -> datetime | None:
     """Naive UTC, as every time is stored; a time without an offset is read as UTC."""
     if moment is None or moment.tzinfo is None:
         return moment
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.astimezone(UTC).replace(tzinfo=None)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from peewee import EXCLUDED
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates
+from peewee import EXCLUDED
 
 from models.catalog import Evidence, Product
 from models.clock import utcnow

@@ -103,7 +103,7 @@ def _read(folder: str) -> dict[str, Subject]:
     # functools.cache may run this twice when two first requests race; both read the same files.
     values = figures()
     subjects: dict[str, Subject] = {}
-    for number, subject_id, path in _numbered(Path(folder).iterdir(), directories=True):
+    for _number, subject_id, path in _numbered(Path(folder).iterdir(), directories=True):
         if subject_id in subjects:
             raise CurriculumError(f"{path}: a second subject with the id {subject_id!r}")
         readme = path / SUBJECT_FILE

@@ -15,8 +15,17 @@ import secrets
 import peewee as pw
 
 from config import get_settings
-from integrations.registrar import (MAX_INPUT, NOT_REGISTRABLE, TAKEN, InvalidDomain, Quote, display, normalize,
-                                    registrar_for, sandbox)
+from integrations.registrar import (
+    MAX_INPUT,
+    NOT_REGISTRABLE,
+    TAKEN,
+    InvalidDomain,
+    Quote,
+    display,
+    normalize,
+    registrar_for,
+    sandbox,
+)
 from models.catalog import Product
 from models.clock import utcnow
 from models.db import transaction

@@ -13,8 +13,8 @@ from datetime import timedelta
 
 import peewee as pw
 
-from models.clock import utcnow
 from config import get_settings
+from models.clock import utcnow
 from models.db import close_connection, db, transaction
 from models.job import Job
 

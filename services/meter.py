@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 
 import peewee as pw
@@ -354,4 +354,4 @@ def ways_up(plan: Plan) -> list[dict]:
 
 
 def _utc(epoch: int) -> datetime:
-    return datetime.fromtimestamp(epoch, tz=timezone.utc).replace(tzinfo=None)
+    return datetime.fromtimestamp(epoch, tz=UTC).replace(tzinfo=None)

@@ -5,8 +5,8 @@ the same rows), so a dashboard takes max(), not sum(), across web processes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Callable
 
 import peewee as pw
 from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily

@@ -4,8 +4,6 @@ through here, formatted by Babel from the same currency data the amounts are cha
 without decimals, and a dinar price with three."""
 from __future__ import annotations
 
-from decimal import Decimal
-
 from babel.numbers import format_currency
 
 from integrations.payments import major_units, minor_units

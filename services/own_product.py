@@ -22,19 +22,19 @@ from decimal import Decimal, InvalidOperation
 import peewee as pw
 
 from models.catalog import Product
-from models.discovery import Claim
-from models.job import Job
 from models.clock import utcnow
 from models.db import is_sqlite, transaction
+from models.discovery import Claim
+from models.job import Job
 from models.own_product import FounderImage, FounderProduct
 from models.session import Session
 from models.store import Store, StoreVersion
 from services import images
 from services.catalog import OWN_PRODUCT_PREFIX
-from services.ownership import owner_of
-from services.research import records as research
 from services.discovery import resolve
 from services.errors import Refused
+from services.ownership import owner_of
+from services.research import records as research
 from services.store import builds, versions
 from services.store import facts as store_facts
 from services.store import own as own_details

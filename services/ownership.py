@@ -8,8 +8,8 @@ inside the binding transaction and report what they adopted.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)

@@ -301,7 +301,7 @@ def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
 # inside one, a rollback would undo it). Set per connection rather than in the connection's
 # startup options, which poolers such as pgbouncer refuse.
 JIT_OFF = "SET jit = off"
-_jit_off: "weakref.WeakSet" = weakref.WeakSet()
+_jit_off: weakref.WeakSet = weakref.WeakSet()
 _jit_lock = threading.Lock()
 
 

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -88,7 +89,6 @@ from api import create_app  # noqa: E402
 from models import ALL_MODELS  # noqa: E402
 from models.clock import clock  # noqa: E402
 from models.db import db, is_sqlite  # noqa: E402
-
 
 # Markers whose tests run in one pass of .ci/run only; the other pass deselects them.
 ONE_PASS_MARKERS = {"race": "postgresql", "faults": "postgresql", "browser": "embedded"}
@@ -197,7 +197,8 @@ def clean_state(request):
     if _WORKERS:
         # Once the worker runs, any test may have sent jobs (a route that mails, say): let
         # queued and running ones finish before their rows are emptied under them.
-        from workers.broker import QUEUES, broker as the_broker
+        from workers.broker import QUEUES
+        from workers.broker import broker as the_broker
 
         for queue in QUEUES:
             the_broker.join(queue, timeout=60_000)
@@ -337,3 +338,16 @@ def smtp_server():
     for controller in started:
         if not controller.loop.is_closed():  # a test may have stopped it already
             controller.stop(no_assert=True)
+
+
+@pytest.fixture
+def chat():
+    """A chat-completions server on loopback (tests/ai_factories.ChatServer), stopped afterwards."""
+    from tests.ai_factories import ChatServer
+
+    server = ChatServer()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()

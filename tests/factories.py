@@ -367,3 +367,22 @@ def connect_line(client, line: dict):
 EXPLANATION_ONLY_401 = {"GET /api/discovery-research", "POST /api/discovery-research",
                         "GET /api/research-workspace", "POST /api/research-workspace"}
 EXPLANATION_ONLY_BODY = {"status": "refused", "explanation": SIGN_IN_TO_RESEARCH}
+
+
+def signed_in_founder_with_store(founder, run_jobs, address="editor@example.com"):
+    """A founder signed in by their link, with a claimed product and its store built."""
+    load(product())
+    client = founder()
+    client.post("/api/account", json={"email": address})
+    run_jobs()
+    link = urlsplit(mailbox.last_link(address))
+    client.get(f"{link.path}?{link.query}")
+    find(client)
+    claim(client)
+    built(client, run_jobs)
+    return client
+
+
+def edit(client, message, **body):
+    """A plain-language edit of the store."""
+    return client.post("/api/ai/edit", json={"message": message, **body})

@@ -38,7 +38,7 @@ class RedisServer:
     def url(self, db: int = 0) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"
 
-    def start(self, timeout: float = 10) -> "RedisServer":
+    def start(self, timeout: float = 10) -> RedisServer:
         save = ["--save", "", "--dbfilename", "dump.rdb"] if self.keep else ["--save", ""]
         self.process = subprocess.Popen(
             [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--appendonly", "no",
@@ -83,7 +83,7 @@ class RedisServer:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> "RedisServer":
+    def __enter__(self) -> RedisServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

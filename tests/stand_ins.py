@@ -13,7 +13,6 @@ import stripe
 
 from integrations.payments.stripe_provider import StripeProvider
 
-
 # --- Mail: what a real SMTP server received (the `smtp_server` fixture runs it) -------------
 
 def parse(raw: bytes):

@@ -5,7 +5,8 @@ from models.account import Account, Milestone, SignInToken
 from models.clock import clock
 from models.session import Session
 from services.sessions import hash_token
-from tests.factories import FAILURE, SUCCESS, cookie_of, new_account, save_address as save, sign_in
+from tests.factories import FAILURE, SUCCESS, cookie_of, new_account, sign_in
+from tests.factories import save_address as save
 from tests.helpers import in_threads
 from tests.mailbox import last_link, links_to, messages_to, path_of, token_of
 

@@ -15,17 +15,12 @@ from integrations.ai import offline
 from integrations.ai.schemas import STORE_COPY, Problem, validate
 from integrations.processes import run_capped
 from models.job import Job
-from models.store import Store, StoreVersion
 from services import ai_tasks
 from services.errors import Refused
 from services.store import document, edits, intents, offline_edit, render, sections
+from tests.ai_factories import completion, openai_settings, own_copy, store_task
 from tests.conftest import SETTINGS
-from tests.test_ai import chat, completion, openai_settings, own_copy, store_task  # noqa: F401  (chat: a fixture)
-from tests.test_discovery import claim, find, load, refusal
-from tests.test_editor import edit, signed_in_founder_with_store
-from tests.test_intents import product
-from tests.test_store import built, settings_with  # noqa: F401  (a fixture)
-
+from tests.factories import claim, edit, find, load, product, signed_in_founder_with_store
 
 # --- one Backend protocol ---------------------------------------------------------------------
 

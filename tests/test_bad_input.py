@@ -8,6 +8,7 @@ The routes come from the live URL map and the fields from each route's declared 
 schema, so a route or field added later is covered without touching this file."""
 import hashlib
 import hmac
+import itertools
 import json
 import re
 
@@ -200,7 +201,7 @@ def _body_with(schema, path, fragment: str) -> str:
     """The schema's baseline body with the raw JSON `fragment` at `path`."""
     body = _baseline(schema)
     holder = body
-    for step, following in zip(path, path[1:]):
+    for step, following in itertools.pairwise(path):
         child = [] if isinstance(following, int) else {}
         if isinstance(holder, dict):
             if not isinstance(holder.get(step), type(child)):
@@ -278,7 +279,7 @@ def test_the_edge_lets_through_what_it_can_read(signed_in):
     # The limits themselves are numbers, and a proper surrogate pair is one character: the
     # answer is the route's own (here: the version is not one the store has), never invalid_json.
     for number in READABLE_LIMITS:
-        body = _post(signed_in, "/api/ai/edit", '{"message": "x", "version": %s}' % number).get_json()
+        body = _post(signed_in, "/api/ai/edit", f'{{"message": "x", "version": {number}}}').get_json()
         assert body.get("reason") != "invalid_json", (number, body)
     response = _post(signed_in, "/api/research-workspace", '{"op": "add_note", "text": "\\ud83d\\ude00 ok"}')
     assert response.status_code == 200, response.get_data(as_text=True)
@@ -292,7 +293,7 @@ def test_the_edge_lets_through_what_it_can_read(signed_in):
 
 
 def test_each_refusal_says_what_is_wrong(client):
-    said = {kind: _post(client, "/api/select", '{"product_id": %s}' % fragment).get_json()["explanation"]
+    said = {kind: _post(client, "/api/select", f'{{"product_id": {fragment}}}').get_json()["explanation"]
             for kind, fragment in UNREADABLE.items()}
     assert "surrogate" in said["lone high surrogate"] and "NUL" in said["nul"]
     assert "64-bit" in said["integer beyond 64 bits"] and "infinity" in said["infinite number"]

@@ -2,7 +2,7 @@
 made by the clock's job and by the CLI, one per UTC day, each kind of item, the gate crossed
 both ways, never_run, and discovery seeded by the brief."""
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -294,7 +294,7 @@ def test_candidates_are_the_best_unclaimed_products_that_clear_the_gate(app, cli
 # --- The clock ---------------------------------------------------------------------------------------
 
 def _epoch(moment: datetime) -> float:
-    return moment.replace(tzinfo=timezone.utc).timestamp()
+    return moment.replace(tzinfo=UTC).timestamp()
 
 
 def test_the_clock_fires_the_brief_once_a_day_at_its_hour(client, broker, run_jobs):

@@ -1,7 +1,6 @@
 """The clock process: each periodic job fires once per slot, however many clocks run."""
-from datetime import datetime, timezone
-
 import logging
+from datetime import UTC, datetime
 
 import dramatiq
 import pytest
@@ -13,11 +12,11 @@ from models.clock import clock
 from models.db import transaction
 from models.job import Job
 from services import jobs as job_rows
+from tests.conftest import SETTINGS
 from tests.redis_server import RedisServer
 from workers.broker import NAMESPACE, redis_broker
 from workers.broker import broker as BROKER
 from workers.clock import DailyAt, Every, InClock, Scheduler, schedule
-from tests.conftest import SETTINGS
 
 
 def _broker():
@@ -81,7 +80,7 @@ def test_the_clock_reaper_sends_again_a_job_whose_worker_died_without_a_worker_r
 
 
 def _at(day: int, hour: int, minute: int = 0) -> float:
-    return datetime(2026, 11, day, hour, minute, tzinfo=timezone.utc).timestamp()
+    return datetime(2026, 11, day, hour, minute, tzinfo=UTC).timestamp()
 
 
 def test_a_daily_entry_fires_at_its_hour_once_a_day():

@@ -14,10 +14,24 @@ import pytest
 
 from integrations.payments import ProviderUnavailable, ShippingAddress, sandbox_bank
 from models.account import Account
-from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal, SandboxCheckout, SandboxNotification
+from models.payment import CustomerOrder, Payment, RevenueCredit, SandboxCheckout, SandboxNotification
 from tests.conftest import SETTINGS
-from tests.factories import (ADDRESS, built, checkout, choose, claimed_founder, confirm, follow, path_of, payment_of,
-                             refusal, revenue_of, signed, slug, started)
+from tests.factories import (
+    ADDRESS,
+    built,
+    checkout,
+    choose,
+    claimed_founder,
+    confirm,
+    follow,
+    path_of,
+    payment_of,
+    refusal,
+    revenue_of,
+    signed,
+    slug,
+    started,
+)
 from tests.helpers import in_threads
 
 PRICE_MINOR = 3000  # the store price of demo_item, 30.00 USD (tests/factories.item)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from api.routing import declaration_of, declared_arguments

@@ -23,7 +23,7 @@ PROGRAMS = ("web", "worker", "clock")
 
 def procfile() -> dict[str, list[str]]:
     lines = (ROOT / "Procfile").read_text().splitlines()
-    return {name.strip(): shlex.split(command) for name, _, command in (l.partition(":") for l in lines) if command}
+    return {name.strip(): shlex.split(command) for name, _, command in (line.partition(":") for line in lines) if command}
 
 
 def supervisord_options(tmp_path, worker_processes: int = 3):

@@ -12,8 +12,8 @@ from models.domain import DomainOrder
 from services import domains
 from services.errors import Refused
 from tests.conftest import SETTINGS
-from tests.factories import (catalog, claim, claimed_founder, demo_item, find, order, refusal, save_address as save,
-                             session_of, store_founder)
+from tests.factories import catalog, claim, claimed_founder, demo_item, find, order, refusal, session_of, store_founder
+from tests.factories import save_address as save
 from tests.helpers import in_threads
 from tests.mailbox import last_link, path_of
 

@@ -4,29 +4,14 @@ refusals while it is not built."""
 from __future__ import annotations
 
 import sys
-from urllib.parse import urlsplit
 
 import pytest
 
 from models.job import Job
 from models.store import Store
 from services import ai_tasks
-from tests.factories import TRENDING, built, claim, find, load, product, refusal
+from tests.factories import TRENDING, claim, edit, find, load, product, refusal, signed_in_founder_with_store
 from tests.helpers import in_threads
-from tests.mailbox import last_link
-
-
-def signed_in_founder_with_store(founder, run_jobs, address="editor@example.com"):
-    load(product())
-    client = founder()
-    client.post("/api/account", json={"email": address})
-    run_jobs()
-    link = urlsplit(last_link(address))
-    client.get(f"{link.path}?{link.query}")
-    find(client)
-    claim(client)
-    built(client, run_jobs)
-    return client
 
 
 def three_versions(client):
@@ -96,10 +81,6 @@ def test_the_preview_and_publishing_follow_the_draft(founder, run_jobs):
 def website_edit_used(client) -> int:
     features = client.get("/api/usage").get_json()["features"]
     return next(f["used_5h"] for f in features if f["feature"] == "website_edit")
-
-
-def edit(client, message, **body):
-    return client.post("/api/ai/edit", json={"message": message, **body})
 
 
 def test_a_plain_language_edit_makes_a_version_from_the_draft_and_costs_only_then(founder, run_jobs):

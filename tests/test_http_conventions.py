@@ -7,12 +7,12 @@ import pytest
 from marshmallow import Schema, fields
 
 from api import create_app
-from api.routing import Blueprint
 from api.openapi import iter_routes
+from api.routing import Blueprint
 from models import ALL_MODELS
+from services.errors import Refused
 from tests.conftest import SETTINGS, reconnect
 from tests.mailbox import last_link, path_of
-from services.errors import Refused
 
 
 class Line(Schema):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import threading
 import time
-from datetime import timedelta
 
 import pytest
 from PIL import Image, ImageFile
@@ -20,10 +19,22 @@ from models.clock import clock
 from models.own_product import FounderImage, FounderProduct
 from models.store import StoreVersion
 from services import images, own_product
-from tests.factories import (MEDIA, built, claimed_founder, data_url, jpeg_with_gps, png_bytes, png_declaring,
-                             product_of, refusal, save_product as save, saved, unchanged_after)
-from workers.clock import Scheduler, schedule
 from tests.conftest import SETTINGS
+from tests.factories import (
+    MEDIA,
+    built,
+    claimed_founder,
+    data_url,
+    jpeg_with_gps,
+    png_bytes,
+    png_declaring,
+    product_of,
+    refusal,
+    saved,
+    unchanged_after,
+)
+from tests.factories import save_product as save
+from workers.clock import Scheduler, schedule
 
 
 def encoded(image: Image.Image, kind: str, **options) -> bytes:
@@ -197,7 +208,7 @@ def test_larger_images_are_scaled_to_fit_2048_keeping_proportions_colour_and_tra
         assert found[3] == pixel[3]  # the alpha, exactly
     if pixel[-1] != 0:  # a fully transparent pixel's colour is anything
         tolerance = 8 if kind == "webp" else 2  # lossy WebP moves a colour a little; PNG scaling rounds
-        assert all(abs(a - b) <= tolerance for a, b in zip(found[:3], pixel[:3])), found
+        assert all(abs(a - b) <= tolerance for a, b in zip(found[:3], pixel[:3], strict=True)), found
 
 
 def test_progressive_grey_and_cmyk_jpegs_within_their_caps_are_taken(founder):
@@ -215,7 +226,7 @@ def test_a_png_without_its_header_or_a_jpeg_cut_before_its_frame_is_refused(foun
     png = encoded(flat((64, 48)), "PNG")
     client = claimed_founder(founder)
     for bad in (png[:12] + b"IHDX" + png[16:], jpeg_with_gps()[:300]):
-        body = unchanged_after(client, lambda: save(client, images=[data_url(bad)]), 400, "invalid_images")
+        body = unchanged_after(client, lambda bad=bad: save(client, images=[data_url(bad)]), 400, "invalid_images")
         assert body["explanation"].startswith("Image 1 cannot be used")
 
 
@@ -376,7 +387,7 @@ def test_every_kept_url_still_names_an_upload_after_saves_race_the_prune(founder
     client = claimed_founder(founder)
     for _ in range(5):
         old, new = old_and_unnamed(client)
-        saving, answer = in_background(lambda: save(client, images=[new, old]))
+        saving, answer = in_background(lambda new=new, old=old: save(client, images=[new, old]))
         pruning, _ = in_background(own_product.prune_unused_images)
         saving.join(20)
         pruning.join(20)

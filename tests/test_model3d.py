@@ -10,9 +10,9 @@ import threading
 import png
 import pytest
 
+from models.catalog import Product
 from models.clock import clock
 from models.job import Job, WorkerBeat
-from models.catalog import Product
 from models.model3d import Model3D
 from services import gltf_card, model3d
 from services.health import record_worker_beat, worker_name
@@ -163,7 +163,7 @@ def test_the_job_builds_a_ready_gltf_card_textured_with_the_photo(founder, run_j
     # the top-left corner of the face takes the image's top-left corner (v = 0).
     front = texture["front"]["attributes"]
     assert all(n == (0.0, 0.0, 1.0) for n in front["NORMAL"])
-    corners = dict(zip(front["POSITION"], front["TEXCOORD_0"]))
+    corners = dict(zip(front["POSITION"], front["TEXCOORD_0"], strict=True))
     top_left = min(corners, key=lambda p: (p[0], -p[1]))
     assert corners[top_left] == (0.0, 0.0) and sorted(corners.values()) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     # A card, not a scan: a thin box, as wide as CARD_WIDTH, square like the photo.

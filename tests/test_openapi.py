@@ -4,16 +4,16 @@ import json
 
 import pytest
 import schemathesis
-from schemathesis.checks import positive_data_acceptance
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from schemathesis.checks import positive_data_acceptance
 
 from api import create_app
 from api.openapi import iter_routes, openapi_path
 from api.routing import declaration_of, declared_arguments
+from services.reasons import REASONS
 from tests.conftest import SETTINGS
 from tests.factories import new_account
-from services.reasons import REASONS
 
 
 def test_document_lists_every_route_with_responses(app, client):

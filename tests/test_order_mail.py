@@ -20,8 +20,22 @@ from models.payment import CustomerOrder, Payment, SandboxCheckout, SandboxNotif
 from models.store import StoreVersion
 from services.commerce import order_mail
 from services.errors import TransientError
-from tests.factories import (ADDRESS, built, choose, claim, demo_item, find, follow, load, path_of, payment_of,
-                             revenue_of, signed, slug, started)
+from tests.factories import (
+    ADDRESS,
+    built,
+    choose,
+    claim,
+    demo_item,
+    find,
+    follow,
+    load,
+    path_of,
+    payment_of,
+    revenue_of,
+    signed,
+    slug,
+    started,
+)
 from tests.helpers import in_threads
 from tests.mailbox import html_of, messages_to, text_of
 from tests.stand_ins import Recorder, parse

@@ -15,10 +15,27 @@ from models.own_product import FounderImage, FounderProduct
 from models.store import StoreVersion
 from services import images, own_product
 from tests.conftest import SETTINGS
-from tests.factories import (MEDIA, built, chunk, claim, claimed_founder, data_url, demo_item, find, jpeg_with_gps,
-                             load, new_account, png_bytes, png_declaring, product_of, refusal, save_product as save,
-                             saved, sign_in, unchanged_after)
-
+from tests.factories import (
+    MEDIA,
+    built,
+    chunk,
+    claim,
+    claimed_founder,
+    data_url,
+    demo_item,
+    find,
+    jpeg_with_gps,
+    load,
+    new_account,
+    png_bytes,
+    png_declaring,
+    product_of,
+    refusal,
+    saved,
+    sign_in,
+    unchanged_after,
+)
+from tests.factories import save_product as save
 
 # --- Images made here, with Pillow ----------------------------------------------------------------
 
@@ -106,14 +123,14 @@ def test_a_name_is_1_to_120_characters(founder):
     client = claimed_founder(founder)
     assert saved(client, name="n" * 120)["product"]["name"] == "n" * 120
     for bad in ("n" * 121, "", "   \n\t", 42, ["a"]):
-        unchanged_after(client, lambda: save(client, name=bad), 400, "invalid_name")
+        unchanged_after(client, lambda bad=bad: save(client, name=bad), 400, "invalid_name")
 
 
 def test_a_description_is_1_to_5000_characters(founder):
     client = claimed_founder(founder)
     assert saved(client, description="d" * 5000)["product"]["description"] == "d" * 5000
     for bad in ("d" * 5001, "", "  ", {"text": "x"}):
-        unchanged_after(client, lambda: save(client, description=bad), 400, "invalid_description")
+        unchanged_after(client, lambda bad=bad: save(client, description=bad), 400, "invalid_description")
 
 
 def test_a_price_is_001_to_100000_in_whole_cents(founder):
@@ -122,7 +139,7 @@ def test_a_price_is_001_to_100000_in_whole_cents(founder):
     assert saved(client, price=100000)["product"]["price"] == 100000.0
     assert saved(client, price=19.99)["product"]["price"] == 19.99
     for bad in (0, 0.009, -5, 100000.01, 1.005, "10", True, 2 ** 63 - 1):
-        unchanged_after(client, lambda: save(client, price=bad), 400, "invalid_price")
+        unchanged_after(client, lambda bad=bad: save(client, price=bad), 400, "invalid_price")
     # Past 64 bits the JSON reader refuses the body before any field is read (api/json_body.py).
     unchanged_after(client, lambda: save(client, price=10 ** 400), 400, "invalid_json")
 
@@ -209,7 +226,7 @@ def test_an_image_that_is_not_a_plain_png_jpeg_or_webp_is_refused(founder, kind)
 def test_images_of_the_wrong_json_type_are_invalid_images(founder):
     client = claimed_founder(founder)
     for bad in ("data:image/png;base64,AAAA", [1], [None], {"0": "x"}):
-        unchanged_after(client, lambda: save(client, images=bad), 400, "invalid_images")
+        unchanged_after(client, lambda bad=bad: save(client, images=bad), 400, "invalid_images")
 
 
 def test_an_image_of_exactly_5_mib_is_taken_and_one_byte_more_is_413(founder):
@@ -250,7 +267,7 @@ def test_earlier_uploads_and_catalog_photos_may_be_kept_and_nothing_else_may_be_
     assert answer["product"]["images"][:2] == [first, catalog_photo] and FounderImage.select().count() == 2
     for foreign in ("https://evil.example/x.png", "/static/demo/p01-1.svg", "/media/" + "0" * 32 + ".png",
                     first.replace(".png", ".jpg"), first + "?x=1"):
-        unchanged_after(client, lambda: save(client, images=[foreign]), 400, "invalid_images")
+        unchanged_after(client, lambda foreign=foreign: save(client, images=[foreign]), 400, "invalid_images")
     assert saved(client, images=[])["product"]["images"] == []
 
 

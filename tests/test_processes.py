@@ -75,7 +75,7 @@ def _stop(process, timeout=30):
         return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        raise AssertionError("process did not stop on SIGTERM")
+        raise AssertionError("process did not stop on SIGTERM") from None
 
 
 def _base_env(tmp_path, port):
@@ -189,8 +189,8 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
         for process in processes.values():
             _stop(process)
         # The workers' figures folder outlives them by design (one per host and port); not this test's.
-        from workers.metrics import worker_metrics_dir
         from tests.conftest import SETTINGS
+        from workers.metrics import worker_metrics_dir
 
         shutil.rmtree(worker_metrics_dir(SETTINGS.but(worker_metrics_port=int(env["WORKER_METRICS_PORT"]))),
                       ignore_errors=True)
@@ -199,8 +199,9 @@ def test_procfile_processes_share_work_through_redis(tmp_path):
 
 
 def _recreate_database(url):
-    import psycopg2
     from urllib.parse import urlsplit
+
+    import psycopg2
 
     parts = urlsplit(url)
     conn = psycopg2.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username, dbname="postgres")
@@ -331,8 +332,8 @@ def test_two_gunicorn_instances_side_by_side_share_no_control_socket_and_print_j
 
     instances = {name: start(name) for name in ("one", "two")}
     try:
-        for process, port, _ in instances.values():
-            _wait_for(lambda: _get_json(f"http://127.0.0.1:{port}/api/health")[0] == 200, 60, "gunicorn")
+        for _, port, _ in instances.values():
+            _wait_for(lambda port=port: _get_json(f"http://127.0.0.1:{port}/api/health")[0] == 200, 60, "gunicorn")
         assert _sockets_under(home, runtime) == []
         checked = start("control", config=control)
         try:

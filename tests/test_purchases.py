@@ -11,8 +11,19 @@ import pytest
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.domain import DomainOrder
 from models.payment import Payment, SampleOrder, SandboxCheckout, SandboxRefund
-from tests.factories import (KNIFE_STRIP, OFFERS, built, choose, claimed_founder, connect_line, demo_item, demo_product,
-                             follow, line_of, refusal)
+from tests.factories import (
+    KNIFE_STRIP,
+    OFFERS,
+    built,
+    choose,
+    claimed_founder,
+    connect_line,
+    demo_item,
+    demo_product,
+    follow,
+    line_of,
+    refusal,
+)
 
 
 @pytest.fixture

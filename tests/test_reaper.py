@@ -20,8 +20,14 @@ from tests.conftest import SETTINGS
 from tests.helpers import in_threads
 from tests.redis_server import RedisServer
 from workers import reaper as reaper_module
-from workers.broker import (NAMESPACE, enqueue_first, held_job_ids, keep_broker_heartbeat, redis_broker,
-                            requeue_lost_messages)
+from workers.broker import (
+    NAMESPACE,
+    enqueue_first,
+    held_job_ids,
+    keep_broker_heartbeat,
+    redis_broker,
+    requeue_lost_messages,
+)
 from workers.reaper import SEND_GRACE_SECONDS, reap
 
 KIND = "reaper_probe"  # no actor: nothing here runs the jobs, the test reads what was sent

@@ -87,7 +87,7 @@ def _stop_clock(process) -> int:
         return process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        raise AssertionError("the clock did not stop on SIGTERM")
+        raise AssertionError("the clock did not stop on SIGTERM") from None
 
 
 def _log_lines(tmp_path) -> list[dict]:

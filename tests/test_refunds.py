@@ -24,7 +24,7 @@ from services.commerce.payments import MAX_REFUND_ATTEMPTS, REFUND_BACKOFF, REFU
 from tests.conftest import SETTINGS
 from tests.factories import demo_item, session_of, store_founder
 from tests.helpers import in_threads
-from tests.stand_ins import INTENT_ID, RecordedStripe, SESSION_ID, WEBHOOK_SECRET
+from tests.stand_ins import INTENT_ID, SESSION_ID, WEBHOOK_SECRET, RecordedStripe
 
 PAST_STALE = REFUND_STALE + timedelta(seconds=1)
 

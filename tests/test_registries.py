@@ -60,7 +60,7 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     # storefronts
     "generation_failed", "not_started", "verify_failed", "unbacked_claim",
     # store intents
-    "no_product", "not_an_intent", "no_row_justifies_this", "unknown_section", "unknown_surface", "no_section",
+    "not_an_intent", "no_row_justifies_this", "unknown_section", "unknown_surface", "no_section",
     "no_proposal_echoed", "stale_proposal", "nothing_to_apply", "nothing_to_revert",
     "irreversible_without_confirmation", "build_in_progress", "intents_book_unreadable", "apply_build_raised",
     "revert_build_raised", "order_build_raised",
@@ -115,7 +115,7 @@ def emitted_codes(paths) -> dict[str, set[str]]:
                     if keyword.arg in ("reason", "refuses"):
                         codes |= _codes_in(keyword.value)
             elif isinstance(node, ast.Dict):
-                for key, value in zip(node.keys, node.values):
+                for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and key.value == "reason":
                         codes |= _codes_in(value)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):

@@ -5,9 +5,9 @@ import pytest
 
 from api import create_app
 from config import use_settings
-from tests.conftest import SETTINGS
 from models.session import Session
 from services.sessions import hash_token
+from tests.conftest import SETTINGS
 
 
 def _set_cookie_headers(response):

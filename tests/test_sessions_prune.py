@@ -181,7 +181,7 @@ def test_a_hold_taken_while_the_prune_runs_is_never_deleted(founder):
             return "gone"  # the prune deleted the session first: no hold was taken
 
     results = in_threads(len(products) + 1, run)
-    for session, product, outcome in zip(sessions, products, results[1:]):
+    for session, product, outcome in zip(sessions, products, results[1:], strict=True):
         if outcome == "held":
             assert Hold.get_or_none(Hold.product == product) is not None
             assert exists(session)

@@ -17,7 +17,15 @@ import html5lib
 import pytest
 
 from services.store.render import (
-    CSP, PAGE_IDS, PALETTES, PREVIEW_CSP, TRACKER, page_path, render_page, render_robots, render_sitemap,
+    CSP,
+    PAGE_IDS,
+    PALETTES,
+    PREVIEW_CSP,
+    TRACKER,
+    page_path,
+    render_page,
+    render_robots,
+    render_sitemap,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -614,7 +622,7 @@ def _contrast(a, b):
 @pytest.mark.parametrize("palette", PALETTES)
 def test_every_palette_is_a_body_class_with_aa_contrast(document, palette):
     css = (ROOT / "api" / "static" / "storefront" / "store.css").read_text()
-    rule = re.search(r"\.palette-%s \{([^}]*)\}" % palette, css)
+    rule = re.search(r"\.palette-" + re.escape(palette) + r" \{([^}]*)\}", css)
     assert rule, palette
     colours = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", rule.group(1)))
     root = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", re.search(r":root \{([^}]*)\}", css).group(1)))

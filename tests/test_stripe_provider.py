@@ -10,11 +10,24 @@ import requests
 import stripe
 
 from config import Settings, SettingsError, load_settings
-from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, Checkout, CheckoutRequest, CheckoutState,
-                                   Notification, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   RefundAnswer, ShippingAddress, provider_for)
+from integrations.payments import (
+    EXPIRED,
+    FAILED,
+    OPEN,
+    PAID,
+    Checkout,
+    CheckoutRequest,
+    CheckoutState,
+    Notification,
+    NotificationRejected,
+    ProviderRefused,
+    ProviderUnavailable,
+    RefundAnswer,
+    ShippingAddress,
+    provider_for,
+)
 from integrations.payments.stripe_provider import StripeProvider
-from tests.stand_ins import INTENT_ID, RecordedStripe, SECRET_KEY, SESSION_ID, WEBHOOK_SECRET, provider, recorded
+from tests.stand_ins import INTENT_ID, SECRET_KEY, SESSION_ID, WEBHOOK_SECRET, RecordedStripe, provider, recorded
 
 
 class Unreachable(stripe.HTTPClient):

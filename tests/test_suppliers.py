@@ -20,9 +20,25 @@ from models.supplier import SupplierConnection
 from services import suppliers
 from services.sessions import prune_anonymous_sessions
 from tests.conftest import SETTINGS
-from tests.factories import (DEMO_CATALOG, DEMO_PRODUCTS as DEMO, FEED, KNIFE_STRIP, OFFERS, claimed_founder, connect,
-                             connect_line, demo_product, item, line_of, load, new_account, refusal,
-                             save_address as save, session_of, sign_in)
+from tests.factories import (
+    DEMO_CATALOG,
+    FEED,
+    KNIFE_STRIP,
+    OFFERS,
+    claimed_founder,
+    connect,
+    connect_line,
+    demo_product,
+    item,
+    line_of,
+    load,
+    new_account,
+    refusal,
+    session_of,
+    sign_in,
+)
+from tests.factories import DEMO_PRODUCTS as DEMO
+from tests.factories import save_address as save
 from tests.helpers import in_threads
 from tests.mailbox import last_link, path_of
 

@@ -16,8 +16,13 @@ import pytest
 
 from config import Settings
 from tests.conftest import TEST_DATABASE_URL
-from tests.topology import (Topology, flush_redis_with_builds_queued, kill_worker_mid_batch,
-                            stop_worker_during_builds, stop_worker_past_its_shutdown_time)
+from tests.topology import (
+    Topology,
+    flush_redis_with_builds_queued,
+    kill_worker_mid_batch,
+    stop_worker_during_builds,
+    stop_worker_past_its_shutdown_time,
+)
 
 pytestmark = pytest.mark.faults
 

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 import xmlrpc.client
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -130,7 +130,7 @@ def wait_gone(pid: int, timeout: float = 120) -> float:
 
 def utcnow() -> datetime:
     """Naive UTC, as the service writes its rows."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class Topology:
@@ -175,7 +175,7 @@ class Topology:
         env.update(self.extra_env)
         return env
 
-    def start(self, timeout: float = 120) -> "Topology":
+    def start(self, timeout: float = 120) -> Topology:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "model.py").write_text(MODEL)
         (self.dir / "copy.json").write_text(json.dumps(COPY))
@@ -231,7 +231,7 @@ class Topology:
     def drop(self) -> None:
         drop_database(self.database_url)
 
-    def __enter__(self) -> "Topology":
+    def __enter__(self) -> Topology:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -348,7 +348,7 @@ class Topology:
 
         return requests.get(self.base_url + path, timeout=kwargs.pop("timeout", 5), **kwargs)
 
-    def founders(self, count: int) -> list["Founder"]:
+    def founders(self, count: int) -> list[Founder]:
         return [Founder(self.base_url).claim() for _ in range(count)]
 
 
@@ -363,7 +363,7 @@ class Founder:
         self.product_id: str | None = None
         self.job_id: str | None = None
 
-    def claim(self) -> "Founder":
+    def claim(self) -> Founder:
         card = self.http.get(self.base_url + "/api/find", timeout=10).json()
         answer = self.http.post(self.base_url + "/api/pass", json={"action": "claim", "product_id": card.get("product_id")},
                                 timeout=10).json()
@@ -372,7 +372,7 @@ class Founder:
         self.product_id = card["product_id"]
         return self
 
-    def build(self) -> "Founder":
+    def build(self) -> Founder:
         answer = self.http.post(self.base_url + "/api/store", timeout=10).json()
         if answer.get("status") != "building":
             raise AssertionError(f"POST /api/store answered {answer}")
@@ -428,7 +428,7 @@ class HealthWatch:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
             self._stop.wait(self.every)
 
-    def __enter__(self) -> "HealthWatch":
+    def __enter__(self) -> HealthWatch:
         self._thread.start()
         return self
 

@@ -120,7 +120,7 @@ def serve_worker_metrics(settings, *, stop: threading.Event | None = None) -> No
             stop.wait(PORT_RETRY_SECONDS)
             continue
         log.info("worker figures served on http://%s:%s/metrics", *address)
-        watcher = threading.Thread(target=lambda: (stop.wait(), server.shutdown()), daemon=True)
+        watcher = threading.Thread(target=lambda server=server: (stop.wait(), server.shutdown()), daemon=True)
         watcher.start()
         try:
             server.serve_forever()

@@ -47,7 +47,7 @@ class WorkerPool:
         self._stop_beating = threading.Event()
         self._beats: threading.Thread | None = None
 
-    def start(self) -> "WorkerPool":
+    def start(self) -> WorkerPool:
         self.worker = dramatiq.Worker(self.broker, worker_threads=self.threads, worker_timeout=POLL_MS)
         # Dramatiq takes twice its threads by default; the surplus would wait in this
         # process's memory behind long builds, and be lost with it. A message taken is one

@@ -124,7 +124,7 @@ def _origin_patterns(place: str) -> list[re.Pattern]:
     return [
         re.compile(rf"\b(?i:({_IN_VERBS})\s+in)\s+(?i:the\s+)?({place})"),
         re.compile(rf"\b(?i:({_FROM_VERBS})\s+from)\s+(?i:the\s+)?([\w'.-]+)"),
-        re.compile(rf"\b(?i:(origin))\s*:\s*(?i:the\s+)?([\w'.-]+)"),
+        re.compile(r"\b(?i:(origin))\s*:\s*(?i:the\s+)?([\w'.-]+)"),
         re.compile(rf"\b({_DEMONYM})[\s-](?i:(made|built|crafted|designed|engineered))\b"),
         re.compile(rf"\b(?i:({_CRAFT}))\b"),
     ]

@@ -2,8 +2,9 @@
 Backend that writes it and the Kind of writing it is."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import email.utils
 import ipaddress
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -74,7 +74,7 @@ def compose(message: Message, from_address: str) -> EmailMessage:
         mail["From"] = from_address
         mail["To"] = message.to
         mail["Subject"] = message.subject
-        mail["Date"] = email.utils.format_datetime(datetime.now(timezone.utc))
+        mail["Date"] = email.utils.format_datetime(datetime.now(UTC))
         mail["Message-ID"] = email.utils.make_msgid(domain=from_address.rpartition("@")[2].strip("[]") or None)
         # RFC 3834: tells vacation responders not to answer a no-reply address.
         mail["Auto-Submitted"] = "auto-generated"

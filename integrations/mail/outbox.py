@@ -13,7 +13,7 @@ import os
 import re
 import secrets
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from integrations.mail import MailUnavailable, Message, compose, default_from_address, wire_policy
@@ -48,7 +48,7 @@ class OutboxMailer:
         """Writes the message to the outbox as one .eml file and logs its links."""
         mail = compose(message, self.from_address)
         data = mail.as_bytes(policy=wire_policy(mail))
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         path = self.directory / f"{stamp}-{secrets.token_hex(4)}.eml"
         try:
             self._write(path, data)

@@ -32,9 +32,10 @@ first call made and moves no more money. `refund_state` answers a refund as it s
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Mapping, Protocol
+from typing import Protocol
 
 from babel.numbers import get_currency_precision
 

@@ -7,11 +7,20 @@ Checkout pages live at {BASE_URL}/pay/sandbox/checkout/<id>. Notifications carry
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 from integrations import signatures
-from integrations.payments import (PAID, Checkout, CheckoutRequest, CheckoutState, Notification,
-                                   NotificationRejected, ProviderRefused, RefundAnswer, ShippingAddress)
+from integrations.payments import (
+    PAID,
+    Checkout,
+    CheckoutRequest,
+    CheckoutState,
+    Notification,
+    NotificationRejected,
+    ProviderRefused,
+    RefundAnswer,
+    ShippingAddress,
+)
 from integrations.payments import sandbox_bank as bank
 from models.clock import clock
 

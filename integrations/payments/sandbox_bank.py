@@ -33,8 +33,16 @@ from datetime import timedelta
 import peewee as pw
 
 from integrations import signatures
-from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, CheckoutRequest, ProviderRefused,
-                                   ProviderUnavailable, ShippingAddress)
+from integrations.payments import (
+    EXPIRED,
+    FAILED,
+    OPEN,
+    PAID,
+    CheckoutRequest,
+    ProviderRefused,
+    ProviderUnavailable,
+    ShippingAddress,
+)
 from models.clock import clock, utcnow
 from models.db import UNAVAILABLE, transaction
 from models.payment import SandboxCheckout, SandboxNotification, SandboxRefund

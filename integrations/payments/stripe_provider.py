@@ -12,15 +12,31 @@ answer was lost is harmless: nobody is sent to its page and Stripe expires it un
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Mapping
 
 import stripe
 
-from integrations.payments import (EXPIRED, FAILED, OPEN, PAID, REFUND_CANCELED, REFUND_FAILED, REFUND_PENDING,
-                                   REFUND_SUCCEEDED, Checkout, CheckoutRequest, CheckoutState, Notification,
-                                   NotificationRejected, ProviderRefused, ProviderUnavailable, RefundAnswer,
-                                   ShippingAddress, minor_digits)
+from integrations.payments import (
+    EXPIRED,
+    FAILED,
+    OPEN,
+    PAID,
+    REFUND_CANCELED,
+    REFUND_FAILED,
+    REFUND_PENDING,
+    REFUND_SUCCEEDED,
+    Checkout,
+    CheckoutRequest,
+    CheckoutState,
+    Notification,
+    NotificationRejected,
+    ProviderRefused,
+    ProviderUnavailable,
+    RefundAnswer,
+    ShippingAddress,
+    minor_digits,
+)
 
 # Seconds a signed webhook stays acceptable after Stripe signed it (Stripe's own default);
 # older ones are refused as replays.

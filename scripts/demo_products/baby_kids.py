@@ -1,5 +1,5 @@
 """The demo catalog\'s Baby & Kids products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, BAB, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, BAB, ETSY, GT, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("baby-silicone-bibs-food-catcher", BAB,

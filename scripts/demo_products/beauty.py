@@ -1,5 +1,5 @@
 """The demo catalog\'s Beauty & Personal Care products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, BEA, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, BEA, ETSY, GT, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("beauty-heatless-satin-curling-rod", BEA,

@@ -1,5 +1,5 @@
 """The demo catalog\'s Fitness products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, FIT, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, ETSY, FIT, GT, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("fitness-fabric-resistance-bands", FIT,

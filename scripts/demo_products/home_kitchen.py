@@ -1,5 +1,5 @@
 """The demo catalog\'s Home & Kitchen products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, HK, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, ETSY, GT, HK, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("kitchen-magnetic-knife-strip", HK,

@@ -1,5 +1,5 @@
 """The demo catalog\'s Office & Desk products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, OFF, GT, AMZ, TT, RD, SQ, ETSY, SV
+from demo_products.record import AMZ, ETSY, GT, OFF, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("office-under-desk-cable-tray", OFF,

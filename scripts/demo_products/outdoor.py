@@ -1,5 +1,5 @@
 """The demo catalog\'s Outdoor & Camping products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, OUT, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, ETSY, GT, OUT, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("outdoor-ultralight-parachute-hammock", OUT,

@@ -1,5 +1,5 @@
 """The demo catalog\'s Pet Supplies products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, PET, GT, AMZ, TT, RD, SQ, SV, RC
+from demo_products.record import AMZ, GT, PET, RC, RD, SQ, SV, TT, P
 
 PRODUCTS = [
     P("pet-collapsible-silicone-dog-bowl-set", PET,

@@ -1,5 +1,5 @@
 """The demo catalog\'s Tech Accessories products, written by hand (see scripts/demo_products/__init__.py)."""
-from demo_products.record import P, TEC, GT, AMZ, TT, RD, SQ, ETSY, SV, RC
+from demo_products.record import AMZ, ETSY, GT, RC, RD, SQ, SV, TEC, TT, P
 
 PRODUCTS = [
     P("tech-magnetic-aluminium-phone-stand", TEC,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 
 from config import get_settings
-from integrations.payments import CheckoutState
+from integrations.payments import CheckoutState, minor_units
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -22,7 +22,6 @@ from models.discovery import Claim
 from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal
 from models.session import Session
 from models.store import Store, StoreVersion
-from integrations.payments import minor_units
 from services.accounts import normalize_email
 from services.commerce import payments
 from services.commerce.order_mail import ORDER_MAIL, mail_subject, receipt_state

@@ -22,14 +22,26 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Callable, Iterable
 
 from config import get_settings
-from integrations.payments import (EXPIRED, FAILED, PAID, REFUND_PENDING, REFUND_SUCCEEDED, CheckoutRequest,
-                                   CheckoutState, NotificationRejected, ProviderRefused, ProviderUnavailable,
-                                   RefundAnswer, provider_for, switched_on)
+from integrations.payments import (
+    EXPIRED,
+    FAILED,
+    PAID,
+    REFUND_PENDING,
+    REFUND_SUCCEEDED,
+    CheckoutRequest,
+    CheckoutState,
+    NotificationRejected,
+    ProviderRefused,
+    ProviderUnavailable,
+    RefundAnswer,
+    provider_for,
+    switched_on,
+)
 from models.clock import utcnow
 from models.db import transaction
 from models.job import Job

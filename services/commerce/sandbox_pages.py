@@ -3,7 +3,7 @@ and its jobs (delivering notifications, expiring checkouts). This is the provide
 only the sandbox's tables."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from config import get_settings
 from integrations.payments import OPEN, PAID, ProviderRefused, ProviderUnavailable

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Mapping
+from collections.abc import Mapping
 
 from integrations.payments import ShippingAddress
 from services.errors import Refused

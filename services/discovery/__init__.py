@@ -18,13 +18,43 @@ counter): see `holds` and `allowance`.
 from services.discovery import adoption  # noqa: F401  (registers the adopter)
 from services.discovery.allowance import BASE_ALLOWANCE, MAX_SHARE_LIFTS, Allowance, allowance_of, share
 from services.discovery.cards import card
-from services.discovery.holds import (FEED_SIZE, HOLD_MINUTES, METER_BUCKET, PASSED, SELECTED, claim, feed, find,
-                                      pass_on, select)
+from services.discovery.holds import (
+                                      FEED_SIZE,
+                                      HOLD_MINUTES,
+                                      METER_BUCKET,
+                                      PASSED,
+                                      SELECTED,
+                                      claim,
+                                      feed,
+                                      find,
+                                      pass_on,
+                                      select,
+)
 from services.discovery.resolver import CLAIMED, HELD, Resolved, resolve
-from services.discovery.runs import (DISCOVER, DISCOVER_SCRIPT, MAX_QUERY_CHARS, NEVER_RUN, OUTPUT_CAP, RUN_STATES,
-                                     RUNNING, STARTED, ScriptRun, account_runs, latest_run, run_answer, run_capped,
-                                     run_of, run_report, run_script, script_argv, script_env, session_runs,
-                                     start_discovery, start_report, wait_for_run)
+from services.discovery.runs import (
+                                      DISCOVER,
+                                      DISCOVER_SCRIPT,
+                                      MAX_QUERY_CHARS,
+                                      NEVER_RUN,
+                                      OUTPUT_CAP,
+                                      RUN_STATES,
+                                      RUNNING,
+                                      STARTED,
+                                      ScriptRun,
+                                      account_runs,
+                                      latest_run,
+                                      run_answer,
+                                      run_capped,
+                                      run_of,
+                                      run_report,
+                                      run_script,
+                                      script_argv,
+                                      script_env,
+                                      session_runs,
+                                      start_discovery,
+                                      start_report,
+                                      wait_for_run,
+)
 
 __all__ = [
     "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "share",

@@ -17,7 +17,6 @@ from services import evidence_gate
 from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
-
 _CENT = Decimal("0.01")
 
 

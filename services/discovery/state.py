@@ -65,10 +65,10 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
         row = _STATE.first(bound, **values)
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
     missing = [(name, owner.session_id, None)
-               for name, reached in zip(MILESTONES, (row.session_m0, row.session_m1)) if not reached]
+               for name, reached in zip(MILESTONES, (row.session_m0, row.session_m1), strict=True) if not reached]
     if bound:
         missing += [(name, None, owner.account_id)
-                    for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1)) if not reached]
+                    for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1), strict=True) if not reached]
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
                       missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates)

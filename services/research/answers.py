@@ -15,11 +15,11 @@ from models.research import Research
 from models.session import Session
 from services import launch_state, milestones, referrals, watches
 from services.discovery import Resolved, resolve
+from services.errors import Refused
 from services.ownership import owner_of
 from services.reasons import sentence
 from services.research import analysis as analyser
 from services.research import launch, records, verdict
-from services.errors import Refused
 
 OFFER_READY = "offer_ready"  # why a watch closes when its product's offer becomes real
 NOT_YET = ("We are still researching this product's offer and evidence; this answer fills in when the research "

@@ -7,8 +7,8 @@ list never claims what the service cannot show.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from models.research import Research
 from services.discovery import Resolved

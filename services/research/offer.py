@@ -31,7 +31,7 @@ class OfferSettings:
     target_margin_pct: Decimal  # TARGET_MARGIN_PCT: the margin a product should leave
 
     @classmethod
-    def from_settings(cls, settings) -> "OfferSettings":
+    def from_settings(cls, settings) -> OfferSettings:
         return cls(Decimal(str(settings.offer_fee_pct)), Decimal(str(settings.offer_fee_fixed)),
                    Decimal(str(settings.offer_shipping_flat)), Decimal(str(settings.offer_shipping_per_kg)),
                    Decimal(str(settings.target_margin_pct)))

@@ -20,9 +20,9 @@ from decimal import Decimal
 import peewee as pw
 
 from config import get_settings
+from models import evidence_kinds as kinds
 from models.catalog import Evidence, Product
 from models.clock import utcnow
-from models import evidence_kinds as kinds
 from models.db import transaction
 from models.job import Job
 from models.research import Research

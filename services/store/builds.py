@@ -20,11 +20,11 @@ from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent, StoreVersion
-from services.discovery import resolve
 from services import ai_tasks
+from services.discovery import resolve
 from services.errors import JobFailed, Refused
-from services.ownership import adopter, owner_of
 from services.jobs import active_job, create_job
+from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 from services.store.document import build_document, slug_for
 from services.store.verify import problems_of

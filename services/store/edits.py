@@ -31,8 +31,8 @@ from services import ai_tasks, own_product
 from services.errors import Refused
 from services.jobs import create_job, wait_for_job
 from services.store import builds, offline_edit
-from services.store import own as own_details
 from services.store import facts as store_facts
+from services.store import own as own_details
 from services.store.document import problems
 from services.store.intents import with_lead
 from services.store.sections import LEADS

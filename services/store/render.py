@@ -28,7 +28,8 @@ import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from services.money import display_major, major_text, minor_units
-from services.store.sections import NAMES as SECTION_NAMES, PAGES as SECTION_PAGES
+from services.store.sections import NAMES as SECTION_NAMES
+from services.store.sections import PAGES as SECTION_PAGES
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
 

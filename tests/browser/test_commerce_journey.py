@@ -11,8 +11,17 @@ import re
 
 import pytest
 
-from tests.browser.steps import (DEMO_PHOTOS, HOSTED_PAGE, PAY, build_store, claim_own_card, order_a_paid_sample,
-                                 pay_on_the_hosted_page, screen, sign_in_by_link)
+from tests.browser.steps import (
+    DEMO_PHOTOS,
+    HOSTED_PAGE,
+    PAY,
+    build_store,
+    claim_own_card,
+    order_a_paid_sample,
+    pay_on_the_hosted_page,
+    screen,
+    sign_in_by_link,
+)
 from tests.factories import item, load
 
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here.

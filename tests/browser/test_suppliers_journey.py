@@ -14,7 +14,8 @@ import pytest
 from models.payment import SampleOrder
 from models.supplier import SupplierConnection
 from tests.browser.steps import DEMO_PHOTOS, claim_own_card, order_a_paid_sample, screen
-from tests.factories import DEMO_PRODUCTS as DEMO, KNIFE_STRIP, OFFERS, demo_product, item, load
+from tests.factories import DEMO_PRODUCTS as DEMO
+from tests.factories import KNIFE_STRIP, OFFERS, demo_product, item, load
 
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here too.
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
@@ -46,7 +47,7 @@ def test_a_founder_sees_their_products_offers_connects_one_and_pays_for_its_samp
     shown = rows.evaluate_all("rows => rows.map(r => [r.dataset.supplier, r.dataset.sku])")
     assert sorted(map(tuple, shown)) == sorted((line["supplier"], line["sku"]) for line in OFFERS[KNIFE_STRIP])
     cheapest_first = sorted(OFFERS[KNIFE_STRIP], key=lambda line: line["cost"])
-    for row, line in zip(rows.all(), cheapest_first):
+    for row, line in zip(rows.all(), cheapest_first, strict=True):
         text = row.inner_text()
         assert line["sku"] in text and "USD" in text and f"{line['moq']} units" in text, text
         assert f"{line['lead_time_days']} days" in text and f"{line['rating']:g} of 5" in text, text
