@@ -73,8 +73,6 @@ def _serve(slug: str, name: str, *, preview: bool):
     if name not in _PAGES and (preview or name not in ("sitemap.xml", "robots.txt")):
         raise ApiError(404, "not_found")
     document = state.page_source(slug, session=current_session() if preview else None, preview=preview)
-    if document is None:
-        raise ApiError(404, "not_found")
     base, origin = hosts.store_base(slug)
     if preview:
         base = f"/store/{slug}/preview"
@@ -141,8 +139,7 @@ class CheckoutForm(Schema):
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout(form, slug):
     """Opens an order from the store's buy box and sends the customer to the payment provider."""
-    if not state.slug_sells(slug, form["product_id"]):
-        raise ApiError(404, "not_found")
+    state.require_sells(slug, form["product_id"])
     try:
         started = orders.open_order(session=None, product_id=form["product_id"], quantity=form["quantity"],
                                     email=form["email"])

@@ -208,7 +208,7 @@ def thanks(*, slug: str, order_id: str) -> tuple[dict, dict, list]:
     masked and not where the order ships (as GET /api/store/confirm names neither).
     Refused(`not_found`) when the store is not published or the order is not one of its."""
     document = page_source(slug, session=None, preview=False)
-    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if document is not None else None
+    order = CustomerOrder.get_or_none(CustomerOrder.id == order_id)
     if order is None or order.product_id != document.get("product_id"):
         raise Refused("not_found")
     order, _answered, jobs = _confirmed(order)

@@ -147,26 +147,31 @@ def _store_published(owner, resolved) -> tuple[bool, str]:
     return True, f"Version {store.published_version} is live at {get_settings().base_url}/store/{store.slug}/."
 
 
-def page_source(slug: str, *, session: Session | None, preview: bool) -> dict | None:
-    """The document a store page renders: the published version for everyone, the newest
-    version for its owner's preview; None when there is nothing to show that visitor."""
+def page_source(slug: str, *, session: Session | None, preview: bool) -> dict:
+    """The document a store page renders: the published version for everyone, the draft for
+    its owner's preview. Refused(`not_found`) when there is nothing to show that visitor (an
+    unknown slug, a store not published, a preview asked for by anyone but its owner)."""
     store = Store.get_or_none(Store.slug == slug)
     if store is None:
-        return None
+        raise Refused("not_found")
     if preview:
         resolved = resolve(session) if session is not None else None
         if (resolved is None or resolved.product_id != store.product_id or store.owner != owner_of(session).key
                 or store.version == 0):
-            return None
+            raise Refused("not_found")
         number = store.draft
     else:
         if store.published_version is None:
-            return None
+            raise Refused("not_found")
         number = store.published_version
     row = StoreVersion.get_or_none(StoreVersion.store == store.product_id, StoreVersion.number == number)
-    return row.document if row else None
+    if row is None:
+        raise Refused("not_found")
+    return row.document
 
 
-def slug_sells(slug: str, product_id: str) -> bool:
-    """Whether the store at `slug` is the store of `product_id` (a buy box names its product)."""
-    return Store.select().where(Store.slug == slug, Store.product == product_id).exists()
+def require_sells(slug: str, product_id: str) -> None:
+    """Refused(`not_found`) unless the store at `slug` is the store of `product_id` (a buy
+    box names its product; another product's id is as unknown here as a wrong slug)."""
+    if not Store.select().where(Store.slug == slug, Store.product == product_id).exists():
+        raise Refused("not_found")
