@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.feed_bench import CATEGORIES, CountingCursor, QueryCounter, drive, ensure_database, rebuild_schema, summary  # noqa: E402
+from bench.feed_bench import CATEGORIES, QueryCounter, bench_app, drive, summary  # noqa: E402
 
 NOUNS = ("bowl mug knife board lantern headlamp bottle backpack tent hammock chair stool lamp speaker charger "
          "cable stand holder rack organizer tray basket bin towel blanket pillow mat rug brush comb mirror "
@@ -204,23 +204,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    ensure_database(args.database_url)
-    from config import Settings, use_settings
-
-    settings = use_settings(Settings(database_url=args.database_url, secret_key="bench-secret-key-0123456789",
-                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
-    from models.db import init_db
-
-    database = init_db(settings.database_url, pool_size=settings.db_pool_size)
-    database.connect_params["cursor_factory"] = CountingCursor  # round trips, for count_queries
-    rebuild_schema()
-    from api import create_app
+    app = bench_app(args.database_url)
     from bench.baseline_app import app as bare_app
-
-    app = create_app(settings)
-    import logging
-
-    logging.getLogger().setLevel(logging.WARNING)
 
     report = {"database": urlsplit(args.database_url).path.lstrip("/")}
     queries = {}

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import statistics
 import sys
 import time
@@ -202,6 +203,26 @@ def count_queries(app) -> dict:
             "first_feed_round_trips": first.round_trips, "repeat_feed_round_trips": repeat.round_trips}
 
 
+def bench_app(database_url: str):
+    """The service's app on a fresh schema of `database_url` (made if missing), every statement
+    counted (CountingCursor), logging at WARNING: what the catalog benchmarks share."""
+    ensure_database(database_url)
+    from config import Settings, use_settings
+
+    settings = use_settings(Settings(database_url=database_url, secret_key="bench-secret-key-0123456789",
+                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
+    from models.db import init_db
+
+    database = init_db(settings.database_url, pool_size=settings.db_pool_size)
+    database.connect_params["cursor_factory"] = CountingCursor  # round trips, for count_queries
+    rebuild_schema()
+    from api import create_app
+
+    app = create_app(settings)
+    logging.getLogger().setLevel(logging.WARNING)
+    return app
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("database_url", nargs="?", default=DEFAULT_URL)
@@ -214,23 +235,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    ensure_database(args.database_url)
-    from config import Settings, use_settings
-
-    settings = use_settings(Settings(database_url=args.database_url, secret_key="bench-secret-key-0123456789",
-                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
-    from models.db import init_db
-
-    database = init_db(settings.database_url, pool_size=settings.db_pool_size)
-    database.connect_params["cursor_factory"] = CountingCursor  # round trips, for count_queries
-    rebuild_schema()
-    from api import create_app
+    app = bench_app(args.database_url)
     from bench.baseline_app import app as bare_app
-
-    app = create_app(settings)
-    import logging
-
-    logging.getLogger().setLevel(logging.WARNING)
 
     report = {"database": urlsplit(args.database_url).path.lstrip("/")}
     queries = {}

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 from pathlib import Path
@@ -33,13 +32,11 @@ if str(ROOT) not in sys.path:
 
 from bench.feed_bench import (  # noqa: E402
     DEFAULT_URL,
-    CountingCursor,
     QueryCounter,
+    bench_app,
     build_catalog,
     clear_founders,
     drive,
-    ensure_database,
-    rebuild_schema,
     summary,
 )
 
@@ -88,20 +85,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    ensure_database(args.database_url)
-    from config import Settings, use_settings
-
-    settings = use_settings(Settings(database_url=args.database_url, secret_key="bench-secret-key-0123456789",
-                                     base_url="http://localhost", log_level="WARNING", build="bench", db_pool_size=4))
-    from models.db import init_db
-
-    database = init_db(settings.database_url, pool_size=settings.db_pool_size)
-    database.connect_params["cursor_factory"] = CountingCursor
-    rebuild_schema()
-    from api import create_app
-
-    app = create_app(settings)
-    logging.getLogger().setLevel(logging.WARNING)
+    app = bench_app(args.database_url)
 
     report = {"database": urlsplit(args.database_url).path.lstrip("/"), "queries_per_request": {}}
     build_catalog(args.small, 0)
