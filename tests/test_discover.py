@@ -18,11 +18,17 @@ from services.discovery import run_capped, script_env
 from tests.conftest import SETTINGS
 from tests.factories import BUNDLED, TODAY, bundled_lines, discover, find, item, refusal
 
-pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
+pytestmark = pytest.mark.usefixtures("frozen_clock")
+
+
+def refused_run(body: dict) -> tuple:
+    """What a failed run said: its exit code, the script's stderr and the refusal's words."""
+    return body.get("exit_code"), body.get("stderr"), body.get("reason"), body.get("explanation")  # every test lives on tests.factories.NOW
 
 def test_a_run_without_a_query_runs_the_scheduled_script_and_adds_qualified_products(client, run_jobs):
     body = discover(client)
-    assert body["status"] == "ok" and body["exit_code"] == 0, body
+    assert body["status"] == "ok", refused_run(body)
+    assert body["exit_code"] == 0
     assert (body["query"], body["ran"]) == (None, "scripts/discover.py")
     assert body["stderr"] == []
     added = [line for line in body["log"] if line.startswith("added ")]
@@ -41,7 +47,8 @@ def test_a_run_without_a_query_runs_the_scheduled_script_and_adds_qualified_prod
 
 def test_a_query_keeps_only_matching_products_and_ran_is_null(client, run_jobs):
     body = discover(client, q="bamboo cutting board")
-    assert body["status"] == "ok" and (body["query"], body["ran"]) == ("bamboo cutting board", None)
+    assert body["status"] == "ok", refused_run(body)
+    assert (body["query"], body["ran"]) == ("bamboo cutting board", None)
     added = [line for line in body["log"] if line.startswith("added ")]
     assert added and all("Bamboo Cutting Board" in line for line in added)
     assert 'matched (the query "bamboo cutting board")' in body["log"][-1]
@@ -62,7 +69,8 @@ def test_a_second_run_adds_only_new_products_and_refresh_mode_updates(client, ru
 
 def test_the_research_brief_option_without_a_brief_says_so_and_runs_unfiltered(client, run_jobs):
     body = discover(client, q="yoga mat", use_research_brief=True)
-    assert body["status"] == "ok" and body["exit_code"] == 0
+    assert body["status"] == "ok", refused_run(body)
+    assert body["exit_code"] == 0
     assert body["stderr"] == ["discover: no nightly research brief has been published yet; "
                               "running with an empty brief filter"]
     assert 'matched (the query "yoga mat")' in body["log"][-1]
@@ -79,7 +87,8 @@ def test_a_failing_run_is_refused_with_the_scripts_own_lines(client, run_jobs):
 
 def test_a_query_that_looks_like_an_option_is_only_a_query(client, run_jobs):
     body = discover(client, q="--refresh-gate")
-    assert body["status"] == "ok" and body["query"] == "--refresh-gate"
+    assert body["status"] == "ok", refused_run(body)
+    assert body["query"] == "--refresh-gate"
     assert 'matched (the query "--refresh-gate")' in body["log"][-1]
 
 
@@ -91,7 +100,7 @@ def test_a_feed_folder_is_read_and_a_bad_line_is_skipped_with_a_note(client, run
     (tmp_path / "notes.txt").write_text("ignored")
     settings_with(supplier_feed=str(tmp_path))
     body = discover(client)
-    assert body["status"] == "ok"
+    assert body["status"] == "ok", refused_run(body)
     assert [line.split()[1] for line in body["log"] if line.startswith("added ")] == ["folder-a", "folder-b"]
     assert body["stderr"] == ["discover: one.jsonl line 2: skipped, not a product line"]
     assert "3 feed products read" in body["log"][-1] and "2 cleared the evidence gate" in body["log"][-1]
@@ -120,7 +129,7 @@ def test_a_feed_url_is_fetched(client, run_jobs, settings_with):
         body = discover(client)
     finally:
         server.shutdown()
-    assert body["status"] == "ok", body
+    assert body["status"] == "ok", refused_run(body)
     assert [line.split()[1] for line in body["log"] if line.startswith("added ")] == ["from-url"]
 
 
@@ -140,7 +149,8 @@ def test_when_the_wait_ends_first_the_answer_is_running_and_the_run_can_be_polle
     while body["status"] == "running" and time.monotonic() < deadline:
         time.sleep(0.1)
         body = client.get(f"/api/discover?job_id={body['job_id']}").get_json()
-    assert body["status"] == "ok" and body["query"] == "desk mat"
+    assert body["status"] == "ok", refused_run(body)
+    assert body["query"] == "desk mat"
     assert client.get("/api/discover").get_json()["job_id"] == body["job_id"]
 
 
