@@ -17,7 +17,7 @@ const LINK_ERRORS = {
 
 // How signing in works, as three steps a founder can take in at a glance.
 const HOW = [
-  ["Save your work", "Type your email once. No password."],
+  ["Save your work", "Type your email once, under New here."],
   ["Open the link we mail you", "In this browser, within 15 minutes: your address is confirmed."],
   ["Sign in anywhere", "On another device, ask for a link here and open it there."],
 ];
@@ -73,13 +73,15 @@ function newcomerPanel(ctx, notice) {
 function show(ctx, notice = null) {
   const error = ctx.params.get("e");
   fill(ctx.main,
-    title("Sign in", "Keep your products, research and meter across browsers and devices."),
+    title("Sign in", "Keep your products, research and meter on any device. No password: we email you a link."),
     error ? h("div", { class: "notice notice-warn", role: "alert", dataset: { reason: error } },
       h("p", { class: "notice-title" }, "That link did not work"),
       h("p", {}, LINK_ERRORS[error] || "That sign-in link did not work. Ask for a new one below.")) : null,
+    // The forms first, so that on a phone the one a founder needs is in view without scrolling.
+    h("div", { class: "sign-in-choices" }, newcomerPanel(ctx, notice), signInForm()),
+    h("h2", {}, "How signing in works"),
     h("ol", { class: "steps", "aria-label": "How signing in works" },
       HOW.map(([step, text]) => h("li", {}, h("strong", {}, step), h("span", {}, text)))),
-    h("div", { class: "sign-in-choices" }, newcomerPanel(ctx, notice), signInForm()),
     h("p", { class: "muted narrow" }, "You do not need an account to start: ",
       h("a", { href: "#/app/find" }, "find a product"), " first and save your work when you are ready."));
 }
