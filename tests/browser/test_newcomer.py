@@ -58,10 +58,13 @@ def test_saving_on_the_account_screen_shows_the_saved_state_at_once(open_app):
     page = screen(app, "/#/app/account", "account")
     page.get_by_label("Email address").fill(NEWCOMER)
     page.get_by_role("button", name="Save and email me a link").click()
-    page.locator(f"[data-saved='{NEWCOMER}']").get_by_text("Check your inbox", exact=True).wait_for()
-    # The screen no longer speaks of a browser without an address, beside "Check your inbox".
+    page.get_by_text("Check your inbox", exact=True).wait_for()
+    # Beside "Check your inbox", the screen no longer speaks of a browser without an address
+    # nor offers the form again: it shows the saved address, not confirmed yet.
     main = page.locator("main").inner_text()
-    assert "Your work is kept in this browser only" not in main and "Save your work" not in main
+    assert "without an account" not in main and "Your work is kept in this browser only" not in main
+    assert page.get_by_role("button", name="Save and email me a link").count() == 0
     assert page.locator("[data-account]").inner_text() == NEWCOMER
+    assert page.locator("[data-verified]").get_attribute("data-verified") == "false"
     page.locator("#who").get_by_text(NEWCOMER).wait_for()
     app.shot("account-saved")

@@ -62,12 +62,15 @@ function newcomerPanel(ctx, notice) {
       onSaved: (data) => show(ctx, savedNotice(data)),
     });
   }
-  const where = info.verified
+  const headingId = uid("saved");
+  // Right after saving, the notice says it all; on a later visit, one line says where it stands.
+  const where = notice || (info.verified
     ? h("p", {}, "You are signed in as ", h("strong", {}, info.account), ".")
     : h("p", {}, "Your work is saved to ", h("strong", {}, info.account),
-      ", not confirmed yet: open the link we mailed you in this browser.");
-  return h("section", { class: "panel narrow", "aria-label": "Your account", dataset: { account: info.account } },
-    notice, where, h("p", { class: "actions" }, linkButton("Your account", "#/app/account")));
+      ", not confirmed yet: open the link we mailed you in this browser."));
+  return h("section", { class: "panel narrow", "aria-labelledby": headingId, dataset: { account: info.account } },
+    h("h2", { id: headingId }, info.verified ? "You are signed in" : "Your work is saved"),
+    where, h("p", { class: "actions" }, linkButton("Your account", "#/app/account")));
 }
 
 function show(ctx, notice = null) {
