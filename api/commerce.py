@@ -24,7 +24,8 @@ DECISIONS: list[str] = [
     "paid_at, provider_answered}; provider_answered false (with an explanation) when the provider did not answer "
     "in time: nothing changed. An unknown id is 400 `order_not_found`. The customer's email is not in this answer.",
     "After paying, the provider's landing redirect sends the customer to /store/{slug}/thanks?order={id}: the page "
-    "asks the provider too and says paid, not yet confirmed, declined or expired; on a paid order its script sends "
+    "asks the provider too and says paid, not yet confirmed, declined or expired, in the store's own look (its "
+    "palette, header and navigation, footer, and the product's photo); on a paid order its script sends "
     "the `paid` funnel event (browser-reported, unverified; revenue comes from the payment ledger only).",
     "GET /api/tracking (session) lists the orders of the founder's stores (the products they claimed), newest "
     "first: 200 {status: ok, orders: [{order_id, product_id, state, email, quantity, unit_price_minor, "

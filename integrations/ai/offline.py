@@ -4,7 +4,7 @@ Same facts, same copy, byte for byte: nothing here reads the clock, the environm
 random source, and evidence rows are taken in a fixed order. It states a number only by
 copying it from the facts (the price, an evidence value, the year of an evidence date, the
 product's own description), repeats certifications and origins only where it repeats the
-description, and promises nothing about delivery times, return periods or refunds. It is
+description, and promises nothing about delivery times or options, return periods or refunds. It is
 also the fallback the claim filter uses for a field an AI answer lost.
 
 OfflineBackend is the `offline` backend of the seam: it writes any task with the offline
@@ -80,7 +80,9 @@ def store_copy(facts: Facts) -> dict:
     demand = demand_sentences(facts.evidence)
     contact = f"write to us at {email}" if email else "contact us through this store"
 
-    cost = f"It costs {price}, and any shipping cost is shown at checkout before you pay." if price else ""
+    # What the checkout really shows (the sandbox's page and Stripe's): the delivery address it
+    # asks for and one total. It offers no delivery options or shipping charges, so none are promised.
+    cost = f"It costs {price}, and the checkout shows the total for your order before you pay." if price else ""
     support = f"Questions before or after you buy? Just {contact}."
     benefits = [item for item in [
         ("Good to know", described[1] if len(described) > 1 else ""),
@@ -92,8 +94,8 @@ def store_copy(facts: Facts) -> dict:
         ("Simple returns", "Returns are accepted on unused items in their original condition."),
     ] if 10 <= len(item[1]) <= 240][:5]
 
-    shipping = (f"Your order is packed and sent once your payment is confirmed. Delivery options and their cost are "
-                f"shown at checkout, before you pay. If something goes wrong on the way, {contact} and we will sort "
+    shipping = (f"Your order is packed and sent once your payment is confirmed. The checkout asks where to send it "
+                f"and shows the total before you pay. If something goes wrong on the way, {contact} and we will sort "
                 f"it out.")
     returns = (f"Returns are accepted on unused items in their original condition. To start one, {contact} and we "
                f"will tell you how to send it back.")

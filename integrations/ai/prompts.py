@@ -25,7 +25,7 @@ Answer with exactly one JSON object that follows the JSON schema you are given: 
 - Name no certification, quality mark or tested-safe claim (certified, FDA, CE, ISO, organic, BPA-free, hypoallergenic, vegan, cruelty-free, patented, award-winning, clinically proven and the like) unless the facts name it.
 - Claim nothing about where the product is made, designed or sourced, or that it is handmade, unless the facts say so.
 - Evidence rows describe demand for this kind of product in the market; do not present them as this store's own sales, ratings or reviews.
-- Describe shipping, returns and the guarantee plainly; promise no delivery time, return period or refund amount the facts do not give.
+- Describe shipping, returns and the guarantee plainly; promise no delivery time, return period or refund amount the facts do not give. The checkout asks for the delivery address and shows one total (the price times the quantity): promise no delivery options or shipping charges.
 Any sentence that breaks these rules is removed before the copy is used."""
 
 # A model may wrap its JSON in one Markdown fence despite being told not to; that much is forgiven.

@@ -375,8 +375,8 @@ def _jsonld(store: dict, *, origin: str, url: str) -> str:
 
 
 def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: bool, amount: str) -> str:
-    """The thank-you page of an order, as the provider's answer left it."""
+    """The thank-you page of an order, as the provider's answer left it, in the store's own look."""
     store = _store(document)
-    return _env.get_template("thanks.html").render(store=store, order=order, links=_links(base_path),
+    return _env.get_template("thanks.html").render(store=store, order=order, links=_links(base_path), nav=NAV,
                                                    cancelled=cancelled, amount=amount,
                                                    tracker=TRACKER if store["product_id"] else None)
