@@ -48,7 +48,7 @@ def test_a_proposal_cites_the_newest_dated_row_that_justifies_it(founder, run_jo
     proposal = body["proposal"]
     assert (proposal["surface"], proposal["lead"], proposal["reversible"]) == ("home", "evidence", True)
     assert proposal["requested"] == TRENDING["requested"] and "google_trends" in proposal["because"]
-    assert proposal["diff"] == "The home page leads with evidence instead of hero."
+    assert proposal["diff"] == "The home page leads with the proof of demand instead of the headline and photo."
     assert newest().number == 1  # nothing is applied
 
 
