@@ -318,6 +318,9 @@ class LaunchFactSchema(Schema):
 class LaunchAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     product_id = fields.String(required=True, allow_none=True)
+    product_name = fields.String(required=True, allow_none=True, metadata={
+        "description": "The product's name as its store shows it (the founder's own where set), for screens that "
+                       "name the product; null while there is none"})
     facts = fields.List(fields.Nested(LaunchFactSchema), required=True)
     launch_state = fields.Nested(LaunchStateSchema, required=True, allow_none=True, metadata={
         "description": "The launch state of the claimed product, as POST /api/product-launch answers it (null "

@@ -3,6 +3,8 @@ and on the other names a section has, sections are named in words on screen, and
 copy out of bounds is told as the part of the store it is, never as a JSON path."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from integrations import ai
@@ -10,6 +12,7 @@ from integrations.ai.schemas import Problem
 from services.errors import Refused
 from services.store import offline_edit, sections
 from tests.ai_factories import own_copy, store_task
+from tests.conftest import ROOT
 
 
 def offline(message: str) -> dict:
@@ -80,3 +83,10 @@ def test_an_edit_past_a_bound_is_refused_in_words():
         offline("Add a question: Does it fold flat? Yes, it folds flat for storage.")
     assert caught.value.reason == "too_long"
     assert caught.value.explanation == "The questions can hold at most 6 (this would make 7)."
+
+
+def test_the_edit_screen_names_the_leading_sections_as_sections_py_says_them():
+    screen = (ROOT / "api" / "static" / "app" / "screens" / "edit.js").read_text()
+    listed = re.search(r"const SECTIONS = \{(.*?)\};", screen, re.DOTALL)[1]
+    pairs = dict(re.findall(r'(\w+): "([^"]+)"', listed))
+    assert pairs == {name: sections.said(name) for name in sections.LEADS}

@@ -226,10 +226,10 @@ def masked(email: str) -> str:
 @launch_fact("payments_ready")
 def _payments_ready(owner, resolved) -> tuple[bool, str]:
     if not payments.configured():
-        return False, "Payments are switched off on this service (PAYMENT_PROVIDER=off), so no store takes orders."
+        return False, "Payments are switched off on this service, so no store takes orders."
     _store, document = _published(resolved.claimed_product_id if resolved is not None else None)
     if document is None:
-        return False, "Publish your store: its buy box takes payments once it is live."
+        return False, "Publish your store: its buy box takes payments once it is published."
     if document.get("checkout") is not True:
         return False, "Your published store was built before payments were on: rebuild and publish it to open checkout."
     provider = get_settings().payment_provider
