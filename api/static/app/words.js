@@ -28,9 +28,10 @@ export function stateWord(states, state) {
   return (states[state] || [state])[0];
 }
 
-/** The founder's product's name (GET /api/product), or "Your product" when it cannot be read. */
+/** The founder's product's name (GET /api/launch, which always answers: no refusal to log),
+ * or "Your product" when it cannot be read or names another product. */
 export async function productName(productId) {
-  const { data } = await get("/api/product");
-  const product = data && data.product;
-  return product && product.name && (!productId || data.product_id === productId) ? product.name : "Your product";
+  const { data } = await get("/api/launch");
+  const named = data && data.product_name && (!productId || data.product_id === productId);
+  return named ? data.product_name : "Your product";
 }

@@ -17,7 +17,7 @@ const SECTIONS = {
   hero: "the headline and photo", benefits: "the benefits", evidence: "the proof of demand", price: "the price",
   reviews: "the reviews", faq: "the questions", guarantee: "the guarantee", shipping: "shipping",
 };
-const said = (section) => SECTIONS[section] || section;
+const sectionWords = (section) => SECTIONS[section] || section;
 
 export async function render(ctx) {
   const store = await get("/api/store");
@@ -63,7 +63,7 @@ export async function render(ctx) {
       fill(proposalArea);
       fill(outcome, h("div", { class: "notice notice-success", role: "status", dataset: { applied: result.data.lead } },
         h("p", { class: "notice-title" }, result.data.status === "applied" ? "Applied" : "Applying…"),
-        h("p", {}, `Your store now leads with ${said(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
+        h("p", {}, `Your store now leads with ${sectionWords(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
         h("p", { class: "actions" }, preview ? h("a", { class: "btn btn-secondary", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null)));
       await loadHistory();
     }), { "data-action": "apply" });
@@ -108,7 +108,7 @@ export async function render(ctx) {
       const result = await post("/api/intent/order", { section: order.lead.value });
       const no = refusalOf(result);
       fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status" },
-        `Your home page leads with ${said(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
+        `Your home page leads with ${sectionWords(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
       await loadHistory();
     });
   });
