@@ -25,9 +25,6 @@ VISIBLE_TEXT = """() => [...document.body.children]
   .filter((node) => !node.matches("footer, script, style"))
   .map((node) => node.innerText || "").join("\\n")"""
 
-REFUSED = r"status of (?:4\d\d) .* at .*/api/"
-
-
 def problems_on(page, ids: list[str]) -> list[str]:
     text = page.evaluate(VISIBLE_TEXT)
     found = [f"{what}: {match.group(0)!r} in …{text[max(0, match.start() - 60):match.end() + 40]!r}…"
@@ -55,7 +52,7 @@ def walk(app, routes, ids, *, who: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     ids = catalog(3)
-    app = open_app(viewport).allow_console(REFUSED)
+    app = open_app(viewport)
     sign_in_by_link(app, f"words-{viewport}@example.com", new=True)
     claim_own_card(app)
     run_jobs()  # the claim's research: the offer, the verdict and the analysis are there
@@ -64,26 +61,31 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
 
     # A plain-language edit the store's bounds refuse ("$.faq: must have at most 6 items"),
     # and one in a founder's terms that the store's question about returning it answers.
+    found = {}
     page = screen(app, "/#/app/edit", "edit")
     page.get_by_label("Your edit").fill("Add a question: Does it fold flat? Yes, it folds flat for storage.")
     page.get_by_role("button", name="Make this edit").click()
-    page.locator("[data-reason=too_long]").wait_for()
-    refused = page.locator("[data-reason=too_long]").inner_text()
-    assert "The questions can hold at most 6 (this would make 7)" in refused, refused
-    assert not problems_on(page, ids), problems_on(page, ids)
+    refused = page.locator("[data-reason=too_long]")
+    refused.wait_for()
     app.shot("words-edit-refused")
+    if "The questions can hold at most 6 (this would make 7)" not in refused.inner_text():
+        found["the edit refused"] = [refused.inner_text()] + problems_on(page, ids)
     page.get_by_label("Your edit").fill("Remove the question about returns")
     page.get_by_role("button", name="Make this edit").click()
-    page.locator("[data-edited='2']").wait_for()
+    page.locator("[data-edited='2'], [data-reason=editor_unavailable]").wait_for()
+    if page.locator("[data-edited='2']").count() != 1:
+        found["removing the question about returns"] = [
+            page.locator("[data-reason=editor_unavailable]").inner_text()]
 
     page = screen(app, "/#/app/home", "home")
     routes = [link.get_attribute("href") for link in page.locator("#nav a").all()]
     assert "#/app/offer" in routes and "#/app/launch" in routes, routes
     routes += [r for r in ("#/app/account",) if r not in routes]
-    found = walk(app, routes, ids, who="signed-in")
+    found.update(walk(app, routes, ids, who="signed-in"))
     # Signed out, the sign-in screen and the screens that ask for an account speak too.
     page = screen(app, "/#/app/account", "account")
     page.get_by_role("button", name=re.compile("Sign out", re.I)).click()
     page.locator("#who").get_by_role("link", name="Sign in").wait_for()
+    page.wait_for_selector("main[data-screen=home][data-state=ready]", state="attached")
     found.update(walk(app, ["#login", "#/app/workspace", "#/app/meter"], ids, who="signed-out"))
     assert not found, "\n".join(f"{route}:\n  " + "\n  ".join(problems) for route, problems in found.items())

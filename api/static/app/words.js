@@ -8,9 +8,9 @@ import { get } from "./api.js";
 export const STORE_STATES = {
   not_started: ["Not built yet", "Build it to see your storefront."],
   building: ["Being built", "The service is writing your store."],
-  built: ["Built, not published", "Only you can see it, in the preview. Publish it to give it a public address."],
+  built: ["Built", "Its newest version shows only in your preview until you publish it."],
   publishing: ["Being published", "Every page is being checked before it is public."],
-  published: ["Published", "Anyone with its address can open it. Launch your product to start selling."],
+  published: ["Published", "Anyone with its address can open it; customers can buy once your product is live."],
   failed: ["Not built", "The last build did not finish."],
 };
 
