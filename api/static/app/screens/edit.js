@@ -100,7 +100,8 @@ export async function render(ctx) {
 
   const order = h("form", { class: "panel inline-form", novalidate: true },
     h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
-      h("select", { id: "lead", name: "lead" }, Object.entries(SECTIONS).map(([value, words]) => h("option", { value }, words)))),
+      h("select", { id: "lead", name: "lead" }, Object.entries(SECTIONS).map(([value, words]) => h("option", { value },
+        words.charAt(0).toUpperCase() + words.slice(1))))),
     button("Set the leading section", null, { type: "submit", kind: "secondary" }));
   order.addEventListener("submit", async (event) => {
     event.preventDefault();
