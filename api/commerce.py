@@ -28,7 +28,7 @@ DECISIONS: list[str] = [
     "palette, header and navigation, footer, and the product's photo); on a paid order its script sends "
     "the `paid` funnel event (browser-reported, unverified; revenue comes from the payment ledger only).",
     "GET /api/tracking (session) lists the orders of the founder's stores (the products they claimed), newest "
-    "first: 200 {status: ok, orders: [{order_id, product_id, state, email, quantity, unit_price_minor, "
+    "first: 200 {status: ok, orders: [{order_id, product_id, product_name, state, email, quantity, unit_price_minor, "
     "amount_minor, currency, store_version, created_at, paid_at, shipping, shipping_lines, receipt, "
     "receipt_sent_at}]} (limit 1-200, default 50), or 200 {status: no_orders_yet, reason, explanation, orders: []}. "
     "shipping is {name, line1, line2, city, region, postal_code, country (ISO 3166-1 alpha-2)} or null (no address "
@@ -64,7 +64,8 @@ DECISIONS: list[str] = [
     "address only once the mail server took it; until then it says the receipt has not been mailed yet and is being "
     "sent, and it says so when the server refused the address. It shows the address masked (b…@example.com) and "
     "not where the order ships: anyone holding the order id may open the page.",
-    "GET /api/revenue (session) answers {status: ok, stores: [{product_id, currency, confirmed_minor, orders}]}: "
+    "GET /api/revenue (session) answers {status: ok, stores: [{product_id, product_name, currency, confirmed_minor, "
+    "orders}]}: "
     "confirmed (provider-paid) revenue per store and currency, in minor units, from running totals kept in the "
     "transaction that credits each payment (one query, whatever the number of orders).",
 ]
@@ -119,6 +120,8 @@ class ShippingAddress(Schema):
 class OrderRow(Schema):
     order_id = fields.String(required=True)
     product_id = fields.String(required=True)
+    product_name = fields.String(required=True, allow_none=True, metadata={
+        "description": "The product's name as its store shows it, for the founder's screens"})
     state = fields.String(required=True)
     email = fields.String(required=True)
     quantity = fields.Integer(required=True)
@@ -144,6 +147,8 @@ class TrackingAnswer(Schema):
 
 class RevenueRow(Schema):
     product_id = fields.String(required=True)
+    product_name = fields.String(required=True, allow_none=True, metadata={
+        "description": "The product's name as its store shows it, for the founder's screens"})
     currency = fields.String(required=True)
     confirmed_minor = fields.Integer(required=True)
     orders = fields.Integer(required=True)

@@ -87,7 +87,8 @@ DECISIONS: list[str] = [
     + " ".join(_verdict_rules()) + " A dashboard with a verdict records the reached_dashboard milestone (session and "
     "account) and qualifies the account's pending referral; a friend who reached it before signing in qualifies on "
     "first sign-in.",
-    "GET /api/launch: {status: ok, product_id (null without a product), facts: [{id, label, true_today, detail}]} "
+    "GET /api/launch: {status: ok, product_id (null without a product), product_name (its name as its store shows "
+    "it, the founder's own where set: what screens call it), facts: [{id, label, true_today, detail}]} "
     "with the facts " + ", ".join(launch.FACT_IDS) + ", in that order; each is computed from the records of its "
     "area, and a fact whose area is not built yet reads false with a detail saying so. `launch_state` is the "
     "claimed product's launch state as POST /api/product-launch answers it (draft before the first transition), "
@@ -318,6 +319,9 @@ class LaunchFactSchema(Schema):
 class LaunchAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     product_id = fields.String(required=True, allow_none=True)
+    product_name = fields.String(required=True, allow_none=True, metadata={
+        "description": "The product's name as its store shows it (the founder's own where set), for screens that "
+                       "name the product; null while there is none"})
     facts = fields.List(fields.Nested(LaunchFactSchema), required=True)
     launch_state = fields.Nested(LaunchStateSchema, required=True, allow_none=True, metadata={
         "description": "The launch state of the claimed product, as POST /api/product-launch answers it (null "

@@ -58,15 +58,17 @@ MAX_CANDIDATES = 10
 # Products whose gate verdict is re-evaluated per statement (and written per transaction).
 GATE_BATCH = 1000
 
+# Each item's basis is read by founders on the Insights screen: in words, no field names or
+# settings (the thresholds are the evidence gate's, whose settings the README names).
 BASIS = {
-    NEW_EVIDENCE: "Evidence rows of the catalog (each names its source) dated from window.start up to, not "
-                  "including, window.end; products with the most new rows first, then by catalog rank.",
-    CROSSED_GATE: "The evidence gate re-evaluated as of the brief's day (gate.on) with the thresholds in `gate` "
-                  "(settings EVIDENCE_MIN_ROWS, EVIDENCE_MAX_AGE_DAYS, MIN_MARGIN_PCT) against the verdict the "
-                  "previous brief recorded; figures from the catalog's price, cost and evidence rows. The first "
-                  "brief records the baseline and reports no crossing.",
-    NEW_CLAIMS: "Claims made from window.start up to, not including, window.end, counted per catalog category; "
-                "who claimed is never shown.",
+    NEW_EVIDENCE: "Evidence rows of the catalog (each names its source) dated within the brief's window, from its "
+                  "first day up to, not including, its last; products with the most new rows first, then by catalog "
+                  "rank.",
+    CROSSED_GATE: "The evidence gate checked again as of the brief's day, with the service's thresholds (how many "
+                  "evidence rows, how recent they are and the lowest margin), against what the previous brief "
+                  "recorded; figures from the catalog's price, cost and evidence rows. The first brief records the "
+                  "starting point and reports no crossing.",
+    NEW_CLAIMS: "Claims made within the brief's window, counted per catalog category; who claimed is never shown.",
     CANDIDATES: "Products that clear the evidence gate as of the brief's day and that nobody has claimed, by "
                 "catalog rank (highest first); margin from the catalog's price and cost, evidence from its dated "
                 "rows.",

@@ -176,7 +176,7 @@ def start_domain_order(*, session: Session, domain: str) -> DomainOrder:
     store = Store.get_or_none(Store.product == product_id)
     if store is None or store.version == 0:
         raise Refused("not_started", "Your store has not been built yet, so there is nothing to connect a domain "
-                                     "to. Build it first (POST /api/store).")
+                                     "to. Build it first on the Store screen.")
     owner = owner_of(session)
     found = _available_quote(name, owner)
     with transaction():
@@ -228,8 +228,8 @@ def adopt_domain_orders(session_id: int, account_id: int) -> dict:
 @launch_fact("domain_connected")
 def _domain_connected(owner: Owner, resolved: Resolved | None) -> tuple[bool, str]:
     if resolved is None or resolved.claimed_product_id is None:
-        return False, "Claim a product and build its store; then buy a domain for it (GET /api/domains)."
+        return False, "Claim a product and build its store; then buy a domain for it on the Domains screen."
     domain = connected_domain(owner, resolved.claimed_product_id)
     if domain is None:
-        return False, "Buy a domain for your store: GET /api/domains suggests names, POST /api/domains/checkout pays."
+        return False, "Buy a domain for your store on the Domains screen: it suggests names and you pay there."
     return True, f"{display(domain)} is connected to your store."

@@ -210,11 +210,11 @@ def test_store_document_refusals_name_the_place_and_the_rule():
     assert document.problems(good | {"price": -1}) == ["$.price: must be at least 0"]
 
 
-def test_an_edit_past_a_fields_bound_is_refused_with_the_field_and_the_bound():
+def test_an_edit_past_a_fields_bound_is_refused_naming_the_field_and_the_bound_in_words():
     with pytest.raises(Refused) as caught:
         _offline_edit("Change the headline to " + "very " * 30 + "long")
     assert caught.value.reason == "too_long"
-    assert caught.value.explanation == "$.headline: must be at most 90 characters (has 154)"
+    assert caught.value.explanation == "The headline can be at most 90 characters (this would be 154)."
 
 
 # --- one capped runner ------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def test_before_any_brief_the_answer_is_never_run_for_anyone(client):
     assert response.status_code == 200
     body = response.get_json()
     assert (body["status"], body["reason"]) == ("never_run", "never_run")
-    assert "03:00 UTC" in body["explanation"] and "flask --app api brief run" in body["explanation"]
+    assert "03:00 UTC" in body["explanation"] and "every night" in body["explanation"]
     assert "never_run" in client.get("/api/reasons").get_json()["reasons"]
 
 

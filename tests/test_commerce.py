@@ -62,8 +62,8 @@ def test_a_customer_pays_on_the_hosted_page_and_the_store_is_credited_once(shop,
 
     run_jobs()  # the provider's notification arrives too, and changes nothing more
     assert confirm(customer, order["order_id"])["state"] == "paid"
-    assert revenue_of(shop) == [{"product_id": "p00", "currency": "USD", "confirmed_minor": 2 * PRICE_MINOR,
-                                 "orders": 1}]
+    assert revenue_of(shop) == [{"product_id": "p00", "product_name": "Product p00", "currency": "USD",
+                                 "confirmed_minor": 2 * PRICE_MINOR, "orders": 1}]
     assert RevenueCredit.select().count() == 1
     tracked = shop.get("/api/tracking").get_json()
     assert tracked["status"] == "ok"
@@ -175,8 +175,8 @@ def test_confirmations_and_notifications_replayed_twenty_times_at_once_credit_on
     run_jobs()
     assert set(answers) <= {"paid", "accepted"} and "paid" in answers
     assert RevenueCredit.select().count() == 1
-    assert revenue_of(shop) == [{"product_id": "p00", "currency": "USD", "confirmed_minor": PRICE_MINOR,
-                                 "orders": 1}]
+    assert revenue_of(shop) == [{"product_id": "p00", "product_name": "Product p00", "currency": "USD",
+                                 "confirmed_minor": PRICE_MINOR, "orders": 1}]
     assert Payment.get_by_id(payment_of(order["order_id"]).id).state == "paid"
 
 

@@ -59,7 +59,7 @@ def test_versions_and_one_version_with_its_document_and_patch(founder, run_jobs)
     three_versions(client)
     listed = client.get("/api/editor/versions").get_json()
     assert [v["number"] for v in listed["versions"]] == [3, 2, 1] and listed["draft_version"] == 3
-    assert listed["versions"][0]["summary"] == "Leads with price"
+    assert listed["versions"][0]["summary"] == "Leads with the price"
     two = client.get("/api/editor/versions/2").get_json()
     assert two["document"]["lead"] == "evidence" and two["parent"] == 1
     assert {"op": "replace", "path": "/lead", "value": "evidence"} in two["patch"]

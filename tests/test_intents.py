@@ -48,7 +48,7 @@ def test_a_proposal_cites_the_newest_dated_row_that_justifies_it(founder, run_jo
     proposal = body["proposal"]
     assert (proposal["surface"], proposal["lead"], proposal["reversible"]) == ("home", "evidence", True)
     assert proposal["requested"] == TRENDING["requested"] and "google_trends" in proposal["because"]
-    assert proposal["diff"] == "The home page leads with evidence instead of hero."
+    assert proposal["diff"] == "The home page leads with the proof of demand instead of the headline and photo."
     assert newest().number == 1  # nothing is applied
 
 
@@ -174,8 +174,9 @@ def test_apply_then_revert_restores_the_exact_previous_document(founder, run_job
     client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
     body = client.post("/api/intent/revert").get_json()
     assert (body["status"], body["version"]) == ("reverted", 3)
-    assert body["reverted_from"] == {"surface": "home", "lead": "evidence",
-                                     "diff": "The home page led with evidence instead of hero."}
+    assert body["reverted_from"] == {
+        "surface": "home", "lead": "evidence",
+        "diff": "The home page led with the proof of demand instead of the headline and photo."}
     assert newest().document == before
     refusal(client.post("/api/intent/revert"), 409, "nothing_to_revert")
 

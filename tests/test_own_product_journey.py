@@ -85,7 +85,8 @@ def test_an_own_product_goes_from_store_to_a_paid_order(founder, run_jobs):
     choose(customer, started["checkout_url"], "pay")
     run_jobs()
     assert CustomerOrder.get_by_id(started["order_id"]).state == "paid"
-    assert revenue_of(owner) == [{"product_id": own_id, "currency": "USD", "confirmed_minor": 4200, "orders": 1}]
+    assert revenue_of(owner) == [{"product_id": own_id, "product_name": MINE["name"], "currency": "USD",
+                                  "confirmed_minor": 4200, "orders": 1}]
 
 
 def test_with_a_claimed_catalog_product_the_same_route_edits_it_and_takes_no_cost(founder):

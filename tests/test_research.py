@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from config import Settings
+from models.catalog import Product
 from models.job import Job
 from models.research import Research
 from services import milestones, referrals
@@ -354,7 +355,7 @@ def test_session_b_never_sees_session_a_analysis_or_offer(founder, run_jobs):
 def test_launch_facts_are_computed_from_the_records(client, run_jobs):
     load(strong_item())
     empty = client.get("/api/launch").get_json()
-    assert empty["status"] == "ok" and empty["product_id"] is None
+    assert empty["status"] == "ok" and empty["product_id"] is None and empty["product_name"] is None
     assert [f["id"] for f in empty["facts"]] == [
         "product_claimed", "offer_researched", "store_built", "store_published", "domain_connected",
         "payments_ready", "supplier_connected", "sample_ordered", "ad_balance_funded", "support_address_set"]
@@ -364,8 +365,12 @@ def test_launch_facts_are_computed_from_the_records(client, run_jobs):
     assert not held["product_claimed"]["true_today"] and "have not claimed" in held["product_claimed"]["detail"]
     claim(client)
     run_jobs()
-    claimed = {f["id"]: f for f in client.get("/api/launch").get_json()["facts"]}
+    answer = client.get("/api/launch").get_json()
+    claimed = {f["id"]: f for f in answer["facts"]}
     assert claimed["product_claimed"]["true_today"] and claimed["offer_researched"]["true_today"]
+    # The product by its name, on the answer and in the facts' words.
+    name = Product.get_by_id(answer["product_id"]).name
+    assert answer["product_name"] == name and claimed["product_claimed"]["detail"] == f"You claimed {name}."
     assert not claimed["store_built"]["true_today"] and claimed["store_built"]["detail"]
 
 

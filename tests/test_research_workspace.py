@@ -394,7 +394,7 @@ def test_an_account_with_no_run_reads_never_run_as_a_state(founder, signed_in):
     response = bound(signed_in).get(RESEARCH)
     assert response.status_code == 200
     body = response.get_json()
-    assert body["status"] == "never_run" and "POST /api/discovery-research" in body["explanation"]
+    assert body["status"] == "never_run" and "Start one" in body["explanation"]
 
 
 def test_a_run_starts_at_once_runs_in_the_worker_and_is_reported_by_get(founder, run_jobs, monkeypatch, signed_in):

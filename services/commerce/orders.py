@@ -30,6 +30,7 @@ from services.errors import Refused
 from services.jobs import create_job
 from services.ownership import owner_of
 from services.research.launch import launch_fact
+from services.store.own import name_of
 from services.store.state import page_source
 
 MAX_QUANTITY = 99  # the buy box's own ceiling
@@ -183,7 +184,8 @@ def tracking(*, session: Session, order_id: str | None = None, limit: int = 50) 
 
 def _order_row(order: CustomerOrder) -> dict:
     shipping = order_address(order)
-    return {"order_id": order.id, "product_id": order.product_id, "state": order.state, "email": order.email,
+    return {"order_id": order.id, "product_id": order.product_id, "product_name": name_of(order.product_id),
+            "state": order.state, "email": order.email,
             "quantity": order.quantity, "unit_price_minor": order.unit_price_minor,
             "amount_minor": order.amount_minor, "currency": order.currency, "store_version": order.store_version,
             "created_at": iso(order.created_at), "paid_at": iso(order.paid_at),
@@ -197,7 +199,8 @@ def revenue(*, session: Session) -> dict:
     number of orders."""
     rows = (RevenueTotal.select().where(RevenueTotal.product.in_(_owned_products(session)))
             .order_by(RevenueTotal.product, RevenueTotal.currency))
-    return {"status": "ok", "stores": [{"product_id": row.product_id, "currency": row.currency,
+    return {"status": "ok", "stores": [{"product_id": row.product_id, "product_name": name_of(row.product_id),
+                                        "currency": row.currency,
                                         "confirmed_minor": row.confirmed_minor, "orders": row.orders} for row in rows]}
 
 
@@ -226,10 +229,10 @@ def masked(email: str) -> str:
 @launch_fact("payments_ready")
 def _payments_ready(owner, resolved) -> tuple[bool, str]:
     if not payments.configured():
-        return False, "Payments are switched off on this service (PAYMENT_PROVIDER=off), so no store takes orders."
+        return False, "Payments are switched off on this service, so no store takes orders."
     _store, document = _published(resolved.claimed_product_id if resolved is not None else None)
     if document is None:
-        return False, "Publish your store: its buy box takes payments once it is live."
+        return False, "Publish your store: its buy box takes payments once it is published."
     if document.get("checkout") is not True:
         return False, "Your published store was built before payments were on: rebuild and publish it to open checkout."
     provider = get_settings().payment_provider

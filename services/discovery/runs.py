@@ -98,7 +98,7 @@ def run_report(job: Job | None) -> dict:
     has finished, its result (ok on exit code 0, else refused) with the exit code and output."""
     if job is None:
         return {"status": NEVER_RUN, "explanation": "You have not started a discovery research run yet. "
-                                                   "POST /api/discovery-research starts one."}
+                                                   "Start one below with what to search the supplier feed for."}
     answer = run_answer(job)
     result = answer.pop("status")
     payload = job.payload or {}

@@ -20,6 +20,7 @@ from services.ownership import owner_of
 from services.reasons import sentence
 from services.research import analysis as analyser
 from services.research import launch, records, verdict
+from services.store import own as own_details
 
 OFFER_READY = "offer_ready"  # why a watch closes when its product's offer becomes real
 NOT_YET = ("We are still researching this product's offer and evidence; this answer fills in when the research "
@@ -74,8 +75,8 @@ def analysis(*, session: Session) -> tuple[dict, list[Job]]:
     """The analysis of the session's product."""
     resolved, current = _researched_product(session)
     if resolved is None:
-        raise Refused("no_product", "You have no product yet to analyse. Hold or claim one from your feed, or send a "
-                                    "description to POST /api/analyze.")
+        raise Refused("no_product", "You have no product yet to analyse. Hold or claim one from your feed, or describe "
+                                    "an idea below to analyse it.")
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
     body = {"status": "ok", "product_id": resolved.product_id, "figures": current.row.analysis["figures"],
@@ -200,5 +201,6 @@ def launch_facts(*, session: Session) -> dict:
     owner = owner_of(session)
     resolved = resolve(session)
     facts = launch.facts_for(owner, resolved)
-    return {"status": "ok", "product_id": resolved.product_id if resolved else None, "facts": facts,
+    product_id = resolved.product_id if resolved else None
+    return {"status": "ok", "product_id": product_id, "product_name": own_details.name_of(product_id), "facts": facts,
             "launch_state": launch_state.state_of(resolved, launch_state.fact_values(facts))}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from models.research import Research
 from services.discovery import Resolved
 from services.ownership import Owner
+from services.store.own import name_of
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,9 @@ def launch_fact(fact_id: str):
 @launch_fact("product_claimed")
 def _product_claimed(owner: Owner, resolved: Resolved | None) -> tuple[bool, str]:
     if resolved is not None and resolved.claimed_product_id is not None:
-        return True, f"You claimed {resolved.claimed_product_id}."
+        return True, f"You claimed {name_of(resolved.claimed_product_id)}."
     if resolved is not None:
-        return False, f"You hold {resolved.product_id} but have not claimed it."
+        return False, f"You hold {name_of(resolved.product_id)} but have not claimed it."
     return False, "Claim a product from your feed."
 
 
@@ -70,7 +71,7 @@ def _offer_researched(owner: Owner, resolved: Resolved | None) -> tuple[bool, st
         return False, "Hold or claim a product first; its offer is researched automatically."
     row = Research.select(Research.researched_at).where(Research.product == resolved.product_id).first()
     if row is None:
-        return False, f"The offer for {resolved.product_id} is still being researched."
+        return False, f"The offer for {name_of(resolved.product_id)} is still being researched."
     return True, f"Researched {row.researched_at.strftime('%Y-%m-%d %H:%M')} UTC."
 
 

@@ -35,7 +35,7 @@ from services.store import facts as store_facts
 from services.store import own as own_details
 from services.store.document import problems
 from services.store.intents import with_lead
-from services.store.sections import LEADS
+from services.store.sections import LEADS, said_in_words
 from services.store.versions import latest, write_version
 
 EDIT = "store_edit"  # the job kind, and the AI task kind
@@ -125,7 +125,7 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
                                             "the record says.", unbacked=new)
         wrong = problems(edited)
         if wrong:
-            raise Refused("too_long", "; ".join(wrong)[:300])
+            raise Refused("too_long", said_in_words(wrong)[:300])
         patch = jsonpatch.make_patch(document, edited).patch
         if not patch:
             raise Refused("no_diff", "That edit would leave your store exactly as it is, so nothing was changed or "

@@ -36,6 +36,7 @@ from services.errors import JobFailed, Refused
 from services.jobs import create_job, wait_for_job
 from services.store import builds, sections
 from services.store.sections import LEADS as SECTIONS
+from services.store.sections import said
 from services.store.versions import document_of, latest, write_version
 
 CHANGE = "store_change"  # the job kind that writes an applied, ordered or reverted version
@@ -103,7 +104,7 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
             else f"{m.metric} since {m.before.date.isoformat()}" for m in falling) + "." if falling else "")
         raise Refused("no_row_justifies_this", f"No dated evidence row of the last "
                                                f"{get_settings().evidence_max_age_days} days supports leading with "
-                                               f"{topic.section}: it would need a {topic.needs}.{why_not}")
+                                               f"{said(topic.section)}: it would need a {topic.needs}.{why_not}")
     current = current_lead(product_id)
     source_row = {"date": row.date.isoformat(), "source": row.source, "metric": row.metric, "value": row.value}
     trend = ""
@@ -113,9 +114,9 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
         if moved.lower_is_better:
             trend = trend.replace("up from", "climbing from")
     because = (f"{row.source} reports {row.metric} {row.value:g} on {row.date.isoformat()}{trend}: {topic.why}, so "
-               f"your store should lead with {topic.section}.")
-    diff = (f"The home page leads with {topic.section} instead of {current}." if current and current != topic.section
-            else f"The home page leads with {topic.section}.")
+               f"your store should lead with {said(topic.section)}.")
+    diff = (f"The home page leads with {said(topic.section)} instead of {said(current)}."
+            if current and current != topic.section else f"The home page leads with {said(topic.section)}.")
     change = sign({"product_id": product_id, "surface": surface, "requested": requested, "lead": topic.section,
                    "source_row": source_row, "evidence": evidence_fingerprint(product_id), "reversible": True,
                    "issued_at": iso(utcnow())})
@@ -132,7 +133,7 @@ def _topic_of(requested: str) -> Topic:
             return _BY_SECTION[sections.named(word)]
         if word not in ("it", "this", "that", "them", "what", "something"):
             raise Refused("unknown_section", f"Your store has no section called {word[:40]!r} to lead with. It can "
-                                             f"lead with: {', '.join(SECTIONS)}.")
+                                             f"lead with: {', '.join(map(said, SECTIONS))}.")
     words = re.findall(r"[a-z-]+", requested.lower())
     for word in words:  # the first topic the request mentions
         for topic in TOPICS:
@@ -232,7 +233,7 @@ def start_apply(*, product_id: str, change, confirm: bool) -> tuple[Job, int]:
         raise Refused("build_in_progress")
     previous = current_lead(product_id)
     if previous == change["lead"]:
-        raise Refused("nothing_to_apply", f"Your store already leads with {previous}.")
+        raise Refused("nothing_to_apply", f"Your store already leads with {said(previous)}.")
     with transaction():
         intent = StoreIntent.create(store=product_id, surface=change["surface"], requested=change["requested"],
                                     change=change, lead=change["lead"], previous_lead=previous or "hero",
@@ -245,6 +246,7 @@ def start_apply(*, product_id: str, change, confirm: bool) -> tuple[Job, int]:
 def start_order(*, product_id: str, section: str) -> Job | None:
     """Starts writing a version that leads with `section` (None: it already does)."""
     if section not in SECTIONS:
+        # The section's name, as a client sends it (the screen's list offers only these).
         raise Refused("unknown_section", f"Your store has no section called {section[:40]!r}. It can lead with: "
                                          f"{', '.join(SECTIONS)}.")
     _built_store(product_id)
@@ -321,11 +323,11 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
             if intent.version is not None:
                 return {"product_id": product_id, "applied": intent.id, "version": intent.version, "already": True}
             number = write_version(product_id, with_lead(current.document, intent.lead),
-                                   summary=f"Applied: {intent.requested[:200]} (leads with {intent.lead})")
+                                   summary=f"Applied: {intent.requested[:200]} (leads with {said(intent.lead)})")
             StoreIntent.update(version=number).where(StoreIntent.id == intent.id).execute()
             return {"product_id": product_id, "applied": intent.id, "version": number}
         number = write_version(product_id, with_lead(current.document, payload["lead"]),
-                               summary=f"Leads with {payload['lead']}")
+                               summary=f"Leads with {said(payload['lead'])}")
         return {"product_id": product_id, "ordered": payload["lead"], "version": number}
 
 
@@ -362,7 +364,7 @@ def revert_result(job_id: str, intent_id: int, product_id: str) -> dict:
     intent = StoreIntent.get_by_id(intent_id)
     base = {"product_id": product_id, "reverted_from": {
         "surface": intent.surface, "lead": intent.lead,
-        "diff": f"The home page led with {intent.lead} instead of {intent.previous_lead}."}}
+        "diff": f"The home page led with {said(intent.lead)} instead of {said(intent.previous_lead)}."}}
     if done.status != Job.DONE:
         return {**base, "status": "reverting", "version": None, "job_id": done.id}
     if "revert_failed" in (done.result or {}):

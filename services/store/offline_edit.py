@@ -43,7 +43,7 @@ _QUOTES = "\"'“”‘’"
 UNDERSTANDS = ("The offline editor understands: change the headline (or the subheadline, call to action, "
                "guarantee, shipping, returns, about, SEO title or SEO description) to new words; add a question: "
                "<question>? <answer>; remove the question about <words>; lead with a section; set the price to "
-               "an amount. Anything else needs an AI model (AI_BACKEND openai or command).")
+               "an amount. Anything else needs an AI model, which this service is not set up with.")
 
 
 def edit(task: ai.Task) -> dict:
@@ -55,8 +55,8 @@ def edit(task: ai.Task) -> dict:
     lead = price = None
     if field:
         if STORE_COPY["properties"].get(field, {}).get("type") != "string":
-            raise Refused("editor_unavailable", f"The offline editor can set a text field, not {field!r}; name a "
-                                                "question to add or remove instead.")
+            raise Refused("editor_unavailable", f"The offline editor can rewrite a piece of text, not "
+                                                f"{sections.said(field)}; name a question to add or remove instead.")
         copy[field] = message.strip(_QUOTES).strip()
     elif match := _SET.match(message):
         copy[sections.field_named(match["field"])] = match["text"].strip(_QUOTES).strip()
@@ -64,22 +64,25 @@ def edit(task: ai.Task) -> dict:
         copy["faq"] = copy["faq"] + [{"question": match["q"].strip(), "answer": match["a"].strip(_QUOTES).strip()}]
     elif match := _REMOVE.match(message):
         words = match["words"].lower().strip(_QUOTES)
-        gone = next((item for item in copy["faq"] if words in item["question"].lower()), None)
+        # Words match in any form and by the other names of a section ("returns" finds "Can
+        # I return it?", "delivery" the shipping question): a founder's terms, not the copy's.
+        gone = next((item for item in copy["faq"] if sections.mentions(item["question"], words)), None)
         if gone is None:
-            raise Refused("editor_unavailable", f"No question of your store mentions {words[:60]!r}.")
+            raise Refused("editor_unavailable", f"No question of your store mentions {words[:60]!r}. Its questions: "
+                          + " ".join(f"“{item['question']}”" for item in copy["faq"])[:240])
         copy["faq"] = [item for item in copy["faq"] if item is not gone]  # one request removes one question
     elif match := _LEAD.search(message):
         word = (match["a"] or match["b"]).lower()
         lead = sections.named(word)
         if lead not in LEADS:
             raise Refused("editor_unavailable", f"Your store has no section called {word!r} to lead with; it has "
-                                                f"{', '.join(LEADS)}.")
+                                                f"{', '.join(sections.said(s) for s in LEADS)}.")
     elif match := _PRICE.match(message):
         price = float(match["amount"].replace(",", "."))
     else:
         raise Refused("editor_unavailable", UNDERSTANDS)
     problems = validate(copy, STORE_COPY)
     if problems:
-        raise Refused("too_long", "; ".join(problems)[:300])
+        raise Refused("too_long", sections.said_in_words(problems)[:300])
     return {"copy": copy, "lead": lead, "price": price}
 

@@ -10,6 +10,7 @@ import copy
 import re
 
 from integrations import ai
+from models.catalog import Product
 from models.own_product import FounderImage, FounderProduct
 
 MEDIA_PREFIX = "/media/"
@@ -19,6 +20,18 @@ FIELDS = ("name", "description", "price", "images")
 
 def override_of(product_id: str) -> FounderProduct | None:
     return FounderProduct.get_or_none(FounderProduct.product == product_id)
+
+
+def name_of(product_id: str | None) -> str | None:
+    """The product's name as its store shows it (the founder's own where set, else the
+    catalog's): what a founder's screens call it, never its id. None for no such product."""
+    if product_id is None:
+        return None
+    own = override_of(product_id)
+    if own is not None and own.name is not None:
+        return own.name
+    product = Product.get_or_none(Product.product_id == product_id)
+    return product.name if product is not None else None
 
 
 def own_fields(own: FounderProduct | None) -> list[str]:

@@ -26,7 +26,7 @@ def answer(product_id: str) -> dict:
     store = Store.get_or_none(Store.product == product_id)
     build = builds.latest_build(product_id, since=store.created_at if store else None)
     if store is None or (store.version == 0 and build is None):
-        raise Refused("not_yet_researched", "Your store has not been started yet. Build it: POST /api/store.")
+        raise Refused("not_yet_researched", "Your store has not been started yet. Build it from the Store screen.")
     going = publish.latest_publish(product_id, since=store.created_at)
     base = f"/store/{store.slug}"
     body = {"product_id": product_id, "version": store.version, "draft_version": store.draft if store.version else None,
@@ -135,7 +135,7 @@ def _store_of(owner, resolved) -> Store | None:
 def _store_built(owner, resolved) -> tuple[bool, str]:
     store = _store_of(owner, resolved)
     if store is None or store.version == 0:
-        return False, "Build your store from the Store screen (POST /api/store)."
+        return False, "Build your store from the Store screen."
     return True, f"Version {store.version} built."
 
 
@@ -143,8 +143,8 @@ def _store_built(owner, resolved) -> tuple[bool, str]:
 def _store_published(owner, resolved) -> tuple[bool, str]:
     store = _store_of(owner, resolved)
     if store is None or store.published_version is None:
-        return False, "Publish your store once it is built (POST /api/store/publish)."
-    return True, f"Version {store.published_version} is live at {get_settings().base_url}/store/{store.slug}/."
+        return False, "Publish your store from the Store screen once it is built."
+    return True, f"Version {store.published_version} is published at {get_settings().base_url}/store/{store.slug}/."
 
 
 def page_source(slug: str, *, session: Session | None, preview: bool) -> dict:

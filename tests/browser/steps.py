@@ -17,6 +17,8 @@ def catalog(count: int):
     products = []
     for n in range(count):
         product = item(f"p{n:02d}", rank=1000 - n, name=f"Demo product {n:02d}")
+        # The id stays out of what a founder reads (test_founder_words looks for it on screen).
+        product["description"] = f"A fine demo product, number {n:02d}."
         product["images"] = [f"/static/demo/{DEMO_PHOTOS[n % len(DEMO_PHOTOS)]}"]
         products.append(product)
     return load(*products)

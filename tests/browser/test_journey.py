@@ -41,8 +41,10 @@ def test_a_new_founder_claims_reads_the_offer_and_verdict_signs_in_and_finds_it_
     assert page.locator("[data-figure=price]").first.inner_text().startswith("$")
     # Every figure lists its inputs, and each input its source.
     assert page.locator("tbody tr").count() == 9
-    page.get_by_text("Catalog record: price").first.wait_for()
-    page.get_by_text("Setting OFFER_FEE_PCT").first.wait_for()
+    page.get_by_text("The catalog's price").first.wait_for()
+    # A setting is named in words; its own name is small print for the operator.
+    page.get_by_text("Set by the service: the payment fee rate").first.wait_for()
+    assert "OFFER_FEE_PCT" not in page.locator("main").inner_text()
     first.shot("offer")
 
     page = screen(first, "/#/app/dashboard", "dashboard")
@@ -245,7 +247,9 @@ def test_every_screen_renders_for_a_signed_in_founder_on_a_phone(open_app, run_j
     page.get_by_label("Your question").fill("Which demo product do you have?")
     page.get_by_role("button", name="Ask", exact=True).click()
     page.locator("p.answer").wait_for()
-    assert "p00" in page.locator("ol.results").inner_text()
+    results = page.locator("ol.results")
+    assert results.locator("li[data-product-id=p00]").count() == 1
+    assert "Demo product 00" in results.inner_text() and "p00" not in results.inner_text()
     page.get_by_label("Product name").fill("a thing nobody makes")
     page.get_by_role("button", name="Analyse").click()
     page.get_by_text("No evidence").first.wait_for()

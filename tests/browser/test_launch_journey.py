@@ -22,7 +22,7 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     run_jobs()  # the claim's research: the offer is researched
 
     page = screen(founder, "/#/app/launch", "launch")
-    page.locator("[data-launch-state=draft]").get_by_role("heading", name="Your product is draft").wait_for()
+    page.locator("[data-launch-state=draft]").get_by_role("heading", name="Your product is a draft").wait_for()
     assert step(page, "prepare").get_attribute("data-blocked") == "true"
     assert step(page, "prepare").locator("[data-waits]").get_attribute("data-waits") == "store_built"
     assert "Store built" in step(page, "prepare").inner_text()
@@ -82,5 +82,7 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     page = screen(other, "/#/app/launch", "launch")
     page.locator("[data-launch-state=draft]").wait_for()
-    assert other_id != "p00" and page.get_by_text(f"Product {other_id}").count() == 1
+    # Named by its name, never its id: the other founder's product, never the first one's.
+    named = page.locator(f"[data-product-id={other_id}]")
+    assert other_id != "p00" and named.inner_text() == f"Demo product {other_id[1:]}"
     other.shot("launch-other-founder-draft")

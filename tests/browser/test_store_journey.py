@@ -31,6 +31,16 @@ def test_a_founder_builds_previews_and_publishes_the_store_and_visitors_open_it(
     page.locator("[data-store-status=published]").wait_for(timeout=60_000)
     founder.shot("store-published")
     public_url = page.get_by_role("link", name="Open the public store").get_attribute("href")
+    # One word for one state: the store is published (a product is live, on Launch, never the store).
+    assert page.locator("[data-store-state=published]").inner_text().startswith("Published.")
+    assert "live" not in page.locator("#state-title").inner_text()
+    # The address, as text a founder can copy, and a Copy button that puts it on the clipboard.
+    address = page.get_by_label("Your store's address, to share")
+    assert address.input_value() == founder.base_url + public_url
+    founder.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=founder.base_url)
+    page.get_by_role("button", name="Copy", exact=True).click()
+    page.locator("#toast").get_by_text("Copied your store's address.").wait_for()
+    assert page.evaluate("() => navigator.clipboard.readText()") == founder.base_url + public_url
 
     page = screen(founder, "/#/app/launch", "launch")
     assert page.locator("[data-fact=store_built]").get_attribute("data-true") == "true"

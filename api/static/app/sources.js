@@ -1,26 +1,93 @@
 // How a figure's source reads: a catalog field, a dated evidence row, a setting, or another
-// figure of the offer. Every figure the app shows carries one.
+// figure of the offer. Every figure the app shows carries one, in a founder's words; a
+// setting's own name is small print for the operator, behind "Where this figure comes from".
 import { h } from "./dom.js";
+
+// The offer's figures and inputs (services/research/offer.py) as a founder calls them.
+export const FIGURE_WORDS = {
+  price: "Recommended retail price",
+  cost: "Unit cost",
+  shipping: "Shipping per unit",
+  fees: "Payment fees per sale",
+  unit_margin: "Unit margin",
+  margin_pct: "Margin",
+  break_even_cpa: "Break-even cost per acquisition",
+  break_even_roas: "Break-even ROAS",
+  price_for_target_margin: "Price for the target margin",
+  market_price: "Market price",
+  catalog_cost: "Catalog cost",
+  supplier_quote: "Supplier quote",
+  weight_grams: "Weight in grams",
+  payment_fee_pct: "Payment fee rate",
+  payment_fee_fixed: "Fixed payment fee",
+  shipping_flat: "Flat shipping",
+  shipping_per_kg: "Shipping per kg",
+  target_margin_pct: "Target margin",
+};
+
+// The service's settings a figure may come from (config.py), in words.
+const SETTING_WORDS = {
+  OFFER_FEE_PCT: "the payment fee rate",
+  OFFER_FEE_FIXED: "the fixed payment fee",
+  OFFER_SHIPPING_FLAT: "the flat shipping rate",
+  OFFER_SHIPPING_PER_KG: "the shipping rate per kg",
+  TARGET_MARGIN_PCT: "the target margin",
+  EVIDENCE_MAX_AGE_DAYS: "how recent evidence must be",
+  EVIDENCE_MIN_ROWS: "how much evidence a product needs",
+  MIN_MARGIN_PCT: "the lowest margin worth selling at",
+};
+
+// The catalog record's fields, as "the catalog's price".
+const CATALOG_WORDS = { price: "price", cost: "cost", weight_grams: "weight" };
+
+// Evidence sources and metrics by name (google_trends, interest_index) read as words.
+const PROPER = { google_trends: "Google Trends", amazon: "Amazon", tiktok: "TikTok", ebay: "eBay", etsy: "Etsy" };
+
+/** A key of the records ("interest_index") as words ("interest index"). */
+export function plain(key) {
+  if (key === null || key === undefined) return "";
+  const text = String(key);
+  return PROPER[text.toLowerCase()] || text.replace(/_/g, " ");
+}
+
+/** A figure's name in words, lower case when it runs inside a sentence. */
+export function figureWords(name, { inSentence = false } = {}) {
+  const words = FIGURE_WORDS[name] || plain(name);
+  return inSentence ? words.charAt(0).toLowerCase() + words.slice(1) : words;
+}
+
+/** A formula of the offer ("price - cost - shipping") with its figures named in words. */
+export function formulaWords(formula) {
+  return String(formula || "")
+    .replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (name) => figureWords(name, { inSentence: true }))
+    .replace(/ x /g, " × ");
+}
 
 export function sourceText(source) {
   if (!source || typeof source !== "object") return "Unknown source";
   switch (source.type) {
     case "catalog":
-      return `Catalog record: ${source.field}`;
+      return `The catalog's ${CATALOG_WORDS[source.field] || plain(source.field)}`;
     case "evidence": {
-      const value = source.value !== undefined && source.value !== null ? ` = ${source.value}` : "";
-      return `Evidence ${source.date}: ${source.source}, ${source.metric}${value}`;
+      const value = source.value !== undefined && source.value !== null ? ` ${source.value}` : "";
+      return `Evidence of ${source.date}: ${plain(source.source)}, ${plain(source.metric)}${value}`;
     }
     case "setting":
-      return `Setting ${source.name}`;
+      return `Set by the service: ${SETTING_WORDS[source.name] || "one of its settings"}`;
     case "offer":
-      return `Offer figure: ${source.figure}`;
+      return `From the offer: ${figureWords(source.figure, { inSentence: true })}`;
+    case "none":
+      return "No evidence";
     default:
-      return Object.entries(source).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
+      return Object.entries(source).map(([k, v]) => `${plain(k)} ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
   }
 }
 
-/** A small labelled chip naming a source. */
+/** A small labelled chip naming a source; a setting's own name is small print under it. */
 export function sourceChip(source) {
-  return h("span", { class: `chip chip-${(source && source.type) || "other"}` }, sourceText(source));
+  const chip = h("span", { class: `chip chip-${(source && source.type) || "other"}` }, sourceText(source));
+  if (!(source && source.type === "setting" && source.name)) return chip;
+  return h("span", {}, chip, h("details", { class: "small-print" },
+    h("summary", { class: "hint" }, "Where this figure comes from"),
+    h("p", { class: "hint" }, `The operator sets it with ${source.name} in the service's configuration.`)));
 }

@@ -6,6 +6,7 @@ import { refusal } from "../reasons.js";
 import { whileResearching, poll, progress } from "../poll.js";
 import { sourceChip, sourceText } from "../sources.js";
 import { showModel } from "../viewer3d.js";
+import { productName } from "../words.js";
 
 export const name = "dashboard";
 export const label = "Dashboard";
@@ -14,6 +15,14 @@ const VERDICTS = {
   go: ["Go", "The figures and the evidence back launching this product."],
   test_small: ["Test small", "Worth a small, bounded test before you commit."],
   pass: ["Pass", "The figures or the evidence do not back this product."],
+};
+// The rule that decided the verdict (services/research/verdict.py), in words.
+const RULES = {
+  loses_money: "a sale would lose money",
+  thin_margin: "the margin is too thin",
+  too_little_evidence: "too little recent evidence",
+  strong: "a margin at or above the target, with demand and low risk",
+  mixed: "some figures are good, some are not",
 };
 
 export async function render(ctx) {
@@ -27,15 +36,18 @@ export async function render(ctx) {
     return;
   }
   const board = result.data;
+  const productTitle = await productName(board.product_id);
+  if (!ctx.alive()) return;
   const [word, gloss] = VERDICTS[board.verdict] || [board.verdict, ""];
   const modelSlot = h("div", {});
   fill(body,
     h("section", { class: `verdict verdict-${board.verdict}`, "aria-labelledby": "verdict-title" },
-      h("p", { class: "verdict-kicker" }, `Verdict for ${board.product_id}`),
+      h("p", { class: "verdict-kicker" }, `Verdict for ${productTitle}`),
       h("h2", { id: "verdict-title", class: "verdict-word", dataset: { verdict: board.verdict } }, word),
       h("p", { class: "verdict-gloss" }, gloss),
       h("p", {}, board.because),
-      board.rule ? h("p", { class: "muted" }, `Rule applied: ${board.rule} (the rules are published in the API document).`) : null),
+      board.rule ? h("p", { class: "muted" }, `Decided by: ${RULES[board.rule] || board.rule.replace(/_/g, " ")}. `
+        + "The same rules judge every product.") : null),
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "The facts behind it"),
       h("ul", { class: "facts" }, (board.facts || []).map((fact) => h("li", { dataset: { fact: fact.id } },

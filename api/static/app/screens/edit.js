@@ -1,14 +1,23 @@
-// Edit: ask in your own words what the store should emphasise; the service proposes a change
-// only with a dated evidence row behind it. Apply it, undo it, or pick the leading section.
+// Edit: two ways to change the store, named apart. "Suggest from the evidence": say what the
+// store should achieve and the service proposes the section to lead with, only with a dated
+// evidence row behind it (apply it, undo it). "Rewrite it yourself": a plain-language edit of
+// the words, questions or price. And the leading section picked by hand, in words.
 import { h, fill, title, field, button, busy, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { sourceText } from "../sources.js";
 
 export const name = "edit";
 export const label = "Edit the store";
 
 const SURFACES = [["home", "Home page"], ["product", "Product page"], ["faq", "FAQ"], ["shipping", "Shipping"], ["about", "About"]];
-const SECTIONS = ["hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping"];
+// The sections a home page can lead with, in order, as a founder calls them (the `said` of
+// services/store/sections.py; tests/test_store_sections.py holds the two together).
+const SECTIONS = {
+  hero: "the headline and photo", benefits: "the benefits", evidence: "the proof of demand", price: "the price",
+  reviews: "the reviews", faq: "the questions", guarantee: "the guarantee", shipping: "shipping",
+};
+const sectionWords = (section) => SECTIONS[section] || section;
 
 export async function render(ctx) {
   const store = await get("/api/store");
@@ -25,13 +34,14 @@ export async function render(ctx) {
   const signedIn = ctx.state.account && ctx.state.account.account;
 
   const ask = h("form", { class: "panel", novalidate: true },
-    h("h2", {}, "Ask for a change"),
-    h("p", { class: "hint" }, "Say what your store should do better, in your own words (\"show that it is trending\", "
-      + "\"lead with the price\"). A change is proposed only when a dated evidence row supports it."),
+    h("h2", {}, "Suggest from the evidence"),
+    h("p", { class: "hint" }, "Say what your store should achieve (\"show that it is trending\", \"lead with the "
+      + "price\"). The service suggests what your home page should lead with, only when a dated evidence row "
+      + "backs it, and shows you that evidence before anything changes. Free."),
     h("div", { class: "field" }, h("label", { for: "surface" }, "Where"),
       h("select", { id: "surface", name: "surface" }, SURFACES.map(([value, text]) => h("option", { value }, text)))),
-    field("What should change?", { name: "requested", required: true, maxlength: "2000" }, { multiline: true }),
-    h("div", { class: "form-actions" }, button("Propose", null, { type: "submit" })));
+    field("What should your store achieve?", { name: "requested", required: true, maxlength: "2000" }, { multiline: true }),
+    h("div", { class: "form-actions" }, button("Suggest a change", null, { type: "submit" })));
   ask.addEventListener("submit", async (event) => {
     event.preventDefault();
     await busy(ask.querySelector("button[type=submit]"), async () => {
@@ -53,42 +63,45 @@ export async function render(ctx) {
       fill(proposalArea);
       fill(outcome, h("div", { class: "notice notice-success", role: "status", dataset: { applied: result.data.lead } },
         h("p", { class: "notice-title" }, result.data.status === "applied" ? "Applied" : "Applying…"),
-        h("p", {}, `Your store now leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
+        h("p", {}, `Your store now leads with ${sectionWords(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : ""}.`),
         h("p", { class: "actions" }, preview ? h("a", { class: "btn btn-secondary", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null)));
       await loadHistory();
     }), { "data-action": "apply" });
     return h("section", { class: "panel proposal", "aria-labelledby": "proposal-title", dataset: { lead: proposal.lead } },
-      h("h2", { id: "proposal-title" }, "Proposed change"),
+      h("h2", { id: "proposal-title" }, "Suggested change"),
       h("p", { class: "verdict-gloss" }, proposal.diff),
       h("p", {}, proposal.because),
-      h("p", { class: "chip chip-evidence" }, `Evidence ${row.date}: ${row.source}, ${row.metric} = ${row.value}`),
+      h("p", { class: "chip chip-evidence" }, sourceText({ type: "evidence", ...row })),
       h("p", { class: "hint" }, proposal.reversible ? "You can undo it afterwards." : "This change cannot be undone."),
       h("p", { class: "actions" }, apply));
   }
 
   // A plain-language edit (signed-in founders; metered only when it makes a version).
   const plain = h("form", { class: "panel", novalidate: true },
-    h("h2", {}, "Edit in your own words"),
+    h("h2", {}, "Rewrite it yourself"),
     signedIn
-      ? [h("p", { class: "hint" }, "For example: \"change the headline to ...\", \"add a question: ...? ...\", "
-          + "\"remove the question about ...\". Each edit that changes your store costs AI editor credits."),
+      ? [h("p", { class: "hint" }, "Tell the editor exactly what to change in your store's words, questions or price. "
+          + "For example: \"change the headline to ...\", \"add a question: ...? ...\", \"remove the question "
+          + "about returns\", \"set the price to 24.99\". No evidence needed; each edit that changes your store "
+          + "costs AI editor credits."),
         field("Your edit", { name: "message", required: true, maxlength: "2000" }, { multiline: true }),
         h("div", { class: "form-actions" }, button("Make this edit", null, { type: "submit" }))]
-      : h("p", { class: "hint" }, "Sign in to edit your store in your own words."));
+      : h("p", { class: "hint" }, "Sign in to rewrite your store's words yourself."));
   plain.addEventListener("submit", async (event) => {
     event.preventDefault();
     await busy(plain.querySelector("button[type=submit]"), async () => {
       const result = await post("/api/ai/edit", { message: plain.message.value });
       const no = refusalOf(result);
       fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status",
-        dataset: { edited: String(result.data.version) } }, `Edited: your draft is now version ${result.data.version}.`));
+        dataset: { edited: String(result.data.version) } }, `Edited: you are now editing version ${result.data.version}.`));
       await loadHistory();
     });
   });
 
   const order = h("form", { class: "panel inline-form", novalidate: true },
     h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
-      h("select", { id: "lead", name: "lead" }, SECTIONS.map((s) => h("option", { value: s }, s)))),
+      h("select", { id: "lead", name: "lead" }, Object.entries(SECTIONS).map(([value, words]) => h("option", { value },
+        words.charAt(0).toUpperCase() + words.slice(1))))),
     button("Set the leading section", null, { type: "submit", kind: "secondary" }));
   order.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -96,7 +109,7 @@ export async function render(ctx) {
       const result = await post("/api/intent/order", { section: order.lead.value });
       const no = refusalOf(result);
       fill(outcome, no ? refusal(no, {}, result.http) : h("p", { class: "notice notice-success", role: "status" },
-        `Your home page leads with ${result.data.lead}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
+        `Your home page leads with ${sectionWords(result.data.lead)}${result.data.version ? ` (version ${result.data.version})` : " already"}.`));
       await loadHistory();
     });
   });
@@ -120,7 +133,7 @@ export async function render(ctx) {
     const result = await post("/api/ai/edit", body);
     const no = refusalOf(result);
     fill(outcome, no ? refusal(no, {}, result.http)
-      : h("p", { class: "notice notice-success", role: "status" }, `Your draft is now version ${result.data.version}.`));
+      : h("p", { class: "notice notice-success", role: "status" }, `You are now editing version ${result.data.version}.`));
     await loadHistory();
   });
   async function loadHistory() {
@@ -138,13 +151,14 @@ export async function render(ctx) {
         : h("p", { class: "hint" }, "Sign in to step back and forth between versions."),
       h("ol", { class: "list versions", reversed: true }, result.data.versions.map((v) => h("li", { dataset: { version: String(v.number) } },
         h("strong", {}, `Version ${v.number}`), ` · ${v.summary}`,
-        v.draft ? h("span", { class: "tag tag-ok" }, " draft") : null,
+        v.draft ? h("span", { class: "tag tag-ok" }, " being edited") : null,
         v.published ? h("span", { class: "tag tag-ok" }, " published") : null,
         signedIn && !v.draft ? [" ", button("Go to it", step({ version: v.number }), { kind: "ghost", "aria-label": `Go to version ${v.number}` })] : null))));
   }
 
   fill(ctx.main,
-    title("Edit the store", "Changes backed by your product's dated evidence, each one a new version you can undo."),
+    title("Edit the store", "Let the evidence suggest what to lead with, or rewrite the words yourself; every change "
+      + "is a new version you can step back from."),
     ask, proposalArea, outcome, plain, order, history,
     h("p", { class: "actions" }, undo, preview ? h("a", { class: "btn btn-ghost", href: preview, target: "_blank", rel: "noopener" }, "Open the preview") : null,
       linkButton("Your store", "#/app/store")));

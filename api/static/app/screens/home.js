@@ -23,6 +23,7 @@ export async function render(ctx) {
   }
   const facts = Object.fromEntries((result.data.facts || []).map((fact) => [fact.id, fact]));
   const productId = result.data.product_id;
+  const named = result.data.product_name || "your product";
   const signedIn = ctx.state.account && ctx.state.account.account;
   if (!productId) {
     fill(ctx.main,
@@ -38,19 +39,20 @@ export async function render(ctx) {
   const trueCount = (result.data.facts || []).filter((fact) => fact.true_today).length;
   let next;
   if (!claimed) {
-    next = [h("p", {}, `You hold ${productId}. Claim it before your hold lapses, or pass and see the next one.`),
+    next = [h("p", {}, `You hold ${named}. Claim it before your hold lapses, or pass and see the next one.`),
       linkButton("Go to your feed", "#/app/find", "primary")];
   } else if (!researched) {
-    next = [h("p", {}, `You claimed ${productId}. Its offer is being researched.`),
+    next = [h("p", {}, `You claimed ${named}. Its offer is being researched.`),
       linkButton("Watch the offer arrive", "#/app/offer", "primary")];
   } else if (!(facts.store_built && facts.store_built.true_today)) {
-    next = [h("p", {}, `You claimed ${productId} and its offer is researched. Read the verdict, then build its store.`),
+    next = [h("p", {}, `You claimed ${named} and its offer is researched. Read the verdict, then build its store.`),
       linkButton("Read the verdict", "#/app/dashboard", "primary"), linkButton("Build the store", "#/app/store")];
   } else if (!(facts.store_published && facts.store_published.true_today)) {
     next = [h("p", {}, "Your store is built. Look at the preview, then publish it."),
       linkButton("Go to your store", "#/app/store", "primary")];
   } else {
-    next = [h("p", {}, "Your store is live. Work through the launch facts that are still open."),
+    next = [h("p", {}, "Your store is published. Launch your product once the launch facts that are still open "
+      + "are true."),
       linkButton("Launch facts", "#/app/launch", "primary"), linkButton("Your store", "#/app/store")];
   }
   fill(ctx.main,

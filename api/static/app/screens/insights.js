@@ -1,11 +1,26 @@
 // Insights: the nightly research brief (what moved in the catalog) and the public track
 // record of every founder's declared outcomes.
 import { h, fill, title, when, money, percent } from "../dom.js";
+import { plain } from "../sources.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 
 export const name = "insights";
 export const label = "Insights";
+
+// Why a product no longer clears the evidence gate (services/brief.py), in words.
+const WHY_NOT = {
+  thin_margin: "its margin is too thin",
+  too_few_rows: "too few recent evidence rows",
+  old_evidence: "its evidence is too old",
+  not_assessed: "not assessed yet",
+};
+
+/** A date of the brief ("2026-11-25") as the founder's calendar shows it. */
+function day(iso) {
+  const date = new Date(`${iso}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" });
+}
 
 export async function render(ctx) {
   const [record, brief] = await Promise.all([get("/api/track-record"), get("/api/brief")]);
@@ -43,16 +58,16 @@ function briefView(result) {
   const brief = result.data.brief;
   const items = Object.fromEntries((brief.items || []).map((item) => [item.kind, item]));
   return [
-    h("p", { class: "muted" }, `Made ${when(brief.generated_at)}, covering ${brief.window ? `${brief.window.start} to ${brief.window.end}` : "the last day"}.`),
+    h("p", { class: "muted" }, `Made ${when(brief.generated_at)}, covering ${brief.window ? `${day(brief.window.start)} up to ${day(brief.window.end)}` : "the last day"}.`),
     section("New evidence", items.new_evidence, (item) => item.products.length
       ? h("ul", { class: "list" }, item.products.map((p) => h("li", {}, h("strong", {}, p.name), ` (${p.category}): `,
-        p.rows.map((row) => `${row.source} ${row.metric} ${row.value} on ${row.date}`).join("; "))))
+        p.rows.map((row) => `${plain(row.source)} ${plain(row.metric)} ${row.value} on ${day(row.date)}`).join("; "))))
       : h("p", { class: "empty" }, "No new evidence in this window.")),
     section("Crossed the evidence gate", items.crossed_gate, (item) => item.baseline
       ? h("p", {}, `This first brief recorded the baseline: ${item.clearing} products clear the gate.`)
       : item.products.length
         ? h("ul", { class: "list" }, item.products.map((p) => h("li", {}, h("strong", {}, p.name),
-          p.direction === "in" ? " now clears the gate" : ` no longer clears it (${p.why_not})`)))
+          p.direction === "in" ? " now clears the gate" : ` no longer clears it: ${WHY_NOT[p.why_not] || plain(p.why_not)}`)))
         : h("p", { class: "empty" }, "No product crossed the gate either way.")),
     section("New claims by category", items.new_claims, (item) => item.by_category.length
       ? h("ul", { class: "list" }, item.by_category.map((c) => h("li", {}, `${c.category}: ${c.claims}`)))
@@ -68,5 +83,5 @@ function section(heading, item, body) {
   return h("div", { class: "brief-item", dataset: { kind: item.kind } },
     h("h3", {}, heading), body(item),
     item.left_out ? h("p", { class: "muted" }, `${item.left_out} more not shown.`) : null,
-    h("p", { class: "hint" }, item.basis));
+    h("details", {}, h("summary", { class: "hint" }, "How this is counted"), h("p", { class: "hint" }, item.basis)));
 }

@@ -5,6 +5,7 @@
 import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { LAUNCH_STATES as STATE_WORDS, stateWord } from "../words.js";
 
 export const name = "launch";
 export const label = "Launch";
@@ -12,13 +13,6 @@ export const label = "Launch";
 // The actions of POST /api/product-launch, in the order the buttons show them.
 const ACTIONS = ["prepare", "launch", "pause", "resume", "retire"];
 const ACTION_WORDS = { prepare: "Get ready", launch: "Launch", pause: "Pause", resume: "Resume", retire: "Retire" };
-const STATE_WORDS = {
-  draft: ["Draft", "Not ready yet: get ready once your store is built."],
-  ready: ["Ready", "Ready to launch once customers can reach your store and pay."],
-  live: ["Live", "Customers can reach your store and pay."],
-  paused: ["Paused", "Customers cannot order until you resume."],
-  retired: ["Retired", "This product is retired for good; nothing follows."],
-};
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
@@ -44,7 +38,7 @@ export async function render(ctx) {
     if (!refused) {
       await ctx.rerender();
       // After the new render: a render clears the toast of the screen it replaces.
-      ctx.toast(`${ACTION_WORDS[action]}: your product is ${answer.data.state} now.`);
+      ctx.toast(`${ACTION_WORDS[action]}: your product is ${stateWord(STATE_WORDS, answer.data.state).toLowerCase()} now.`);
       return;
     }
     fill(outcome, refusal(refused, { retry: () => ctx.rerender() }, answer.http),
@@ -68,7 +62,7 @@ export async function render(ctx) {
 
   fill(body,
     result.data.product_id
-      ? h("p", { class: "muted" }, `Product ${result.data.product_id}`)
+      ? h("p", { class: "muted", dataset: { productId: result.data.product_id } }, result.data.product_name || "Your product")
       : h("div", { class: "notice notice-info", role: "status" },
         h("p", { class: "notice-title" }, "No product yet"),
         h("p", {}, "Hold and claim a product first; the facts below follow from it."),
@@ -91,11 +85,11 @@ function stateSection(data, { named, act, retire }) {
   const [word, meaning] = STATE_WORDS[launch.state] || [launch.state, ""];
   const steps = ACTIONS.filter((action) => launch.allowed.includes(action) || launch.blocked[action]);
   return h("section", { class: "panel", "aria-labelledby": "launch-state-title", dataset: { launchState: launch.state } },
-    h("h2", { id: "launch-state-title" }, `Your product is ${word.toLowerCase()}`),
+    h("h2", { id: "launch-state-title" }, `Your product is ${launch.state === "draft" ? "a draft" : word.toLowerCase()}`),
     h("p", {}, meaning),
     h("dl", { class: "pairs" },
       h("dt", {}, "State"), h("dd", {}, word),
-      h("dt", {}, "Before"), h("dd", {}, launch.previous ? STATE_WORDS[launch.previous]?.[0] || launch.previous : "—"),
+      h("dt", {}, "Before"), h("dd", {}, launch.previous ? stateWord(STATE_WORDS, launch.previous) : "—"),
       h("dt", {}, "Changed"), h("dd", {}, launch.changed_at ? when(launch.changed_at) : "not yet")),
     steps.length
       ? h("ul", { class: "launch-steps" }, steps.map((action) => {

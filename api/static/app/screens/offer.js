@@ -4,22 +4,11 @@ import { h, fill, title, money, percent, when, linkButton, scrollingTable } from
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
-import { sourceChip } from "../sources.js";
+import { sourceChip, figureWords, formulaWords, FIGURE_WORDS as LABELS } from "../sources.js";
+import { productName } from "../words.js";
 
 export const name = "offer";
 export const label = "Offer";
-
-const LABELS = {
-  price: "Recommended retail price",
-  cost: "Unit cost",
-  shipping: "Shipping per unit",
-  fees: "Payment fees per sale",
-  unit_margin: "Unit margin",
-  margin_pct: "Margin",
-  break_even_cpa: "Break-even cost per acquisition",
-  break_even_roas: "Break-even ROAS",
-  price_for_target_margin: "Price for the target margin",
-};
 
 export function formatFigure(key, value, currency) {
   if (key === "margin_pct" || key.endsWith("_pct")) return percent(value);
@@ -31,7 +20,7 @@ export function formatFigure(key, value, currency) {
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
   fill(ctx.main, title("Offer", "What your product should sell for and what each sale leaves you, from the catalog record, "
-    + "its dated evidence and the service's published settings."), body);
+    + "its dated evidence and the service's own rates for fees and shipping."), body);
   const result = await whileResearching(ctx, () => get("/api/offer"), body);
   if (!result) return;
   const said = refusalOf(result);
@@ -39,14 +28,14 @@ export async function render(ctx) {
     fill(body, refusal(said, { retry: () => ctx.rerender() }, result.http));
     return;
   }
-  fill(body, offerView(result.data));
+  fill(body, offerView(result.data, await productName(result.data.product_id)));
 }
 
-function offerView(offer) {
+function offerView(offer, productTitle) {
   const inputs = Object.fromEntries((offer.inputs || []).map((input) => [input.name, input]));
   const headline = ["price", "unit_margin", "margin_pct", "break_even_roas"];
   return [
-    h("p", { class: "muted" }, `Product ${offer.product_id} · researched ${when(offer.researched_at)}`,
+    h("p", { class: "muted" }, `${productTitle} · researched ${when(offer.researched_at)}`,
       offer.refreshing ? " · new evidence arrived: refreshing the figures" : ""),
     h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
       h("p", { class: "stat-label" }, LABELS[key]),
@@ -64,11 +53,11 @@ function offerView(offer) {
 
 function figureRow(figure, inputs, currency) {
   const sources = (figure.inputs || []).map((name) => h("li", {}, inputs[name]
-    ? [h("span", { class: "input-name" }, `${name} = ${inputs[name].value}`), " ", sourceChip(inputs[name].source)]
+    ? [h("span", { class: "input-name" }, `${figureWords(name)}: ${inputs[name].value}`), " ", sourceChip(inputs[name].source)]
     : sourceChip({ type: "offer", figure: name })));
   return h("tr", { dataset: { figure: figure.name } },
-    h("th", { scope: "row" }, LABELS[figure.name] || figure.name),
+    h("th", { scope: "row" }, figureWords(figure.name)),
     h("td", { class: "num" }, formatFigure(figure.name, figure.value, currency)),
-    h("td", {}, figure.formula),
+    h("td", {}, formulaWords(figure.formula)),
     h("td", {}, h("ul", { class: "chips" }, sources)));
 }

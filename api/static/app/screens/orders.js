@@ -37,7 +37,7 @@ function revenueView(stores) {
     h("div", { class: "stats" }, stores.map((store) => h("div", {
       class: "stat", dataset: { revenueProduct: store.product_id, currency: store.currency, confirmedMinor: String(store.confirmed_minor) },
     },
-    h("p", { class: "stat-label" }, `Store ${store.product_id} (${store.currency})`),
+    h("p", { class: "stat-label" }, `${store.product_name || "Your store"} (${store.currency})`),
     h("p", { class: "stat-value" }, moneyMinor(store.confirmed_minor, store.currency)),
     h("p", { class: "stat-label" }, `${store.orders} paid order${store.orders === 1 ? "" : "s"}`)))),
     h("p", { class: "hint" }, "Only payments the payment provider confirmed count; an order still awaiting payment "
@@ -56,7 +56,7 @@ function ordersView(orders) {
     h("tbody", {}, orders.map((order) => h("tr", { dataset: { orderId: order.order_id, state: order.state } },
       // The id's first characters name the order on screen; the whole id is in data-order-id.
       h("th", { scope: "row" }, h("span", { title: order.order_id }, order.order_id.slice(0, 8)), h("br"),
-        h("span", { class: "muted" }, `${order.product_id}, version ${order.store_version}`)),
+        h("span", { class: "muted" }, `${order.product_name || "Your product"}, store version ${order.store_version}`)),
       h("td", {}, stateTag(order.state)),
       h("td", { class: "num" }, String(order.quantity)),
       h("td", { class: "num" }, moneyMinor(order.amount_minor, order.currency), h("br"),

@@ -1,11 +1,12 @@
 // Research: the analysis of your product (demand, competition, margin, risk, each with the
 // evidence behind it), the same analyser over any product idea, and questions answered from
 // the catalog with the products they cite.
-import { h, fill, title, field, button, busy } from "../dom.js";
+import { h, fill, title, field, button, busy, money } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
 import { sourceChip } from "../sources.js";
+import { productName } from "../words.js";
 
 export const name = "research";
 export const label = "Research";
@@ -30,13 +31,18 @@ export async function render(ctx) {
   const result = await whileResearching(ctx, () => get("/api/analysis"), mine);
   if (!result) return;
   const said = refusalOf(result);
-  fill(mine, said ? refusal(said, { retry: () => ctx.rerender() }, result.http) : analysisView(result.data));
+  if (said) {
+    fill(mine, refusal(said, { retry: () => ctx.rerender() }, result.http));
+    return;
+  }
+  const productTitle = await productName(result.data.product_id);
+  if (ctx.alive()) fill(mine, analysisView(result.data, productTitle));
 }
 
 /** The four figures, each with its level, why, and its evidence rows. */
-export function analysisView(analysis) {
+export function analysisView(analysis, productTitle) {
   return [
-    analysis.product_id ? h("p", { class: "muted" }, `Product ${analysis.product_id}`) : null,
+    productTitle ? h("p", { class: "muted", dataset: { productId: analysis.product_id } }, productTitle) : null,
     analysis.basis ? h("p", {}, analysis.basis) : null,
     h("div", { class: "figure-grid" }, (analysis.figures || []).map((figure) => h("article", { class: "figure-card", dataset: { figure: figure.id } },
       h("h3", {}, FIGURES[figure.id] || figure.id),
@@ -82,12 +88,15 @@ function askForm() {
         return;
       }
       const answer = result.data;
+      const names = Object.fromEntries((answer.results || []).map((hit) => [hit.product_id, hit.name]));
       fill(out,
         h("p", { class: "answer" }, answer.answer),
         (answer.results || []).length ? h("ol", { class: "results" }, answer.results.map((hit) => h("li", { dataset: { productId: hit.product_id } },
-          h("strong", {}, hit.name), ` (${hit.product_id}; ${hit.category}, ${hit.price} ${hit.currency})`,
+          h("strong", {}, hit.name), ` (${hit.category}, ${money(hit.price, hit.currency)})`,
           h("br"), h("span", { class: "muted" }, hit.snippet)))) : null,
-        (answer.citations || []).length ? h("p", { class: "muted" }, `Cites: ${answer.citations.join(", ")}`) : null);
+        (answer.citations || []).length
+          ? h("p", { class: "muted" }, `From: ${answer.citations.map((id) => names[id] || "a catalog product").join(", ")}`)
+          : null);
     });
   });
   return [form, out];

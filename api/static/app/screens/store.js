@@ -4,6 +4,7 @@ import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
+import { STORE_STATES, stateWord, productName } from "../words.js";
 
 export const name = "store";
 export const label = "Store";
@@ -19,12 +20,37 @@ const STAGE_WORDS = {
   built: "Built",
 };
 const RUNNING = new Set(["building", "publishing"]);
+// Why a sentence was left out (integrations/ai/claims.py): what the record could not back.
+const UNBACKED = {
+  number: "a figure your product's record does not give",
+  certification: "a certification your product's record does not show",
+  origin: "a place of origin your product's record does not name",
+};
+
+/** The public store's address as text a founder can copy, with a button that copies it. */
+function publicAddress(ctx, path) {
+  const address = new URL(path, location.origin).href;
+  const box = h("input", { type: "text", id: "public-address", value: address, readonly: true,
+    class: "copy-text", dataset: { publicAddress: address } });
+  const copy = async () => {
+    box.select();
+    try {
+      await navigator.clipboard.writeText(address);
+    } catch {
+      document.execCommand("copy"); // an older browser, or a page not allowed the clipboard API
+    }
+    ctx.toast("Copied your store's address.");
+  };
+  return h("div", { class: "field" },
+    h("label", { for: "public-address" }, "Your store's address, to share"),
+    h("div", { class: "inline-form" }, box, button("Copy", copy, { kind: "secondary", "data-action": "copy-address" })));
+}
 const METRIC_DAYS = 14;
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
   fill(ctx.main, title("Store", "Your storefront, written from your product's record and evidence, checked before "
-    + "it goes live."), body);
+    + "it is published."), body);
 
   // Shows the store's state, polling while a build or publish runs (`initial`: an answer in hand).
   const follow = async (initial) => {
@@ -60,7 +86,7 @@ export async function render(ctx) {
       await follow(result);
       return;
     }
-    if (result.data && result.data.status === "published") ctx.toast("Published. Your store is live.");
+    if (result.data && result.data.status === "published") ctx.toast("Published: anyone with its address can open your store.");
     await show(result);
   });
 
@@ -102,17 +128,21 @@ export async function render(ctx) {
     }
     const published = data.status === "published";
     const metrics = published ? await visitors(data.product_id) : null;
+    const productTitle = await productName(data.product_id);
     if (!ctx.alive()) return;
     fill(body,
       data.status === "failed" ? refusal(data, {}, 200) : null,
       data.last_publish ? refusal(data.last_publish, {}, 200) : null,
       h("section", { class: "panel", "aria-labelledby": "state-title", dataset: { storeStatus: data.status } },
-        h("h2", { id: "state-title" }, published ? "Your store is live" : data.version ? "Your store is built" : "Your store"),
+        h("h2", { id: "state-title" }, published ? "Your store is published" : data.version ? "Your store is built" : "Your store"),
         h("dl", { class: "pairs" },
-          h("dt", {}, "Product"), h("dd", {}, data.product_id),
+          h("dt", {}, "Product"), h("dd", {}, productTitle),
+          h("dt", {}, "State"), h("dd", { dataset: { storeState: data.status } },
+            `${stateWord(STORE_STATES, data.status)}. ${(STORE_STATES[data.status] || [])[1] || ""}`),
           h("dt", {}, "Newest version"), h("dd", {}, data.version ? String(data.version) : "none yet"),
           h("dt", {}, "Published version"), h("dd", {}, data.published_version ? String(data.published_version) : "not published"),
           h("dt", {}, "Updated"), h("dd", {}, when(data.updated_at))),
+        data.public_url ? publicAddress(ctx, data.public_url) : null,
         h("p", { class: "actions" },
           data.preview_url ? h("a", { class: "btn btn-secondary", href: data.preview_url, target: "_blank", rel: "noopener" }, "Open the preview") : null,
           data.public_url ? h("a", { class: "btn btn-secondary", href: data.public_url, target: "_blank", rel: "noopener", dataset: { publicUrl: data.public_url } }, "Open the public store") : null,
@@ -121,7 +151,7 @@ export async function render(ctx) {
       (data.unbacked || []).length ? h("details", { class: "panel", dataset: { unbacked: String(data.unbacked.length) } },
         h("summary", {}, `${data.unbacked.length} sentence${data.unbacked.length === 1 ? " was" : "s were"} left out: `
           + "your product's record cannot back them"),
-        h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${u.field}: ${u.why})`)))) : null,
+        h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${UNBACKED[u.why] || "not in the record"})`)))) : null,
       metrics,
       h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
         + "against your product's record; the store is regenerated first when something no longer holds."),

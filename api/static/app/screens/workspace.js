@@ -8,6 +8,9 @@ import { progress, poll } from "../poll.js";
 export const name = "workspace";
 export const label = "Research workspace";
 
+// How a finished discovery run ended (services/discovery/runs.py), in words.
+const RUN_WORDS = { done: "finished", failed: "failed", timed_out: "ran out of time", cancelled: "was cancelled" };
+
 export async function render(ctx) {
   if (!(ctx.state.account && ctx.state.account.account)) {
     fill(ctx.main, title("Research workspace"),
@@ -54,7 +57,7 @@ export async function render(ctx) {
           : h("p", { class: "empty" }, "No notes yet.")),
       h("section", { class: "panel", "aria-labelledby": "shortlist-title" }, h("h2", { id: "shortlist-title" }, "Shortlist"),
         space.shortlist.length ? h("ul", { class: "list" }, space.shortlist.map((item) => h("li", {}, h("strong", {}, item.name),
-          ` (${item.product_id}) `, button("Remove", () => change({ op: "unshortlist", product_id: item.product_id }), { kind: "ghost", "aria-label": `Remove ${item.name}` }))))
+          " ", button("Remove", () => change({ op: "unshortlist", product_id: item.product_id }), { kind: "ghost", "aria-label": `Remove ${item.name}` }))))
           : h("p", { class: "empty" }, "Nothing shortlisted. Use Shortlist on a card in your feed.")),
       h("section", { class: "panel", "aria-labelledby": "queries-title" }, h("h2", { id: "queries-title" }, "Saved queries"), queryForm,
         space.saved_queries.length ? h("ul", { class: "list" }, space.saved_queries.map((q) => h("li", {}, q.query, " ",
@@ -79,7 +82,8 @@ export async function render(ctx) {
       waiting: ({ data }) => data && (data.status === "queued" || data.status === "running"),
       onWait: ({ data }) => {
         if (!runArea.contains(panel.node)) fill(runArea, panel.node);
-        panel.update(`Discovery research is ${data.status}${data.stage ? ` (${data.stage})` : ""}…`);
+        panel.update(data.status === "queued" ? "Discovery research is waiting for a worker…"
+          : "Discovery research is searching the supplier feed…");
       },
       every: 1500,
     });
@@ -95,9 +99,14 @@ export async function render(ctx) {
     fill(runArea,
       run.status === "never_run" ? h("p", { class: "empty" }, run.explanation)
         : h("div", { class: "run", dataset: { run: run.status } },
-          h("p", {}, `Last run ${run.status}${run.query ? ` for “${run.query}”` : ""}, finished ${when(run.finished_at)}.`),
-          (run.log || []).length ? h("pre", { class: "log" }, run.log.join("\n")) : null,
-          (run.stderr || []).length ? h("pre", { class: "log log-err" }, run.stderr.join("\n")) : null),
+          h("p", {}, `The last run${run.query ? ` for “${run.query}”` : ""} ${RUN_WORDS[run.status] || run.status}, `
+            + `${when(run.finished_at)}.`),
+          // What the script printed is for whoever runs the service: small print, closed.
+          (run.log || []).length || (run.stderr || []).length
+            ? h("details", {}, h("summary", { class: "hint" }, "What the run printed"),
+              (run.log || []).length ? h("pre", { class: "log" }, run.log.join("\n")) : null,
+              (run.stderr || []).length ? h("pre", { class: "log log-err" }, run.stderr.join("\n")) : null)
+            : null),
       form);
   }
 
