@@ -5,6 +5,7 @@ import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
 import { sourceChip } from "../sources.js";
+import { priceSplit } from "../charts.js";
 
 export const name = "offer";
 export const label = "Offer";
@@ -51,6 +52,9 @@ function offerView(offer) {
     h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
       h("p", { class: "stat-label" }, LABELS[key]),
       h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
+    h("section", { class: "panel", "aria-labelledby": "split-title" },
+      h("h2", { id: "split-title" }, "Where the price goes"),
+      priceSplit(offer)),
     h("section", { class: "panel", "aria-labelledby": "figures-title" },
       h("h2", { id: "figures-title" }, "Every figure and where it comes from"),
       scrollingTable("Offer figures", h("table", {},
