@@ -1,11 +1,13 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
 from marshmallow import Schema, fields, validate
 
+from api.research import TrendSchema
 from api.routing import Blueprint
 from api.session import current_session
 from config import Settings, get_settings
 from jobs.send import send_all
 from services import discovery, watches
+from services.discovery.cards import TREND_POINTS, TREND_SERIES
 from services.meter import METER_REFUSALS
 from services.research import records as research
 
@@ -26,8 +28,12 @@ DECISIONS: list[str] = [
     "a unique product on claims); the loser of a race gets 409 `held_by_another_founder` or "
     "`claimed_by_another_founder`.",
     "Cards carry product_id, name, description, category, image (first image or null), price, cost, margin "
-    "(price - cost), margin_pct, currency, evidence_count, evidence_latest (YYYY-MM-DD), rank and yours; your own "
-    "card adds held_until (ISO 8601 UTC, Z) or claimed: true. Money is a JSON number with two decimals.",
+    "(price - cost), margin_pct, currency, evidence_count, evidence_latest (YYYY-MM-DD), trends, rank and yours; "
+    "your own card adds held_until (ISO 8601 UTC, Z) or claimed: true. Money is a JSON number with two decimals. "
+    "trends is the product's dated evidence as series the app draws as small trend lines: [{metric, label (the "
+    "metric in words), source, lower_is_better (a rank), points: [{date, value}] oldest first}], one per metric "
+    f"and source, at most {TREND_SERIES} (those with the most readings first), each its newest "
+    f"{TREND_POINTS} readings; read for all the cards of an answer in one query.",
     "GET /api/find answers one card: the live hold, else a new hold on the best candidate; at the allowance it "
     "answers the founder's claimed card (claimed: true) without metering. GET /api/feed answers feed[0] = the "
     f"session's own held product (minted if needed), then up to {discovery.FEED_SIZE - 1} candidates; [] at the "
@@ -113,6 +119,7 @@ class CardSchema(Schema):
     currency = fields.String(required=True)
     evidence_count = fields.Integer(required=True)
     evidence_latest = fields.String(required=True, allow_none=True)
+    trends = fields.List(fields.Nested(TrendSchema), required=True)
     rank = fields.Float(required=True)
     yours = fields.Boolean(required=True)
     held_until = fields.String(allow_none=True)

@@ -82,7 +82,8 @@ DECISIONS: list[str] = [
     "could take a shipping cost or a fee for it.",
     "GET /api/dashboard: {status: ok, product_id, verdict: go|test_small|pass, rule, because, facts: [{id, text, "
     "value, source}], sources: [every catalog field, evidence row and setting behind the figures], offer: {currency, "
-    "price, unit_margin, margin_pct, break_even_cpa, break_even_roas}, researched_at, refreshing}; 200 "
+    "price, unit_margin, margin_pct, break_even_cpa, break_even_roas}, trends (the fresh evidence rows behind the "
+    "risk figure as series, shaped as a card's trends), researched_at, refreshing}; 200 "
     "{status: not_claimed, reason: not_claimed} when the session has no product. Verdict rules, tried in order: "
     + " ".join(_verdict_rules()) + " A dashboard with a verdict records the reached_dashboard milestone (session and "
     "account) and qualifies the account's pending referral; a friend who reached it before signing in qualifies on "
@@ -280,6 +281,20 @@ class AnalyzeAnswer(Schema):
     fresh_days = fields.Integer(required=True)
 
 
+class TrendPointSchema(Schema):
+    date = fields.String(required=True, metadata={"description": "YYYY-MM-DD"})
+    value = fields.Float(required=True)
+
+
+class TrendSchema(Schema):
+    """One series of dated evidence (one metric from one source), as the app draws it (a card's and the dashboard's trends)."""
+    metric = fields.String(required=True)
+    label = fields.String(required=True, metadata={"description": "The metric in words"})
+    source = fields.String(required=True)
+    lower_is_better = fields.Boolean(required=True, metadata={"description": "True for a rank"})
+    points = fields.List(fields.Nested(TrendPointSchema), required=True)
+
+
 class FactSchema(Schema):
     id = fields.String(required=True)
     text = fields.String(required=True)
@@ -305,6 +320,7 @@ class DashboardAnswer(Schema.from_dict(_state_fields())):
     facts = fields.List(fields.Nested(FactSchema))
     sources = fields.List(fields.Nested(SourceSchema))
     offer = fields.Nested(DashboardOfferSchema)
+    trends = fields.List(fields.Nested(TrendSchema))
     researched_at = fields.String()
     refreshing = fields.Boolean()
 

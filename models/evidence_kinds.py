@@ -74,6 +74,8 @@ STEADY_PCT = 20
 # How many other catalog products must report a metric before a reading of it without a
 # published scale is judged against them.
 PEERS_MIN = 4
+# The series `trends` answers, and the readings each keeps (a sparkline's worth).
+TREND_SERIES, TREND_POINTS = 4, 12
 
 _RANK_WORDS = frozenset({"rank", "ranking", "position", "bsr"})
 _MONEY_WORDS = frozenset({"price", "cost", "quote", "fee", "fees", "fob", "wholesale", "cpc", "cpm"})
@@ -344,6 +346,16 @@ def series(rows) -> dict[tuple[str, str], list[Reading]]:
     for r in readings(rows):
         grouped.setdefault((r.source, r.metric), []).append(r)
     return grouped
+
+
+def trends(rows, *, most: int = TREND_SERIES, points: int = TREND_POINTS) -> list[dict]:
+    """The rows as series a founder can see move (the app draws each as a sparkline): one per
+    metric and source, those with the most readings first, each its newest `points` readings,
+    oldest first. A screen has room for a few small lines, not for every metric a catalog has."""
+    ordered = sorted(series(rows).items(), key=lambda item: (-len(item[1]), -item[1][-1].date.toordinal(), item[0]))
+    return [{"metric": metric, "label": label(metric), "source": source, "lower_is_better": lower_is_better(metric),
+             "points": [{"date": r.date.isoformat(), "value": r.value} for r in found[-points:]]}
+            for (source, metric), found in ordered[:most]]
 
 
 def rules() -> list[str]:

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on test
 
 DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 CARD_FIELDS = {"product_id", "name", "description", "category", "image", "price", "cost", "margin", "margin_pct",
-               "currency", "evidence_count", "evidence_latest", "rank", "yours"}
+               "currency", "evidence_count", "evidence_latest", "trends", "rank", "yours"}
 
 
 # --- The evidence gate -----------------------------------------------------------------
@@ -90,6 +90,22 @@ def test_find_holds_the_best_candidate_and_serves_a_card_with_the_decided_fields
     assert (card["evidence_count"], card["evidence_latest"]) == (3, (TODAY - timedelta(days=10)).isoformat())
     assert card["rank"] == 90 and card["category"] == "Home & Kitchen"
     assert Hold.get(Hold.product == "top").expires_at == NOW + timedelta(minutes=30)
+
+
+def test_a_card_carries_its_dated_evidence_as_trends_per_metric_and_source(client):
+    line = item("top", rank=90)
+    line["evidence"] += [{"date": (TODAY - timedelta(days=d)).isoformat(), "source": "amazon", "metric": "bsr_rank",
+                          "value": v, "note": ""} for d, v in ((20, 2400), (5, 1800))]
+    load(line, item("other", rank=10))
+    cards = client.get("/api/feed").get_json()
+    assert [c["product_id"] for c in cards] == ["top", "other"]
+    interest, rank = cards[0]["trends"]
+    assert (interest["metric"], interest["source"], interest["lower_is_better"]) == ("interest_index", "google_trends", False)
+    assert [p["date"] for p in interest["points"]] == [(TODAY - timedelta(days=d)).isoformat() for d in (90, 40, 10)]
+    assert (rank["label"], rank["lower_is_better"], [p["value"] for p in rank["points"]]) == (
+        "best-seller rank", True, [2400, 1800])
+    assert [t["metric"] for t in cards[1]["trends"]] == ["interest_index"]
+    assert [t["metric"] for t in find(client).get_json()["trends"]] == ["interest_index", "bsr_rank"]
 
 
 def test_find_again_serves_the_same_hold_without_extending_it(client):

@@ -160,3 +160,26 @@ def test_classify_all_takes_every_metric_once():
     assert found["orders_30d"].summary() == {
         "metric": "orders_30d", "source": "shop_feed", "kind": "count", "roles": ["demand"], "lower_is_better": False,
         "direction": "rising", "change_pct": 100.0, "level": "unknown", "level_basis": "none", "peers": 0}
+
+
+# --- Trends: the series the app draws ------------------------------------------------------
+
+def test_trends_are_series_per_metric_and_source_longest_first_each_oldest_first_and_capped():
+    rows = ([row(d, 100 - d, "interest_index", "google_trends") for d in range(30, 0, -1)]  # 30 readings
+            + [row(5, 1800, "bsr_rank", "amazon"), row(50, 2400, "bsr_rank", "amazon")]
+            + [row(7, 22400, "monthly_searches", "search_volume")]
+            + [row(3, "n/a", "monthly_searches", "search_volume"), row(2, 9, "")])  # not dated numbers: left out
+    trends = kinds.trends(rows)
+    assert [(t["metric"], t["source"], len(t["points"])) for t in trends] == [
+        ("interest_index", "google_trends", kinds.TREND_POINTS), ("bsr_rank", "amazon", 2),
+        ("monthly_searches", "search_volume", 1)]
+    newest = trends[0]["points"]
+    assert newest[0] == {"date": (DAY - timedelta(days=kinds.TREND_POINTS)).isoformat(), "value": 100 - kinds.TREND_POINTS}
+    assert newest[-1] == {"date": (DAY - timedelta(days=1)).isoformat(), "value": 99}
+    assert trends[1]["points"] == [{"date": (DAY - timedelta(days=50)).isoformat(), "value": 2400},
+                                   {"date": (DAY - timedelta(days=5)).isoformat(), "value": 1800}]
+    assert (trends[1]["label"], trends[1]["lower_is_better"]) == ("best-seller rank", True)
+    assert (trends[0]["label"], trends[0]["lower_is_better"]) == ("search interest index", False)
+    many = [row(1, 1, f"metric_{n}", "s") for n in range(kinds.TREND_SERIES + 2)]
+    assert len(kinds.trends(many)) == kinds.TREND_SERIES
+    assert kinds.trends([]) == []

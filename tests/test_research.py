@@ -225,6 +225,19 @@ def test_without_a_product_offer_and_analysis_say_no_product_and_the_dashboard_n
     assert (body["status"], body["reason"]) == ("not_claimed", "not_claimed") and body["explanation"]
 
 
+def test_the_dashboard_draws_the_fresh_evidence_the_research_read_as_trends(client, run_jobs):
+    line = strong_item()
+    line["evidence"].append(evidence(analyser.FRESH_DAYS + 5, value=10))  # too old to back anything: not drawn
+    load(line)
+    find(client)
+    claim(client)
+    run_jobs()
+    trends = client.get("/api/dashboard").get_json()["trends"]
+    assert [(t["metric"], t["source"], [p["value"] for p in t["points"]]) for t in trends] == [
+        ("interest_index", "google_trends", [50, 50]), ("monthly_searches", "search_volume", [22400])]
+    assert trends[0]["points"][0]["date"] == ago(90).isoformat()
+
+
 def test_new_evidence_makes_the_research_stale_and_it_is_refreshed(client, run_jobs):
     load(strong_item())
     find(client)

@@ -9,7 +9,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import peewee as pw
 
-from models.catalog import Product
+from models import evidence_kinds as kinds
+from models.catalog import Evidence, Product
 from models.clock import iso
 from models.compiled import Param, Statement
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
@@ -18,6 +19,8 @@ from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
 _CENT = Decimal("0.01")
+# How many evidence series a card carries, and the readings each keeps (the API's decisions name them).
+TREND_SERIES, TREND_POINTS = kinds.TREND_SERIES, kinds.TREND_POINTS
 
 
 def _money(value) -> float:
@@ -50,6 +53,21 @@ def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until:
     elif yours:
         body["held_until"] = iso(held_until)
     return body
+
+
+def with_trends(cards: list[dict]) -> list[dict]:
+    """Adds to each card `trends`, its dated evidence as series the app draws as sparklines
+    (models/evidence_kinds.trends), read for every card in one query (Evidence's (product,
+    date) index; a feed has at most FEED_SIZE cards, however large the catalog)."""
+    rows: dict[str, list] = {c["product_id"]: [] for c in cards}
+    if rows:
+        query = (Evidence.select(Evidence.product, Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
+                 .where(Evidence.product.in_(list(rows))).dicts())
+        for row in query:
+            rows[row["product"]].append(row)
+    for c in cards:
+        c["trends"] = kinds.trends(rows[c["product_id"]], most=TREND_SERIES, points=TREND_POINTS)
+    return cards
 
 
 def _iso_date(value) -> str | None:

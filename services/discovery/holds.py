@@ -39,7 +39,7 @@ from models.job import Job
 from models.session import Session
 from services import evidence_gate, milestones, watches
 from services.discovery.allowance import allowance_of, ensure_allowance_row, spend_claim
-from services.discovery.cards import candidates, card, product_rows, why_nothing
+from services.discovery.cards import candidates, card, product_rows, why_nothing, with_trends
 from services.discovery.resolver import CLAIMED, resolve_owner
 from services.discovery.state import OwnerState, read_state
 from services.errors import Refused
@@ -208,18 +208,18 @@ def find(*, session: Session) -> tuple[dict, list[Job]]:
         # Nothing to find: the founder's product is its claim (no charge, no work).
         if resolved is not None and resolved.claimed_product_id is not None:
             product, gate_row = product_rows([resolved.claimed_product_id])[resolved.claimed_product_id]
-            return card(product, gate_row, yours=True, claimed=True), []
+            return with_trends([card(product, gate_row, yours=True, claimed=True)])[0], []
         raise Refused("claim_limit_reached", **state.allowance.fields())
     with metered(owner.account_id, METER_BUCKET):
         served = _serve_live(owner, state, now, gate, day, spare=0)
         if served is not None:
-            return served.own, _record_shown(owner, state, served, now, observe=[])
+            return with_trends([served.own])[0], _record_shown(owner, state, served, now, observe=[])
         with transaction():
             served = _mint(owner, state, now, gate, day, spare=0)
             if served.own is None:
                 raise Refused(served.reason)
             jobs = _record_shown(owner, state, served, now, observe=served.released)
-    return served.own, jobs
+    return with_trends([served.own])[0], jobs
 
 
 def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
@@ -244,7 +244,7 @@ def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
                     raise Refused(served.reason)
                 jobs = _record_shown(owner, state, served, now,
                                      observe=served.released + [r.product_id for r in served.spare if r.watched])
-    return [served.own] + [card(row, row, yours=False) for row in served.spare], jobs
+    return with_trends([served.own] + [card(row, row, yours=False) for row in served.spare]), jobs
 
 
 # --- Select, claim and pass ------------------------------------------------------------------
@@ -415,7 +415,7 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
         if following is not None and not served.own_seen:
             _record_seen(owner, [following["product_id"]], now)
         jobs = watches.observe_available([target] if released else [], now=now)
-    body = {"status": PASSED, "passed": target, "next": following}
+    body = {"status": PASSED, "passed": target, "next": with_trends([following])[0] if following else None}
     if following is None:
         body.update(reason=reason, explanation=sentence(reason))
     return body, jobs

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from models import evidence_kinds as kinds
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.job import Job
@@ -180,7 +181,13 @@ def dashboard(*, session: Session) -> tuple[dict, list[Job]]:
             "facts": _facts(offer_, analysis_), "sources": _sources(offer_, analysis_),
             "offer": {k: offer_[k] for k in ("currency", "price", "unit_margin", "margin_pct", "break_even_cpa",
                                              "break_even_roas")},
-            **_dated(current.row, current)}, _jobs(current)
+            "trends": _trends(analysis_), **_dated(current.row, current)}, _jobs(current)
+
+
+def _trends(analysis_: dict) -> list[dict]:
+    """The fresh evidence rows the research read (the risk figure cites every one) as series."""
+    risk = next((f for f in analysis_["figures"] if f["id"] == "risk"), {"evidence": []})
+    return kinds.trends(risk["evidence"])
 
 
 def reached_dashboard(session: Session) -> None:

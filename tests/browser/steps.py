@@ -48,6 +48,22 @@ def build_store(app):
     return page
 
 
+def publish_store(app):
+    """Publishes the built store from the Store screen and waits until it is live."""
+    page = app.page
+    page.get_by_role("button", name="Publish").click()
+    page.locator("[data-store-status=published]").wait_for(timeout=60_000)
+    return page
+
+
+def api_answer(app, path: str) -> dict:
+    """What the API answers this founder (their browser's cookie) at `path`, as JSON: what a
+    screen was drawn from, to compare the screen with."""
+    response = app.context.request.get(app.base_url + path)
+    assert response.ok, f"{path}: {response.status}"
+    return response.json()
+
+
 def sign_in_by_link(app, address: str, *, new: bool = False) -> None:
     """Asks for a sign-in link (a `new` founder saves their progress to the address first:
     links go only to addresses that have an account) and opens it from the outbox."""

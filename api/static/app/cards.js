@@ -1,6 +1,7 @@
 // A product card (spec 2.4 and the card decision): what a founder needs to judge a
 // candidate at a glance, with the hold timer on their own product.
 import { h, money, percent, clock } from "./dom.js";
+import { trendList } from "./charts.js";
 
 /** The card element; `actions` (elements) go at its foot, `slot` receives notices. */
 export function productCard(card, { actions = [], ctx, headingLevel = "h3" } = {}) {
@@ -23,6 +24,7 @@ export function productCard(card, { actions = [], ctx, headingLevel = "h3" } = {
         figure("Cost", money(card.cost, card.currency)),
         figure("Margin", `${money(card.margin, card.currency)} (${percent(card.margin_pct)})`),
         figure("Evidence", evidenceText(card))),
+      trendList(card.trends, { title: "Evidence over time" }),
       slot,
       actions.length ? h("div", { class: "actions" }, actions) : null));
   node.notices = slot;

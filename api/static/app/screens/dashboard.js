@@ -7,6 +7,7 @@ import { whileResearching, poll, progress } from "../poll.js";
 import { sourceChip, sourceText } from "../sources.js";
 import { showModel } from "../viewer3d.js";
 import { productName } from "../words.js";
+import { trendList } from "../charts.js";
 
 export const name = "dashboard";
 export const label = "Dashboard";
@@ -52,6 +53,11 @@ export async function render(ctx) {
       h("h2", { id: "facts-title" }, "The facts behind it"),
       h("ul", { class: "facts" }, (board.facts || []).map((fact) => h("li", { dataset: { fact: fact.id } },
         h("p", {}, fact.text), sourceChip(fact.source))))),
+    (board.trends || []).length ? h("section", { class: "panel", "aria-labelledby": "trends-title", dataset: { picture: "trends" } },
+      h("h2", { id: "trends-title" }, "How the evidence moves"),
+      h("p", { class: "hint" }, "Each line is one measure from one source over the last six months, oldest on the left; "
+        + "higher on the line is better, even for a rank."),
+      trendList(board.trends)) : null,
     h("details", { class: "panel" },
       h("summary", {}, `All ${(board.sources || []).length} sources`),
       h("ul", { class: "list" }, (board.sources || []).map((source) => h("li", {}, sourceText(source))))),

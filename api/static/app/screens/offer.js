@@ -6,6 +6,7 @@ import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
 import { sourceChip, figureWords, formulaWords, FIGURE_WORDS as LABELS } from "../sources.js";
 import { productName } from "../words.js";
+import { priceSplit } from "../charts.js";
 
 export const name = "offer";
 export const label = "Offer";
@@ -40,6 +41,9 @@ function offerView(offer, productTitle) {
     h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
       h("p", { class: "stat-label" }, LABELS[key]),
       h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
+    h("section", { class: "panel", "aria-labelledby": "split-title" },
+      h("h2", { id: "split-title" }, "Where the price goes"),
+      priceSplit(offer)),
     h("section", { class: "panel", "aria-labelledby": "figures-title" },
       h("h2", { id: "figures-title" }, "Every figure and where it comes from"),
       scrollingTable("Offer figures", h("table", {},

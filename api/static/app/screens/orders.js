@@ -4,15 +4,18 @@ import { h, fill, title, when, moneyMinor, linkButton, button, busy, scrollingTa
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { stateTag } from "../checkout.js";
+import { ORDERS_FOR_REVENUE, WINDOW_DAYS, funnel, revenueChart } from "../charts.js";
 
 export const name = "orders";
 export const label = "Orders";
+
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
   fill(ctx.main, title("Orders", "What customers bought in your store and what the payment provider confirmed "
     + "they paid."), body);
-  const [revenue, tracking] = await Promise.all([get("/api/revenue"), get("/api/tracking")]);
+  const [revenue, tracking, visitors] = await Promise.all([get("/api/revenue"), get(ORDERS_FOR_REVENUE),
+    get(`/api/editor/metrics?days=${WINDOW_DAYS}`)]);
   if (!ctx.alive()) return;
   const refresh = button("Refresh", (event) => busy(event.currentTarget, () => ctx.rerender()),
     { kind: "secondary", "data-action": "refresh" });
@@ -21,7 +24,12 @@ export async function render(ctx) {
   fill(body,
     h("section", { class: "panel", "aria-labelledby": "revenue-title" },
       h("h2", { id: "revenue-title" }, "Confirmed revenue"),
-      saidRevenue ? refusal(saidRevenue, { retry: () => ctx.rerender() }, revenue.http) : revenueView(revenue.data.stores || [])),
+      saidRevenue ? refusal(saidRevenue, { retry: () => ctx.rerender() }, revenue.http) : revenueView(revenue.data.stores || []),
+      saidRevenue || saidOrders ? null : revenueChart(tracking.data.orders, WINDOW_DAYS)),
+    // The funnel shows once there is a store to visit; before that the answer says why not, and the Store screen says it better.
+    visitors.data && visitors.data.status === "ok" ? h("section", { class: "panel", "aria-labelledby": "funnel-title" },
+      h("h2", { id: "funnel-title" }, `Your store's visitors in the last ${visitors.data.days} days`),
+      funnel(visitors.data)) : null,
     h("section", { class: "panel", "aria-labelledby": "orders-title" },
       h("h2", { id: "orders-title" }, "Orders"),
       saidOrders ? refusal(saidOrders, { retry: () => ctx.rerender() }, tracking.http) : ordersView(tracking.data.orders || [])),

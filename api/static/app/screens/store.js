@@ -5,6 +5,8 @@ import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
 import { STORE_STATES, stateWord, productName } from "../words.js";
+import { ORDERS_FOR_REVENUE, WINDOW_DAYS, funnel, revenueChart } from "../charts.js";
+import { storeThumbnail } from "../thumbnail.js";
 
 export const name = "store";
 export const label = "Store";
@@ -45,7 +47,7 @@ function publicAddress(ctx, path) {
     h("label", { for: "public-address" }, "Your store's address, to share"),
     h("div", { class: "inline-form" }, box, button("Copy", copy, { kind: "secondary", "data-action": "copy-address" })));
 }
-const METRIC_DAYS = 14;
+const METRIC_DAYS = WINDOW_DAYS;
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
@@ -99,6 +101,7 @@ export async function render(ctx) {
     const figure = (label, key) => [h("dt", {}, label), h("dd", { dataset: { metric: key } }, String(m[key]))];
     return h("section", { class: "panel", "aria-labelledby": "metrics-title", dataset: { metrics: "ready" } },
       h("h2", { id: "metrics-title" }, `Visitors in the last ${m.days} days`),
+      funnel(m),
       h("dl", { class: "pairs" },
         figure("Visitors (sessions)", "sessions"),
         figure("Added to cart", "cart"),
@@ -109,6 +112,21 @@ export async function render(ctx) {
         + "on sales."),
       h("p", { class: "hint" }, "Each visitor counts once per step, however often they come back. Your own preview "
         + "never counts."));
+  }
+
+  // What the store looks like (drawn from its newest version) and, once it is live, its sales per day.
+  async function pictures(published) {
+    const [draft, tracking] = await Promise.all([get("/api/editor/draft"),
+      published ? get(ORDERS_FOR_REVENUE) : null]);
+    const doc = draft.data && draft.data.status === "ok" ? draft.data.document : null;
+    return [
+      doc ? h("section", { class: "panel", "aria-labelledby": "thumb-title" },
+        h("h2", { id: "thumb-title" }, "What your store looks like"),
+        storeThumbnail(doc, { version: draft.data.number })) : null,
+      tracking && tracking.data && tracking.data.status === "ok" ? h("section", { class: "panel", "aria-labelledby": "sales-title" },
+        h("h2", { id: "sales-title" }, `Sales in the last ${WINDOW_DAYS} days`),
+        revenueChart(tracking.data.orders, WINDOW_DAYS)) : null,
+    ];
   }
 
   async function show(result) {
@@ -127,8 +145,8 @@ export async function render(ctx) {
       return;
     }
     const published = data.status === "published";
-    const metrics = published ? await visitors(data.product_id) : null;
-    const productTitle = await productName(data.product_id);
+    const [metrics, drawn, productTitle] = await Promise.all([published ? visitors(data.product_id) : null,
+      data.version ? pictures(published) : [], productName(data.product_id)]);
     if (!ctx.alive()) return;
     fill(body,
       data.status === "failed" ? refusal(data, {}, 200) : null,
@@ -152,6 +170,7 @@ export async function render(ctx) {
         h("summary", {}, `${data.unbacked.length} sentence${data.unbacked.length === 1 ? " was" : "s were"} left out: `
           + "your product's record cannot back them"),
         h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${UNBACKED[u.why] || "not in the record"})`)))) : null,
+      drawn,
       metrics,
       h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
         + "against your product's record; the store is regenerated first when something no longer holds."),

@@ -1,0 +1,239 @@
+// Pictures of the figures the API serves, drawn as SVG in the page: a trend line per evidence
+// series, the price split into what it pays for, revenue per day and the store's funnel.
+// Built like dom.js builds HTML: elements made one by one, text only through textContent, so
+// nothing the server or a catalog wrote becomes markup. No library: four small drawings did
+// not need one, and this way nothing is fetched from another host or built.
+//
+// Each picture is an <svg role="img"> whose <title> and aria-label state its numbers, with
+// the same figures as text beside it (a legend, a list or a table), so a screen reader and a
+// founder who would rather read lose nothing. The content security policy forbids style
+// attributes: sizes are SVG attributes and colours are classes of charts.css.
+import { h, moneyMinor, money } from "./dom.js";
+
+const NS = "http://www.w3.org/2000/svg";
+// The days the pictures of sales and visits cover (Orders and Store).
+export const WINDOW_DAYS = 14;
+// Revenue per day is summed from the orders GET /api/tracking lists: as many as it lists.
+export const ORDERS_FOR_REVENUE = "/api/tracking?limit=200";
+
+/** An SVG element: s("rect", {x: 0, width: 10}, children...). */
+export function s(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+/** The picture's root: role img, its words as <title> and aria-label. */
+export function picture(words, { width, height, kind, stretch = false }, ...children) {
+  return s("svg", {
+    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": words, class: `chart chart-${kind}`,
+    focusable: "false", "data-chart": kind,
+    // Bars and lines may stretch to the width they are given; a thumbnail keeps its shape.
+    preserveAspectRatio: stretch ? "none" : "xMidYMid meet",
+  }, s("title", {}, words), ...children);
+}
+
+const NUMBER = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+export const number = (value) => NUMBER.format(value);
+
+/** "Nov 12, 2026" for "2026-11-12": a calendar day, the same wherever the founder is. */
+export function day(iso) {
+  const date = new Date(`${String(iso).slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return String(iso);
+  return date.toLocaleDateString(undefined, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" });
+}
+
+// --- Trend lines (the cards' and the dashboard's dated evidence) ----------------------------
+
+const SPARK_W = 120;
+const SPARK_H = 30;
+const PAD = 4;
+
+/** The words of one series: what it is, how many readings, first and newest. */
+export function trendWords(trend) {
+  const points = trend.points || [];
+  const what = `${trend.label} (${trend.source}${trend.lower_is_better ? ", lower is better" : ""})`;
+  if (!points.length) return `${what}: no readings`;
+  const last = points[points.length - 1];
+  if (points.length === 1) return `${what}: one reading, ${number(last.value)} on ${day(last.date)}`;
+  const first = points[0];
+  return `${what}: ${points.length} readings, from ${number(first.value)} on ${day(first.date)} `
+    + `to ${number(last.value)} on ${day(last.date)}`;
+}
+
+/** One series as a small line; better is up (a rank is drawn upside down). */
+export function sparkline(trend) {
+  const points = trend.points || [];
+  const values = points.map((p) => p.value);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const x = (i) => (points.length === 1 ? SPARK_W / 2 : PAD + (i * (SPARK_W - 2 * PAD)) / (points.length - 1));
+  const y = (v) => {
+    const share = high === low ? 0.5 : (v - low) / (high - low);
+    const up = trend.lower_is_better ? 1 - share : share;
+    return SPARK_H - PAD - up * (SPARK_H - 2 * PAD);
+  };
+  const at = points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`);
+  const newest = at[at.length - 1];
+  return picture(trendWords(trend), { width: SPARK_W, height: SPARK_H, kind: "spark", stretch: true },
+    points.length > 1 ? s("polyline", { points: at.join(" "), class: "spark-line", "vector-effect": "non-scaling-stroke" }) : null,
+    // A zero-length line with round caps: a dot that stays round when the picture stretches.
+    newest ? s("line", { x1: newest.split(",")[0], y1: newest.split(",")[1], x2: newest.split(",")[0],
+      y2: newest.split(",")[1], class: "spark-dot", "vector-effect": "non-scaling-stroke" }) : null);
+}
+
+/** Every series of a product: its label, its line, its newest reading; each reading as text. */
+export function trendList(trends, { title } = {}) {
+  if (!(trends || []).length) return null;
+  return h("div", { class: "trends", dataset: { trends: String(trends.length) } },
+    title ? h("p", { class: "trends-title" }, title) : null,
+    h("ul", { class: "trend-list" }, trends.map((trend) => {
+      const points = trend.points || [];
+      const last = points[points.length - 1];
+      return h("li", { class: "trend", dataset: { metric: trend.metric, source: trend.source } },
+        h("span", { class: "trend-label" }, trend.label),
+        sparkline(trend),
+        h("span", { class: "trend-value" }, last ? number(last.value) : "—"),
+        h("span", { class: "visually-hidden" }, `Readings of ${trend.label} from ${trend.source}: `
+          + points.map((p) => `${number(p.value)} on ${day(p.date)}`).join("; ")));
+    })));
+}
+
+// --- The price split (the offer) -------------------------------------------------------------
+
+const SPLIT_PARTS = [["cost", "Cost"], ["shipping", "Shipping"], ["fees", "Fees"], ["unit_margin", "Margin"]];
+
+/** The words of the split: "Price $29.99: cost $10.00, shipping $4.99, fees $1.17, margin $13.83". */
+export function splitWords(offer) {
+  const parts = SPLIT_PARTS.map(([key, label]) => `${label.toLowerCase()} ${money(offer[key], offer.currency)}`);
+  const loss = offer.unit_margin < 0 ? " (each sale loses money)" : "";
+  return `Price ${money(offer.price, offer.currency)}: ${parts.join(", ")}${loss}`;
+}
+
+/** One bar, the price, cut into cost, shipping, fees and margin, with a legend of the figures. */
+export function priceSplit(offer) {
+  const width = 300;
+  const height = 28;
+  // A loss: the bar is what a sale costs, longer than the price, and the price is marked on it.
+  const spent = offer.cost + offer.shipping + offer.fees;
+  const whole = Math.max(offer.price, spent) || 1;
+  let at = 0;
+  const segments = SPLIT_PARTS.filter(([key]) => offer[key] > 0).map(([key]) => {
+    const w = (offer[key] / whole) * width;
+    const rect = s("rect", { x: at.toFixed(2), y: 0, width: w.toFixed(2), height, class: `part part-${key}` });
+    at += w;
+    return rect;
+  });
+  const marker = offer.price < spent
+    ? s("line", { x1: (offer.price / whole) * width, x2: (offer.price / whole) * width, y1: 0, y2: height,
+      class: "price-mark", "vector-effect": "non-scaling-stroke" })
+    : null;
+  const share = (value) => (offer.price ? ` (${Math.round((value / offer.price) * 100)}%)` : "");
+  return h("figure", { class: "chart-figure", dataset: { picture: "price-split" } },
+    picture(splitWords(offer), { width, height, kind: "split", stretch: true }, segments, marker),
+    h("figcaption", {},
+      h("ul", { class: "chart-legend" }, SPLIT_PARTS.map(([key, label]) => h("li", { dataset: { part: key } },
+        h("span", { class: `swatch part-${key}`, "aria-hidden": "true" }),
+        `${label} ${money(offer[key], offer.currency)}${share(offer[key])}`)))));
+}
+
+// --- Revenue per day (orders) -----------------------------------------------------------------
+
+/** The founder's local calendar day of a timestamp, as YYYY-MM-DD. */
+function localDay(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** Paid orders summed per currency and local day over the last `days` days, today last. */
+export function revenueDays(orders, days, today = new Date()) {
+  const dates = [];
+  for (let n = days - 1; n >= 0; n -= 1) {
+    dates.push(localDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - n)));
+  }
+  const byCurrency = new Map();
+  for (const order of orders || []) {
+    if (order.state !== "paid" || !order.paid_at) continue;
+    const key = localDay(new Date(order.paid_at));
+    if (!dates.includes(key)) continue;
+    if (!byCurrency.has(order.currency)) byCurrency.set(order.currency, new Map(dates.map((d) => [d, 0])));
+    const sums = byCurrency.get(order.currency);
+    sums.set(key, sums.get(key) + order.amount_minor);
+  }
+  return [...byCurrency].map(([currency, sums]) => ({ currency, days: [...sums].map(([date, minor]) => ({ date, minor })) }));
+}
+
+export function revenueWords(series, days) {
+  const total = series.days.reduce((sum, d) => sum + d.minor, 0);
+  const paid = series.days.filter((d) => d.minor > 0)
+    .map((d) => `${day(d.date)} ${moneyMinor(d.minor, series.currency)}`);
+  return `Revenue per day over the last ${days} days (${series.currency}): ${moneyMinor(total, series.currency)} in all; `
+    + (paid.length ? paid.join(", ") : "no paid order");
+}
+
+/** A bar per day for each currency the founder was paid in; a table of the paid days beside it. */
+export function revenueChart(orders, days) {
+  const all = revenueDays(orders, days);
+  if (!all.length) {
+    return h("p", { class: "empty", dataset: { picture: "revenue-days" } },
+      `No paid order in the last ${days} days, so there is nothing to draw yet.`);
+  }
+  return all.map((series) => {
+    const width = 280;
+    const height = 100;
+    const top = Math.max(...series.days.map((d) => d.minor)) || 1;
+    const slot = width / series.days.length;
+    const bars = series.days.map((d, i) => s("rect", {
+      x: (i * slot + slot * 0.15).toFixed(2), width: (slot * 0.7).toFixed(2),
+      y: (height - (d.minor / top) * height).toFixed(2), height: ((d.minor / top) * height).toFixed(2),
+      class: d.minor ? "bar" : "bar bar-zero",
+    }));
+    const paid = series.days.filter((d) => d.minor > 0);
+    return h("figure", { class: "chart-figure", dataset: { picture: "revenue-days", currency: series.currency } },
+      h("p", { class: "chart-scale", "aria-hidden": "true" }, `Highest day ${moneyMinor(top, series.currency)}`),
+      picture(revenueWords(series, days), { width, height, kind: "bars", stretch: true },
+        s("line", { x1: 0, x2: width, y1: height, y2: height, class: "axis", "vector-effect": "non-scaling-stroke" }), bars),
+      h("p", { class: "chart-axis", "aria-hidden": "true" },
+        h("span", {}, day(series.days[0].date)), h("span", {}, "Today")),
+      h("details", { class: "chart-table" },
+        h("summary", {}, "The days with sales"),
+        h("table", {},
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Day"), h("th", { scope: "col" }, "Revenue"))),
+          h("tbody", {}, paid.map((d) => h("tr", {}, h("th", { scope: "row" }, day(d.date)),
+            h("td", { class: "num" }, moneyMinor(d.minor, series.currency))))))));
+  });
+}
+
+// --- The store's funnel (Store and Orders) --------------------------------------------------
+
+const STEPS = [["sessions", "Visits"], ["cart", "Added to cart"], ["checkout", "Started checkout"],
+  ["paid", "Paid (unverified)"]];
+
+export function funnelWords(metrics) {
+  return `Your store's visitors over the last ${metrics.days} days: `
+    + STEPS.map(([key, label]) => `${metrics[key]} ${label.toLowerCase()}`).join(", ");
+}
+
+/** Four bars, each step's visitors against the visits, with the count and share beside each. */
+export function funnel(metrics) {
+  const row = 26;
+  const width = 200;
+  const most = Math.max(metrics.sessions, metrics.cart, metrics.checkout, metrics.paid) || 1;
+  const bars = STEPS.map(([key], i) => {
+    const w = Math.max((metrics[key] / most) * width, metrics[key] ? 2 : 0);
+    return s("rect", { x: ((width - w) / 2).toFixed(2), y: i * row + 3, width: w.toFixed(2), height: row - 6,
+      class: `step step-${key}` });
+  });
+  const share = (key) => (key !== "sessions" && metrics.sessions ? ` (${Math.round((metrics[key] / metrics.sessions) * 100)}%)` : "");
+  return h("figure", { class: "chart-figure funnel", dataset: { picture: "funnel" } },
+    picture(funnelWords(metrics), { width, height: row * STEPS.length, kind: "funnel", stretch: true }, bars),
+    h("figcaption", {}, h("ol", { class: "funnel-steps" }, STEPS.map(([key, label]) => h("li", { dataset: { step: key } },
+      h("span", {}, label), " ", h("strong", {}, String(metrics[key])), share(key))))));
+}
