@@ -76,6 +76,10 @@ DECISIONS: list[str] = [
     "below zero. POST /api/share answers {status: share_recorded, shared: true, url: BASE_URL/r/<code>, "
     "allowance, claims_made, finds_remaining, explanation, observed}; the code is the session's (its account's "
     "once bound) referral code, to which a friend's later sign-up is credited.",
+    "GET /api/claims answers {status: ok, allowance, claims_made, finds_remaining, claimed: [the session's claimed "
+    "products as cards (yours, claimed: true), newest first]}: what a claim would spend, read before one, and the "
+    "founder's claims whatever the feed shows (after a share the feed serves a new hold, not the claim). Not "
+    "metered, and nothing is recorded as seen.",
     "Watches: POST /api/notify_me {email, product_id} records a watch (200 {status: watching, product_id, email, "
     "since, because: held|claimed}) on a product held or claimed by someone else; otherwise 200 "
     "{status: refused, reason: nothing_to_watch} (free now, yours, or no such product); 400 `invalid_email`. "
@@ -165,6 +169,14 @@ class ShareAnswer(Schema):
     finds_remaining = fields.Integer(required=True)
     explanation = fields.String(required=True)
     observed = fields.String(required=True)
+
+
+class ClaimsAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    allowance = fields.Integer(required=True)
+    claims_made = fields.Integer(required=True)
+    finds_remaining = fields.Integer(required=True)
+    claimed = fields.List(fields.Nested(CardSchema), required=True)
 
 
 class NotifyBody(Schema):
@@ -291,6 +303,14 @@ def pass_or_claim(body):
 def share():
     """Records a use of the share control, lifts the claim allowance by one and returns the coded referral link."""
     return discovery.share(session=current_session())
+
+
+@bp.get("/api/claims")
+@bp.declare(changes_state=False)
+@bp.response(200, ClaimsAnswer)
+def claims():
+    """Answers the claim allowance (what a claim would spend) and the products this session claimed."""
+    return discovery.claims(session=current_session())
 
 
 @bp.post("/api/notify_me")

@@ -461,6 +461,25 @@ def test_share_records_lifts_the_allowance_and_returns_the_coded_link(client):
     assert claim(client).get_json()["claims_made"] == 2
 
 
+def test_claims_says_what_a_claim_spends_and_keeps_the_claims_in_view_after_a_share(client, founder):
+    catalog(14)
+    before = client.get("/api/claims").get_json()
+    assert before == {"status": "ok", "allowance": 1, "claims_made": 0, "finds_remaining": 1, "claimed": []}
+    first = find(client).get_json()["product_id"]
+    claim(client)
+    client.post("/api/share")
+    # After the share the feed holds a new card, not the claim: the claims still name it.
+    assert first not in [c["product_id"] for c in client.get("/api/feed").get_json()]
+    second = find(client).get_json()["product_id"]
+    claim(client)
+    body = client.get("/api/claims").get_json()
+    assert (body["allowance"], body["claims_made"], body["finds_remaining"]) == (2, 2, 0)
+    assert [c["product_id"] for c in body["claimed"]] == [second, first]
+    assert set(body["claimed"][0]) == CARD_FIELDS | {"claimed"} and body["claimed"][0]["claimed"] is True
+    # Another founder's claims are not theirs.
+    assert founder().get("/api/claims").get_json()["claimed"] == []
+
+
 def test_each_share_lifts_the_allowance_by_one_up_to_five(client):
     allowances = [client.post("/api/share").get_json()["allowance"] for _ in range(6)]
     assert allowances == [2, 3, 4, 5, 5, 5]

@@ -16,7 +16,14 @@ Who a row belongs to is `services.ownership.Owner`. Every race is decided by the
 counter): see `holds` and `allowance`.
 """
 from services.discovery import adoption  # noqa: F401  (registers the adopter)
-from services.discovery.allowance import BASE_ALLOWANCE, MAX_SHARE_LIFTS, Allowance, allowance_of, share
+from services.discovery.allowance import (
+                                      BASE_ALLOWANCE,
+                                      MAX_SHARE_LIFTS,
+                                      Allowance,
+                                      allowance_of,
+                                      claims,
+                                      share,
+)
 from services.discovery.cards import card
 from services.discovery.holds import (
                                       FEED_SIZE,
@@ -57,7 +64,7 @@ from services.discovery.runs import (
 )
 
 __all__ = [
-    "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "share",
+    "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "claims", "share",
     "card",
     "FEED_SIZE", "HOLD_MINUTES", "METER_BUCKET", "PASSED", "SELECTED", "claim", "feed", "find", "pass_on", "select",
     "CLAIMED", "HELD", "Resolved", "resolve",

@@ -14,8 +14,9 @@ from datetime import datetime
 from config import get_settings
 from models.clock import utcnow
 from models.db import transaction
-from models.discovery import ClaimAllowance, ShareAction
+from models.discovery import Claim, ClaimAllowance, ShareAction
 from models.session import Session
+from services.discovery.cards import card, product_rows
 from services.ownership import Owner, owner_of
 from services.referrals import code_for
 
@@ -41,6 +42,20 @@ def allowance_of(owner: Owner) -> Allowance:
     if row is None:
         return Allowance(BASE_ALLOWANCE, 0)
     return Allowance(BASE_ALLOWANCE + row.lifts, row.claims_made)
+
+
+def claims(*, session: Session) -> dict:
+    """Answers the session's claim allowance and the products it claimed, newest first.
+
+    Read before a claim (the app says what a claim spends) and whatever the feed shows (a
+    founder's claims stay in view after a share lifts the allowance and the feed holds a
+    new card): a read of the founder's own rows, so neither metered nor recorded as seen."""
+    owner = owner_of(session)
+    ids = [row.product_id for row in Claim.select(Claim.product).where(owner.owns(Claim))
+           .order_by(Claim.created_at.desc(), Claim.id.desc())]
+    rows = product_rows(ids)
+    return {"status": "ok", **allowance_of(owner).fields(),
+            "claimed": [card(*rows[pid], yours=True, claimed=True) for pid in ids if pid in rows]}
 
 
 def ensure_allowance_row(key: str, now: datetime) -> None:

@@ -32,10 +32,20 @@ def screen(app, route: str, name: str):
     return app.page
 
 
+CLAIM = re.compile(r"^Claim it")  # "Claim it: uses your 1 claim", and so on
+
+
+def claim_from(card) -> None:
+    """Claims the product of a card (a locator): its claim button, then yes to the question
+    the card asks before a claim spends the allowance."""
+    card.get_by_role("button", name=CLAIM).click()
+    card.locator("[data-confirm=claim]").get_by_role("button", name="Yes, claim it").click()
+
+
 def claim_own_card(app):
     """Claims the card the feed holds for the founder; answers the Find screen."""
     page = screen(app, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     return page
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.steps import catalog, screen, sign_in_by_link
+from tests.browser.steps import CLAIM, catalog, claim_from, screen, sign_in_by_link
 
 FEED_SCREEN = "main[data-screen=find][data-state=ready]"
 
@@ -31,7 +31,7 @@ def test_a_new_founder_claims_reads_the_offer_and_verdict_signs_in_and_finds_it_
     assert re.search(r"Held for you: \d+:\d\d left", yours.inner_text())
     first.shot("feed")
 
-    yours.get_by_role("button", name="Claim it").click()
+    claim_from(yours)
     page.get_by_text("Claimed", exact=True).wait_for()
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     first.shot("claimed")
@@ -99,7 +99,7 @@ def test_another_founder_never_sees_the_claimed_product(open_app, run_jobs):
     owner = open_app("desktop")
     page = screen(owner, "/#/app/find", "find")
     claimed_id = page.locator("article.card-yours").get_attribute("data-product-id")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
 
     other = open_app("phone")
@@ -125,11 +125,11 @@ def test_a_card_claimed_meanwhile_is_explained_and_can_be_watched(open_app):
 
     quick = open_app("desktop")
     quick_page = screen(quick, "/#/app/find", "find")
-    quick_page.locator(f"article.card[data-product-id='{wanted_id}']").get_by_role("button", name="Claim").click()
+    claim_from(quick_page.locator(f"article.card[data-product-id='{wanted_id}']"))
     quick_page.get_by_text("Claimed", exact=True).wait_for()
 
     slow.allow_console(r"status of 409 .* at .*/api/pass")
-    wanted.get_by_role("button", name="Claim").click()
+    claim_from(wanted)
     notice = wanted.locator("[data-reason=claimed_by_another_founder]")
     notice.wait_for()
     assert "another founder" in notice.inner_text().lower()
@@ -222,13 +222,22 @@ def test_the_keyboard_alone_claims_a_product(open_app):
     catalog(3)
     app = open_app("desktop")
     page = screen(app, "/#/app/find", "find")
-    claim = page.locator("article.card-yours").get_by_role("button", name="Claim it")
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if claim.evaluate("button => button === document.activeElement"):
-            break
-    else:
-        raise AssertionError("Tab never reached the claim button")
+    yours = page.locator("article.card-yours")
+
+    def tab_to(control, what):
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if control.evaluate("button => button === document.activeElement"):
+                return
+        raise AssertionError(f"Tab never reached {what}")
+
+    tab_to(yours.get_by_role("button", name=CLAIM), "the claim button")
+    page.keyboard.press("Enter")
+    # The question takes the focus, so a second Enter does not answer it; Tab reaches the yes.
+    assert page.evaluate("document.activeElement.textContent").startswith("Claim ")
+    page.keyboard.press("Enter")
+    assert yours.get_by_text("Claimed by you").count() == 0
+    tab_to(yours.get_by_role("button", name="Yes, claim it"), "the yes of the question")
     page.keyboard.press("Enter")
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
 
@@ -238,7 +247,7 @@ def test_every_screen_renders_for_a_signed_in_founder_on_a_phone(open_app, run_j
     app = open_app("phone")
     sign_in_by_link(app, "everywhere@example.com", new=True)
     page = screen(app, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     run_jobs()
 

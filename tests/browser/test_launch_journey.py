@@ -4,7 +4,7 @@ waits on (the store published, payments ready), publishes (checkout opens with i
 and retires the product; another founder on a phone sees only their own draft."""
 from __future__ import annotations
 
-from tests.browser.steps import catalog, screen
+from tests.browser.steps import catalog, claim_from, screen
 
 REFUSED_LAUNCH = r"status of 409 .* at .*/api/product-launch"
 
@@ -17,7 +17,7 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     catalog(3)
     founder = open_app("desktop").allow_console(REFUSED_LAUNCH)
     page = screen(founder, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     run_jobs()  # the claim's research: the offer is researched
 
@@ -78,7 +78,7 @@ def test_a_founder_gets_ready_is_told_what_launching_waits_on_and_retires(open_a
     other = open_app("phone")
     page = screen(other, "/#/app/find", "find")
     other_id = page.locator("article.card-yours").get_attribute("data-product-id")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
     page = screen(other, "/#/app/launch", "launch")
     page.locator("[data-launch-state=draft]").wait_for()

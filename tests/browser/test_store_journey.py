@@ -2,14 +2,14 @@
 stages, previews it, publishes it; visitors open the public store on a phone and a desktop."""
 from __future__ import annotations
 
-from tests.browser.steps import catalog, screen
+from tests.browser.steps import catalog, claim_from, screen
 
 
 def test_a_founder_builds_previews_and_publishes_the_store_and_visitors_open_it(open_app, run_jobs):
     catalog(3)
     founder = open_app("desktop")
     page = screen(founder, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
 
     page = screen(founder, "/#/app/store", "store")

@@ -13,7 +13,7 @@ import json
 
 from models.funnel import FunnelEvent
 from models.store import Store, StoreVersion
-from tests.browser.steps import catalog, screen
+from tests.browser.steps import catalog, claim_from, screen
 
 
 def _track_event(response, event: str) -> bool:
@@ -33,7 +33,7 @@ def test_visitors_of_the_public_store_show_on_the_founders_store_screen(open_app
     catalog(3)
     founder = open_app("desktop")
     page = screen(founder, "/#/app/find", "find")
-    page.locator("article.card-yours").get_by_role("button", name="Claim it").click()
+    claim_from(page.locator("article.card-yours"))
     page.locator("article.card-yours").get_by_text("Claimed by you").wait_for()
 
     page = screen(founder, "/#/app/store", "store")

@@ -22,7 +22,8 @@ export function productCard(card, { actions = [], ctx, headingLevel = "h3" } = {
       h("dl", { class: "figures" },
         figure("Price", money(card.price, card.currency)),
         figure("Cost", money(card.cost, card.currency)),
-        figure("Margin", `${money(card.margin, card.currency)} (${percent(card.margin_pct)})`),
+        // Price less cost only: the offer's margin also pays shipping and fees, so it is lower.
+        figure("Margin before shipping and fees", `${money(card.margin, card.currency)} (${percent(card.margin_pct)})`),
         figure("Evidence", evidenceText(card))),
       trendList(card.trends, { title: "Evidence over time" }),
       slot,

@@ -76,6 +76,9 @@ export function moneyMinor(minor, currency) {
   }
 }
 
+/** "1 claim", "3 claims". */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 export function percent(value) {
   return value === null || value === undefined ? "—" : `${Number(value).toFixed(value % 1 ? 2 : 0)}%`;
 }
@@ -120,7 +123,15 @@ export async function busy(control, action) {
   }
 }
 
-/** A table in a region that scrolls sideways on narrow screens, reachable by keyboard. */
+/** A table in a region reachable by keyboard. On a phone each row reads as a card whose lines
+ * are labelled by their column's header (app.css), so every cell gets its header's words as
+ * data-label here; a header hidden from sight (a Buy or Connect column) labels nothing. */
 export function scrollingTable(label, table) {
+  const heads = [...table.querySelectorAll("thead th")].map((th) => (th.querySelector(".visually-hidden") ? "" : th.textContent.trim()));
+  for (const row of table.querySelectorAll("tbody tr")) {
+    [...row.children].forEach((cell, index) => {
+      if (heads[index] && cell.tagName === "TD" && !cell.dataset.label) cell.dataset.label = heads[index];
+    });
+  }
   return h("div", { class: "table-wrap", role: "region", "aria-label": label, tabindex: "0" }, table);
 }

@@ -4,28 +4,37 @@
 import { h, fill } from "./dom.js";
 import { get, post } from "./api.js";
 // Route -> screen module, loaded when first opened (the first load fetches only its own
-// screen). `nav` names the entries of the main navigation, in order.
+// screen).
 const ROUTES = {
-  "/app/home": { load: () => import("./screens/home.js"), nav: "Home" },
-  "/app/find": { load: () => import("./screens/find.js"), nav: "Find" },
-  "/app/offer": { load: () => import("./screens/offer.js"), nav: "Offer" },
-  "/app/dashboard": { load: () => import("./screens/dashboard.js"), nav: "Dashboard" },
-  "/app/store": { load: () => import("./screens/store.js"), nav: "Store" },
-  "/app/edit": { load: () => import("./screens/edit.js"), nav: "Edit" },
-  "/app/product": { load: () => import("./screens/product.js"), nav: "Product" },
-  "/app/launch": { load: () => import("./screens/launch.js"), nav: "Launch" },
-  "/app/orders": { load: () => import("./screens/orders.js"), nav: "Orders" },
-  "/app/suppliers": { load: () => import("./screens/suppliers.js"), nav: "Suppliers" },
-  "/app/domains": { load: () => import("./screens/domains.js"), nav: "Domains" },
-  "/app/research": { load: () => import("./screens/research.js"), nav: "Research" },
-  "/app/insights": { load: () => import("./screens/insights.js"), nav: "Insights" },
-  "/app/workspace": { load: () => import("./screens/workspace.js"), nav: "Workspace" },
-  "/app/learn": { load: () => import("./screens/learn.js"), nav: "Learn" },
-  "/app/meter": { load: () => import("./screens/meter.js"), nav: "Meter" },
+  "/app/home": { load: () => import("./screens/home.js") },
+  "/app/find": { load: () => import("./screens/find.js") },
+  "/app/offer": { load: () => import("./screens/offer.js") },
+  "/app/dashboard": { load: () => import("./screens/dashboard.js") },
+  "/app/store": { load: () => import("./screens/store.js") },
+  "/app/edit": { load: () => import("./screens/edit.js") },
+  "/app/product": { load: () => import("./screens/product.js") },
+  "/app/launch": { load: () => import("./screens/launch.js") },
+  "/app/orders": { load: () => import("./screens/orders.js") },
+  "/app/suppliers": { load: () => import("./screens/suppliers.js") },
+  "/app/domains": { load: () => import("./screens/domains.js") },
+  "/app/research": { load: () => import("./screens/research.js") },
+  "/app/insights": { load: () => import("./screens/insights.js") },
+  "/app/workspace": { load: () => import("./screens/workspace.js") },
+  "/app/learn": { load: () => import("./screens/learn.js") },
+  "/app/meter": { load: () => import("./screens/meter.js") },
   "/app/account": { load: () => import("./screens/account.js") },
   "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },
   login: { load: () => import("./screens/login.js") },
 };
+// The main navigation, in order: [label, path]. "Your products" is the Find screen's view of
+// what the founder claimed, so a claim stays one tap away whatever the feed shows.
+const NAV = [
+  ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
+  ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
+  ["Launch", "/app/launch"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"],
+  ["Research", "/app/research"], ["Insights", "/app/insights"], ["Workspace", "/app/workspace"],
+  ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Account", "/app/account"],
+];
 const MISSING = { load: () => import("./screens/missing.js") };
 // What shows when a screen's module cannot be fetched (the network dropped, say).
 const UNLOADABLE = {
@@ -39,26 +48,52 @@ const UNLOADABLE = {
 const state = { account: null, lastLimit: null };
 let renderToken = 0;
 
-/** Splits "#/app/learn/ads?x=1" into the route key, extra path parts and the query. */
+/** Splits "#/app/learn/ads?x=1" into the route key, the whole path, extra path parts and the query. */
 function parseHash() {
   const raw = decodeURIComponent(location.hash.replace(/^#/, "")) || "/app/home";
   const [path, query = ""] = raw.split("?");
   const params = new URLSearchParams(query);
-  if (path === "login") return { key: "login", rest: [], params };
+  if (path === "login") return { key: "login", path, rest: [], params };
   const parts = path.split("/").filter(Boolean);
   const key = `/${parts.slice(0, 2).join("/")}`;
-  return { key, rest: parts.slice(2), params };
+  return { key, path: `/${parts.join("/")}`, rest: parts.slice(2), params };
 }
 
-function buildNav(activeKey) {
+/** The navigation: a list on the desktop; on a phone a menu behind a disclosure button (the
+ * stylesheet hides the list while the button says it is collapsed). Built once, so focus
+ * stays on the button while it opens and closes. */
+function buildNav() {
   const nav = document.getElementById("nav");
-  const list = h("ul", {});
-  for (const [key, route] of Object.entries(ROUTES)) {
-    if (!route.nav) continue;
-    const current = key === activeKey ? "page" : undefined;
-    list.append(h("li", {}, h("a", { href: `#${key}`, "aria-current": current }, route.nav)));
+  const list = h("ul", { id: "nav-list" }, NAV.map(([label, path]) => h("li", {},
+    h("a", { href: `#${path}`, dataset: { path } }, label))));
+  const toggle = h("button", { type: "button", class: "nav-toggle", "aria-expanded": "false", "aria-controls": "nav-list" },
+    h("span", { class: "nav-toggle-bars", "aria-hidden": "true" }), "Menu");
+  const setOpen = (open) => toggle.setAttribute("aria-expanded", String(open));
+  toggle.addEventListener("click", () => setOpen(toggle.getAttribute("aria-expanded") !== "true"));
+  // Choosing an entry closes the menu, the current one too (its hash does not change).
+  list.addEventListener("click", (event) => { if (event.target.closest("a")) setOpen(false); });
+  nav.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || toggle.getAttribute("aria-expanded") !== "true") return;
+    setOpen(false);
+    toggle.focus();
+  });
+  document.addEventListener("click", (event) => { if (!nav.contains(event.target)) setOpen(false); });
+  fill(nav, toggle, list);
+  return setOpen;
+}
+const setNavOpen = buildNav();
+
+/** Marks the entry of the screen shown: the longest path the route starts with (Learn for a
+ * lesson, Your products rather than Find for the claimed view). */
+function markNav(path) {
+  let best = null;
+  for (const link of document.querySelectorAll("#nav-list a")) {
+    const own = link.dataset.path;
+    link.removeAttribute("aria-current");
+    if ((path === own || path.startsWith(`${own}/`)) && (!best || own.length > best.dataset.path.length)) best = link;
   }
-  fill(nav, list);
+  if (best) best.setAttribute("aria-current", "page");
+  setNavOpen(false);
 }
 
 async function refreshWho() {
@@ -97,10 +132,10 @@ function tellPresence(screenName) {
 
 async function render() {
   const token = ++renderToken;
-  const { key, rest, params } = parseHash();
+  const { key, path, rest, params } = parseHash();
   const route = ROUTES[key] || MISSING;
   const main = document.getElementById("main");
-  buildNav(key);
+  markNav(path);
   document.getElementById("toast").classList.remove("shown"); // a toast speaks of the screen it was raised on
   const screen = await route.load().catch(() => UNLOADABLE);
   if (token !== renderToken) return;

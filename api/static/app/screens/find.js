@@ -1,6 +1,9 @@
-// Find: the feed as cards. Your own product comes first with its hold timer; you claim it,
+// Find: the feed as cards. The products you claimed come first, then the one held for you
+// with its timer, then the other candidates: you claim (after saying yes to what it spends),
 // pass on it, or hold another card instead. Every refusal is explained where it happened.
-import { h, fill, title, button, busy, field, linkButton } from "../dom.js";
+// "#/app/find/yours" shows only what you claimed: reachable whatever the feed shows, and
+// it spends no find credit.
+import { h, fill, title, button, busy, field, linkButton, uid, plural } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { productCard } from "../cards.js";
@@ -9,7 +12,35 @@ import { progress, poll } from "../poll.js";
 export const name = "find";
 export const label = "Find a product";
 
+/** What one claim spends, from GET /api/claims: "your 1 claim", "your last claim", "1 of your 3 claims". */
+function claimCost(allowance) {
+  const left = allowance.finds_remaining;
+  if (left === 1) return allowance.allowance === 1 ? "your 1 claim" : "your last claim";
+  return `1 of your ${left} claims`;
+}
+
+/** What is left after this claim, in a founder's words. */
+function afterClaim(allowance) {
+  const left = allowance.finds_remaining - 1;
+  return left > 0 ? `You will have ${plural(left, "claim")} left.`
+    : "After it your feed stays empty until you share your link, which unlocks one more claim.";
+}
+
+const claimedActions = () => [linkButton("See the offer", "#/app/offer", "primary"), linkButton("Dashboard", "#/app/dashboard")];
+
+/** The founder's claimed products, each a card with the way to its offer. */
+function claimedSection(ctx, claimed) {
+  if (!claimed.length) return null;
+  return h("section", { class: "yours", "aria-labelledby": "claimed-title", dataset: { claimed: String(claimed.length) } },
+    h("h2", { id: "claimed-title" }, claimed.length === 1 ? "Your product" : "Your products"),
+    h("div", { class: "stack" }, claimed.map((card) => productCard(card, { ctx, actions: claimedActions() }))));
+}
+
 export async function render(ctx) {
+  if (ctx.rest[0] === "yours") {
+    await renderYours(ctx);
+    return;
+  }
   const status = h("div", { class: "stack", "aria-live": "polite" });
   const feedArea = h("div", {});
   const watchesArea = h("section", { class: "panel", "aria-labelledby": "watches-title" });
@@ -24,25 +55,32 @@ export async function render(ctx) {
     share: () => share(ctx, status, loadFeed),
     discover: () => discover(ctx, status, loadFeed),
   };
+  let allowance = null; // GET /api/claims: what a claim spends
+  let held = null; // the card held for you now, to name it when another takes its place
 
   async function loadFeed() {
-    const result = await get("/api/feed");
+    const [result, claims] = await Promise.all([get("/api/feed"), get("/api/claims")]);
     if (!ctx.alive()) return;
+    allowance = claims.data && claims.data.status === "ok" ? claims.data : null;
+    const claimed = allowance ? allowance.claimed : [];
     const said = refusalOf(result);
     if (said) {
-      fill(feedArea, refusal(said, actions, result.http));
+      held = null;
+      fill(feedArea, refusal(said, actions, result.http), claimedSection(ctx, claimed));
       return;
     }
     const cards = result.data;
     if (cards.length === 0) {
-      await showAtAllowance(ctx, feedArea, actions);
+      held = null;
+      fill(feedArea, atAllowance(actions, allowance), claimedSection(ctx, claimed));
       return;
     }
-    const [yours, ...others] = cards;
+    const [first, ...others] = cards;
+    held = first.claimed ? null : first;
     fill(feedArea,
-      h("section", { class: "yours", "aria-labelledby": "yours-title" },
-        h("h2", { id: "yours-title" }, yours.claimed ? "Your product" : "Held for you"),
-        yourCard(yours)),
+      claimedSection(ctx, claimed),
+      held ? h("section", { class: "yours", "aria-labelledby": "yours-title" },
+        h("h2", { id: "yours-title" }, "Held for you"), yourCard(held)) : null,
       h("section", { "aria-labelledby": "others-title" },
         h("div", { class: "section-head" },
           h("h2", { id: "others-title" }, "More candidates"),
@@ -52,29 +90,51 @@ export async function render(ctx) {
           : h("p", { class: "empty" }, "No other candidate is free right now. Refresh in a while, or look for new products.")));
   }
 
+  /** The claim button: it says what a claim spends, and asks before spending it. */
+  function claimButton(card, node, productId) {
+    const cost = allowance ? `: uses ${claimCost(allowance)}` : "";
+    return button(`Claim it${cost}`, (event) => askToClaim(node(), card, productId, event.currentTarget),
+      { "data-action": "claim" });
+  }
+
   function yourCard(card) {
-    const acts = [];
-    if (card.claimed) {
-      acts.push(linkButton("See the offer", "#/app/offer", "primary"), linkButton("Dashboard", "#/app/dashboard"));
-    } else {
-      acts.push(
-        button("Claim it", (event) => busy(event.currentTarget, () => claim(node)), { "data-action": "claim" }),
-        button("Pass for good", (event) => busy(event.currentTarget, () => pass(node)), { kind: "secondary", "data-action": "pass" }));
-    }
+    const acts = [claimButton(card, () => node),
+      button("Pass for good", (event) => busy(event.currentTarget, () => pass(node)), { kind: "secondary", "data-action": "pass" })];
     const node = productCard(card, { actions: acts, ctx, headingLevel: "h3" });
     return node;
   }
 
   function otherCard(card) {
     const acts = [
-      button("Hold this one", (event) => busy(event.currentTarget, () => select(node)), { kind: "secondary", "data-action": "select" }),
-      button("Claim", (event) => busy(event.currentTarget, () => claim(node, card.product_id)), { kind: "primary", "data-action": "claim" }),
+      button("Hold this one", (event) => busy(event.currentTarget, () => select(node, card)), { kind: "secondary", "data-action": "select" }),
+      claimButton(card, () => node, card.product_id),
     ];
     if (ctx.state.account && ctx.state.account.account) {
       acts.push(button("Shortlist", (event) => busy(event.currentTarget, () => shortlist(node, card.product_id)), { kind: "ghost" }));
     }
     const node = productCard(card, { actions: acts, ctx });
     return node;
+  }
+
+  // A claim cannot be undone and may use the founder's whole allowance: the card asks once,
+  // in the page, naming what it spends. Focus goes to the question, not to the yes, so a
+  // second press of Enter or a double tap does not answer it.
+  function askToClaim(node, card, productId, claimControl) {
+    const question = h("p", { class: "notice-title", tabindex: "-1", id: uid("confirm") },
+      `Claim ${card.name} for good?`);
+    const cancel = () => {
+      fill(node.notices);
+      claimControl.focus();
+    };
+    fill(node.notices, h("div", { class: "notice notice-warn confirm", role: "group", "aria-labelledby": question.id,
+      dataset: { confirm: "claim" } },
+    question,
+    h("p", {}, `It becomes yours alone: no other founder will be shown it again, and a claim cannot be undone. `
+      + `It uses ${allowance ? claimCost(allowance) : "one of your claims"}. ${allowance ? afterClaim(allowance) : ""}`),
+    h("p", { class: "actions" },
+      button("Yes, claim it", (event) => busy(event.currentTarget, () => claim(node, productId)), { "data-action": "confirm-claim" }),
+      button("Not now", cancel, { kind: "secondary", "data-action": "cancel-claim" }))));
+    question.focus();
   }
 
   function refuseIn(node, result, productId) {
@@ -88,11 +148,12 @@ export async function render(ctx) {
   async function claim(node, productId) {
     const result = await post("/api/pass", productId ? { action: "claim", product_id: productId } : { action: "claim" });
     if (result.data && result.data.status === "claimed") {
+      const { claims_made: made, allowance: of, finds_remaining: left } = result.data;
       ctx.toast("Claimed. It is yours alone now; its offer is being researched.");
       fill(status, h("div", { class: "notice notice-success", role: "status" },
         h("p", { class: "notice-title" }, "Claimed"),
-        h("p", {}, `You have made ${result.data.claims_made} of ${result.data.allowance} claims `
-          + `(${result.data.finds_remaining} left). Its offer and verdict are on their way.`),
+        h("p", {}, `You have used ${made} of your ${plural(of, "claim")}${left ? ` (${left} left)` : ""}. `
+          + "Its offer and verdict are on their way, and you will always find it under Your products."),
         h("p", { class: "actions" }, linkButton("See the offer", "#/app/offer", "primary"))));
       await loadFeed();
       return;
@@ -110,10 +171,16 @@ export async function render(ctx) {
     refuseIn(node, result);
   }
 
-  async function select(node) {
+  // Holding another card releases the one held now: the founder is told which.
+  async function select(node, card) {
+    const released = held && held.product_id !== card.product_id ? held : null;
     const result = await post("/api/select", { product_id: node.dataset.productId });
     if (result.data && result.data.status === "selected") {
-      ctx.toast("Held for you. Your previous hold was released.");
+      const said = released ? `${released.name} is no longer held for you: anyone may take it now.` : "";
+      ctx.toast(`Held for you: ${card.name}. ${said}`.trim());
+      fill(status, released ? h("div", { class: "notice notice-info", role: "status", dataset: { released: released.product_id } },
+        h("p", { class: "notice-title" }, `You now hold ${card.name}`),
+        h("p", {}, said)) : null);
       await loadFeed();
       window.scrollTo({ top: 0 });
       return;
@@ -147,21 +214,35 @@ export async function render(ctx) {
   await Promise.all([loadFeed(), loadWatches()]);
 }
 
-/** At the claim allowance the feed is empty: show the claimed product and how to get more. */
-async function showAtAllowance(ctx, area, actions) {
-  const result = await get("/api/find"); // at the allowance it answers the claimed card, unmetered
-  const card = result.data && result.data.product_id ? result.data : null;
-  fill(area,
-    h("div", { class: "notice notice-info", role: "status", dataset: { reason: "claim_limit_reached" } },
-      h("p", { class: "notice-title" }, "You have used your claim allowance"),
-      h("p", {}, "Your feed is empty while you are at your allowance. Sharing your link unlocks one more claim."),
-      h("p", { class: "actions" }, button("Share to unlock one more", actions.share, { kind: "secondary" }))),
-    card ? h("section", { class: "yours", "aria-labelledby": "yours-title" },
-      h("h2", { id: "yours-title" }, "Your product"),
-      productCard(card, {
-        ctx,
-        actions: [linkButton("See the offer", "#/app/offer", "primary"), linkButton("Dashboard", "#/app/dashboard")],
-      })) : null);
+/** At the claim allowance the feed is empty: say so, and how to get one more claim. */
+function atAllowance(actions, allowance) {
+  const used = allowance ? `You have used your ${plural(allowance.allowance, "claim")}. ` : "";
+  return h("div", { class: "notice notice-info", role: "status", dataset: { reason: "claim_limit_reached" } },
+    h("p", { class: "notice-title" }, "You have used your claim allowance"),
+    h("p", {}, `${used}Your feed is empty until you share your link: each share unlocks one more claim. `
+      + "What you claimed stays below, and under Your products."),
+    h("p", { class: "actions" }, button("Share to unlock one more", actions.share, { kind: "secondary" })));
+}
+
+/** "#/app/find/yours": the products the founder claimed, and what a claim has left. */
+async function renderYours(ctx) {
+  const result = await get("/api/claims");
+  if (!ctx.alive()) return;
+  const said = refusalOf(result);
+  if (said) {
+    fill(ctx.main, title("Your products"), refusal(said, { retry: () => ctx.rerender() }, result.http));
+    return;
+  }
+  const { claimed, claims_made: made, allowance, finds_remaining: left } = result.data;
+  fill(ctx.main,
+    title("Your products", "What you claimed: yours alone, for good, whatever your feed shows."),
+    claimed.length
+      ? [h("p", { class: "muted" }, `You have used ${made} of your ${plural(allowance, "claim")}`
+        + `${left ? `: ${left} left to use on Find.` : "."}`),
+      h("div", { class: "stack", dataset: { claimed: String(claimed.length) } },
+        claimed.map((card) => productCard(card, { ctx, actions: claimedActions(), headingLevel: "h2" })))]
+      : [h("p", { class: "empty" }, "You have not claimed a product yet."),
+        h("p", { class: "actions" }, linkButton("Find a product", "#/app/find", "primary"))]);
 }
 
 /** The share control: records the share, lifts the allowance, shows the coded link. */

@@ -3,7 +3,7 @@
 // one offer you connect, a sample of that offer paid through the payment provider, and your
 // samples with their payment state. When no supplier offers your product itself, the rows
 // are similar goods and the screen says so before anything else.
-import { h, fill, title, field, button, busy, when, linkButton, scrollingTable } from "../dom.js";
+import { h, fill, title, field, button, busy, when, linkButton, scrollingTable, plural } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { stateTag, goToCheckout, returnedPayment, afterPayment, paymentNotice } from "../checkout.js";
@@ -44,7 +44,6 @@ function country(code) {
   }
 }
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const sameLine = (a, b) => Boolean(a && b && a.supplier === b.supplier && a.sku === b.sku);
 
 export async function render(ctx) {
@@ -226,15 +225,15 @@ function offersTable(options, { similar, connected, change, caption }) {
       const yours = sameLine(connected, option);
       return h("tr", { dataset: { supplier: option.supplier, sku: option.sku, productId: option.product_id,
         connected: yours ? "true" : "false" } },
-      h("th", { scope: "row", "data-label": "Supplier" }, option.supplier, h("br"),
+      h("th", { scope: "row" }, option.supplier, h("br"),
         h("span", { class: "muted" }, `SKU ${option.sku}`)),
-      similar ? h("td", { "data-label": "Goods" }, option.name) : null,
-      h("td", { class: "num", "data-label": "Unit cost" }, priced(option.unit_cost, option.currency)),
-      h("td", { class: "num", "data-label": "Minimum order" }, option.moq === null ? "—" : plural(option.moq, "unit")),
-      h("td", { class: "num", "data-label": "Lead time" }, option.shipping_days === null ? "—" : plural(option.shipping_days, "day")),
-      h("td", { "data-label": "Ships from" }, country(option.ships_from)),
-      h("td", { class: "num", "data-label": "Rating" }, option.rating === null ? "—" : `${option.rating} of 5`),
-      h("td", { class: "row-action" }, yours
+      similar ? h("td", {}, option.name) : null,
+      h("td", { class: "num" }, priced(option.unit_cost, option.currency)),
+      h("td", { class: "num" }, option.moq === null ? "—" : plural(option.moq, "unit")),
+      h("td", { class: "num" }, option.shipping_days === null ? "—" : plural(option.shipping_days, "day")),
+      h("td", {}, country(option.ships_from)),
+      h("td", { class: "num" }, option.rating === null ? "—" : `${option.rating} of 5`),
+      h("td", {}, yours
         ? h("span", { class: "tag tag-ok" }, "Connected")
         : button("Connect", change({ action: "connect", supplier: option.supplier, sku: option.sku }), {
           kind: "secondary", class: "btn btn-secondary btn-small",
@@ -254,14 +253,14 @@ function samplesView(samples) {
         h("th", { scope: "col" }, "Ordered"), h("th", { scope: "col" }, "Paid"))),
       h("tbody", {}, samples.map((sample) => h("tr", { dataset: { sampleId: sample.sample_id, state: sample.state,
         supplier: sample.supplier, sku: sample.sku || "" } },
-      h("th", { scope: "row", "data-label": "Supplier" }, sample.supplier,
+      h("th", { scope: "row" }, sample.supplier,
         sample.sku ? [h("br"), h("span", { class: "muted" }, `SKU ${sample.sku}`)] : null),
-      h("td", { "data-label": "Goods" }, sample.name || "—"),
-      h("td", { "data-label": "State" }, stateTag(sample.state)),
-      h("td", { class: "num", "data-label": "Quantity" }, String(sample.quantity)),
-      h("td", { class: "num", "data-label": "Amount" }, pricedMinor(sample.amount_minor, sample.currency)),
-      h("td", { "data-label": "Ordered" }, when(sample.created_at)),
-      h("td", { "data-label": "Paid" }, sample.paid_at ? when(sample.paid_at) : "—")))))),
+      h("td", {}, sample.name || "—"),
+      h("td", {}, stateTag(sample.state)),
+      h("td", { class: "num" }, String(sample.quantity)),
+      h("td", { class: "num" }, pricedMinor(sample.amount_minor, sample.currency)),
+      h("td", {}, when(sample.created_at)),
+      h("td", {}, sample.paid_at ? when(sample.paid_at) : "—")))))),
     h("p", { class: "hint" }, "A paid sample counts as ordered for your launch facts."),
   ];
 }
