@@ -41,9 +41,10 @@ def problems_on(page, ids: list[str]) -> list[str]:
 def walk(app, routes, ids, *, who: str) -> dict[str, list[str]]:
     found = {}
     for route in routes:
-        name = "login" if route == "#login" else route.rsplit("/", 1)[-1]
+        # "#/app/find/yours" is the find screen's own view: the screen is the route's second part.
+        name = "login" if route == "#login" else route.split("/")[2]
         page = screen(app, f"/{route}", name)
-        app.shot(f"words-{name}-{who}")
+        app.shot(f"words-{route.removeprefix('#/app/').replace('/', '-').lstrip('#')}-{who}")
         if problems := problems_on(page, ids):
             found[f"{route} ({who})"] = problems
     return found
