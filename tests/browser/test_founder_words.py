@@ -1,7 +1,8 @@
 """Every screen of the app in a founder's words: a founder who has signed in, claimed a
-product and built its store walks every entry of the navigation, the account and the
-sign-in screens, and every subject's lessons on the Learn screen, and no screen shows an API route, a setting's name, a JSON path or a
-product's id where its name belongs. The footer (the API document's links) is left out:
+product and built its store walks every entry of the navigation, every subject's lessons on
+the Learn screen, the account and the sign-in screens, and no screen shows an API route, a
+setting's name, a JSON path, a code of the service's or a product's id where its name
+belongs. The footer (the API document's links) is left out:
 it is for the operator. What sits in a closed <details> is small print for the operator
 and is not visible text either (innerText skips what is not rendered)."""
 from __future__ import annotations
