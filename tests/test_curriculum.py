@@ -13,6 +13,20 @@ from tests.factories import refusal
 
 SUBJECTS = ["finding-a-product", "reading-the-offer", "launching", "ads", "support"]
 
+# The app's screens as its navigation names them (api/static/app/main.js, NAV): a lesson names
+# one of them ("the Store screen", "the Dashboard") or links to one (#/app/store).
+SCREENS = ["Home", "Your products", "Find", "Offer", "Dashboard", "Store", "Edit", "Product", "Launch", "Orders",
+           "Suppliers", "Domains", "Research", "Insights", "Workspace", "Learn", "Meter", "Account"]
+NAMES_A_SCREEN = re.compile(r"\(#/app/[a-z-]+\)|\bthe (?:" + "|".join(SCREENS) + r")(?: screen)?\b")
+# What a founder should not have to read in a lesson (tests/browser/test_founder_words.py
+# checks the same on the Learn screen): the service's plumbing rather than the app's words.
+FORBIDDEN = {
+    "an API route": re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE) /|/api/"),
+    "a setting's name": re.compile(r"\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b"),
+    "a JSON path": re.compile(r"\$\.[\w\[]"),
+    "a backticked code": re.compile(r"`[a-z0-9]+(?:_[a-z0-9]+)+`"),
+}
+
 
 def lessons_of(client, subject):
     response = client.get("/api/curriculum", query_string={"subject": subject})
@@ -47,13 +61,15 @@ def test_a_subject_serves_its_lessons_in_file_order_with_markdown_bodies(client)
     ]
     figures, roas, verdict = (lesson["body_markdown"] for lesson in body["lessons"])
     # The title is served apart, not repeated as the body's first heading.
-    assert not figures.startswith("#") and figures.startswith("`GET /api/offer` prices")
-    for field in ("price", "cost", "shipping", "fees", "unit_margin", "margin_pct", "break_even_cpa",
-                  "break_even_roas", "inputs"):
-        assert f"`{field}`" in figures, field
+    assert not figures.startswith("#") and figures.startswith("[The Offer screen](#/app/offer) prices")
+    # Each figure as the Offer screen names it (api/static/app/sources.js, FIGURE_WORDS).
+    for field in ("Recommended retail price", "Unit cost", "Shipping per unit", "Payment fees per sale",
+                  "Unit margin", "Margin", "Break-even cost per acquisition", "Break-even ROAS",
+                  "Inputs and sources"):
+        assert f"**{field}**" in figures, field
     assert "21.50 ÷ 40.00 = **53.75 %**" in figures
     assert "40.00 ÷ 21.50 ≈ **1.86**" in roas
-    assert all(f"**{verdict_name}**" in verdict for verdict_name in ("go", "test_small", "pass"))
+    assert all(f"**{verdict_name}**" in verdict for verdict_name in ("Go", "Test small", "Pass"))
 
 
 def test_every_lesson_of_every_subject_is_served_with_figures_filled_in(client):
@@ -65,22 +81,35 @@ def test_every_lesson_of_every_subject_is_served_with_figures_filled_in(client):
         for lesson in body["lessons"]:
             assert len(lesson["body_markdown"]) > 400, lesson["id"]  # short, but a lesson
             assert "{{" not in lesson["body_markdown"] and "}}" not in lesson["body_markdown"], lesson["id"]
-            assert "/api/" in lesson["body_markdown"], f"{lesson['id']} names none of the service's screens"
+            assert NAMES_A_SCREEN.search(lesson["body_markdown"]), f"{lesson['id']} names none of the app's screens"
+
+
+def test_no_lesson_speaks_the_api():
+    """A founder reads the lessons in the app: screens and buttons, not routes, reason codes,
+    setting names or JSON paths."""
+    texts = [(f"{subject.id}/{lesson.id}", lesson.body_markdown)
+             for subject in read_curriculum().values() for lesson in subject.lessons]
+    texts += [(f"{subject.id} (its summary)", subject.summary) for subject in read_curriculum().values()]
+    found = [f"{where}: {what} {match.group(0)!r}" for where, text in texts
+             for what, pattern in FORBIDDEN.items() for match in pattern.finditer(text)]
+    assert not found, "\n".join(found)
 
 
 def test_figures_come_from_the_code_and_the_settings_in_force(client):
-    finding = {lesson["id"]: lesson["body_markdown"] for lesson in lessons_of(client, "finding-a-product")["lessons"]}
+    # Read with the lines joined, as the Learn screen shows a paragraph.
+    finding = {lesson["id"]: " ".join(lesson["body_markdown"].split())
+               for lesson in lessons_of(client, "finding-a-product")["lessons"]}
     settings = get_settings()
     assert f"held for you for {HOLD_MINUTES} minutes" in finding["holds-claims-and-passes"]
-    assert (f"starts at\n{BASE_ALLOWANCE};" in finding["holds-claims-and-passes"]
+    assert (f"starts at {BASE_ALLOWANCE};" in finding["holds-claims-and-passes"]
             and f"up to {BASE_ALLOWANCE + MAX_SHARE_LIFTS}" in finding["holds-claims-and-passes"])
-    assert f"up to\n{FEED_SIZE - 1} free candidates" in finding["reading-a-card"]
-    assert (f"at least\n{settings.evidence_min_rows} dated evidence rows from the last "
+    assert f"up to {FEED_SIZE - 1} free candidates" in finding["reading-a-card"]
+    assert (f"at least {settings.evidence_min_rows} dated evidence rows from the last "
             f"{settings.evidence_max_age_days} days") in finding["reading-a-card"]
     assert f"{settings.min_margin_pct} %" in finding["reading-a-card"]
-    meter = lessons_of(client, "support")["lessons"][2]["body_markdown"]
-    for bucket in BUCKETS.values():
-        assert re.search(rf"`{bucket.id}` \|[^|\n]+\| {bucket.cost} \|", meter), bucket.id
+    meter = " ".join(lessons_of(client, "support")["lessons"][2]["body_markdown"].split())
+    for bucket in BUCKETS.values():  # each allowance as the Meter screen names it, with its cost
+        assert f"**{bucket.name}**, {bucket.cost} credits a use" in meter, bucket.id
 
 
 @pytest.mark.parametrize("subject", ["../", "..", "../curriculum", "../../etc/passwd", "01-finding-a-product",

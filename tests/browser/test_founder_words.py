@@ -1,7 +1,8 @@
 """Every screen of the app in a founder's words: a founder who has signed in, claimed a
-product and built its store walks every entry of the navigation, the account and the
-sign-in screens, and no screen shows an API route, a setting's name, a JSON path or a
-product's id where its name belongs. The footer (the API document's links) is left out:
+product and built its store walks every entry of the navigation, every subject's lessons on
+the Learn screen, the account and the sign-in screens, and no screen shows an API route, a
+setting's name, a JSON path, a code of the service's or a product's id where its name
+belongs. The footer (the API document's links) is left out:
 it is for the operator. What sits in a closed <details> is small print for the operator
 and is not visible text either (innerText skips what is not rendered)."""
 from __future__ import annotations
@@ -25,10 +26,17 @@ VISIBLE_TEXT = """() => [...document.body.children]
   .filter((node) => !node.matches("footer, script, style"))
   .map((node) => node.innerText || "").join("\\n")"""
 
+# A code of the service's set as code (`unbacked_claim`): the lessons' Markdown shows `…` as
+# <code>, so the backticks are gone from the visible text but the element is there.
+SNAKE_CODE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
+
+
 def problems_on(page, ids: list[str]) -> list[str]:
     text = page.evaluate(VISIBLE_TEXT)
     found = [f"{what}: {match.group(0)!r} in …{text[max(0, match.start() - 60):match.end() + 40]!r}…"
              for what, pattern in FORBIDDEN.items() for match in pattern.finditer(text)]
+    found += [f"a code as code: {code!r}" for code in page.locator("main code").all_inner_texts()
+              if SNAKE_CODE.match(code.strip())]
     # A product's id (p00) where a founder reads its name: a heading or a line of text.
     found += [f"a product id as a heading: {heading!r}" for heading in page.locator("h1, h2, h3").all_inner_texts()
               if heading.strip() in ids]
@@ -41,7 +49,8 @@ def problems_on(page, ids: list[str]) -> list[str]:
 def walk(app, routes, ids, *, who: str) -> dict[str, list[str]]:
     found = {}
     for route in routes:
-        # "#/app/find/yours" is the find screen's own view: the screen is the route's second part.
+        # The screen is the route's first part after /app/ (#/app/find/yours is Find's view of your
+        # products, #/app/learn/ads is Learn's page).
         name = "login" if route == "#login" else route.split("/")[2]
         page = screen(app, f"/{route}", name)
         app.shot(f"words-{route.removeprefix('#/app/').replace('/', '-').lstrip('#')}-{who}")
@@ -83,6 +92,11 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     assert "#/app/offer" in routes and "#/app/launch" in routes, routes
     routes += [r for r in ("#/app/account",) if r not in routes]
     found.update(walk(app, routes, ids, who="signed-in"))
+    # Every subject's lessons, as the Learn screen shows them (the links of its list).
+    page = screen(app, "/#/app/learn", "learn")
+    subjects = [link.get_attribute("href") for link in page.locator("main a.subject").all()]
+    assert len(subjects) == 5 and all(s.startswith("#/app/learn/") for s in subjects), subjects
+    found.update(walk(app, subjects, ids, who="signed-in"))
     # Signed out, the sign-in screen and the screens that ask for an account speak too.
     page = screen(app, "/#/app/account", "account")
     page.get_by_role("button", name=re.compile("Sign out", re.I)).click()
