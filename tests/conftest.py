@@ -310,13 +310,9 @@ def held_worker(worker):
 @pytest.fixture
 def shop(founder, run_jobs):
     """A founder whose store (product p00) is built and published."""
-    from tests.factories import built, claimed_founder
+    from tests.factories import published_store
 
-    owner = claimed_founder(founder)
-    built(owner, run_jobs)
-    published = owner.post("/api/store/publish").get_json()
-    assert published["status"] == "published", published
-    return owner
+    return published_store(founder, run_jobs)
 
 
 @pytest.fixture

@@ -386,3 +386,12 @@ def signed_in_founder_with_store(founder, run_jobs, address="editor@example.com"
 def edit(client, message, **body):
     """A plain-language edit of the store."""
     return client.post("/api/ai/edit", json={"message": message, **body})
+
+
+def published_store(founder, run_jobs):
+    """A founder whose store (of product p00) is built and published."""
+    client = claimed_founder(founder)
+    built(client, run_jobs)
+    state = client.post("/api/store/publish").get_json()
+    assert state["status"] == "published", state
+    return client

@@ -10,18 +10,10 @@ from models.clock import clock
 from models.funnel import FunnelEvent, Presence
 from models.session import Session
 from tests.factories import built, claim, claimed_founder, find, item, load, refusal
+from tests.factories import published_store as published
 from tests.helpers import in_threads
 
 EVENTS = ("page_view", "add_to_cart", "checkout", "paid")
-
-
-def published(founder, run_jobs):
-    """A founder whose store (of product p00) is built and published."""
-    client = claimed_founder(founder)
-    built(client, run_jobs)
-    state = client.post("/api/store/publish").get_json()
-    assert state["status"] == "published", state
-    return client
 
 
 def track(client, event="page_view", session_id="visitor-0001", product_id="p00"):
