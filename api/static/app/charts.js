@@ -237,3 +237,36 @@ export function funnel(metrics) {
     h("figcaption", {}, h("ol", { class: "funnel-steps" }, STEPS.map(([key, label]) => h("li", { dataset: { step: key } },
       h("span", {}, label), " ", h("strong", {}, String(metrics[key])), share(key))))));
 }
+
+// --- The pass bars (Growth): a floor or a ceiling on a scale -----------------------------------
+
+/**
+ * A pass bar as a gauge: a scale from 0 to twice the bar, the part that passes in green and the
+ * bar marked where it sits (a floor passes from the mark up, a ceiling from 0 to the mark). With
+ * a `value` (a figure measured), a pointer shows where it stands. `format` writes a figure the
+ * way the founder reads it (a percentage, money); `what` names the measure ("Click-through rate").
+ */
+export function passGauge({ what, bar, kind, format, value = null }) {
+  const width = 240;
+  const height = 22;
+  const top = bar > 0 ? bar * 2 : 1;
+  const at = (v) => Math.max(0, Math.min(width, (v / top) * width));
+  const mark = at(bar);
+  const floor = kind === "floor";
+  const passes = floor ? [mark, width - mark] : [0, mark];
+  const fails = floor ? [0, mark] : [mark, width - mark];
+  const rule = floor ? `at least ${format(bar)}` : `at most ${format(bar)}`;
+  const measured = value === null || value === undefined ? ""
+    : `; yours is ${format(value)}, which ${(floor ? value >= bar : value <= bar) ? "passes" : "does not pass"}`;
+  const words = `${what} must be ${rule}: the green part of the scale from ${format(0)} to ${format(top)} passes${measured}`;
+  return h("figure", { class: "chart-figure pass-gauge", dataset: { picture: "pass-gauge", kind, bar: String(bar) } },
+    picture(words, { width, height, kind: "gauge", stretch: true },
+      s("rect", { x: fails[0].toFixed(2), y: 4, width: fails[1].toFixed(2), height: height - 8, class: "gauge-fail" }),
+      s("rect", { x: passes[0].toFixed(2), y: 4, width: passes[1].toFixed(2), height: height - 8, class: "gauge-pass" }),
+      s("line", { x1: mark, x2: mark, y1: 0, y2: height, class: "gauge-mark", "vector-effect": "non-scaling-stroke" }),
+      value === null || value === undefined ? null
+        : s("line", { x1: at(value), x2: at(value), y1: 2, y2: height - 2, class: "gauge-value", "vector-effect": "non-scaling-stroke" })),
+    h("p", { class: "chart-axis", "aria-hidden": "true" },
+      h("span", {}, format(0)), h("span", { class: "gauge-bar-label" }, `${floor ? "floor" : "ceiling"} ${format(bar)}`),
+      h("span", {}, format(top))));
+}

@@ -17,6 +17,7 @@ const ROUTES = {
   "/app/orders": { load: () => import("./screens/orders.js") },
   "/app/suppliers": { load: () => import("./screens/suppliers.js") },
   "/app/domains": { load: () => import("./screens/domains.js") },
+  "/app/growth": { load: () => import("./screens/growth.js") },
   "/app/research": { load: () => import("./screens/research.js") },
   "/app/insights": { load: () => import("./screens/insights.js") },
   "/app/workspace": { load: () => import("./screens/workspace.js") },
@@ -32,7 +33,7 @@ const NAV = [
   ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
   ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
   ["Launch", "/app/launch"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"],
-  ["Research", "/app/research"], ["Insights", "/app/insights"], ["Workspace", "/app/workspace"],
+  ["Growth", "/app/growth"], ["Research", "/app/research"], ["Insights", "/app/insights"], ["Workspace", "/app/workspace"],
   ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Account", "/app/account"],
 ];
 const MISSING = { load: () => import("./screens/missing.js") };

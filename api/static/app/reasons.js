@@ -91,6 +91,15 @@ const KNOWN = {
   database_unavailable: ["The service is having trouble", "error", { action: "retry", label: "Try again" }],
   internal_error: ["Something went wrong on our side", "error", { action: "retry", label: "Try again" }],
   cross_site_request: ["Refused: the request did not come from this site", "error", null],
+  // Growth (the ad, its editors, the campaign book, the ad balance, organic research).
+  invalid_platform: ["Choose one of the platforms offered", "warn", null],
+  invalid_editor_response: ["Nothing could be changed safely", "warn", null],
+  invalid_campaign: ["Check the campaign", "warn", null],
+  invalid_setting: ["Check the setting", "warn", null],
+  invalid_amount: ["Check the amount", "warn", null],
+  amount_out_of_bounds: ["That amount is outside what a top-up can be", "warn", null],
+  legacy_checkout_retired: ["That payment link is no longer used", "info", null],
+  no_question: ["Ask a question first", "info", null],
 };
 
 export function knows(reason) {
@@ -100,13 +109,16 @@ export function knows(reason) {
 /**
  * A panel saying why the server said no (or what state it is in) and what to do next.
  * `actions` maps action names (share, refresh, discover, watch, retry) to handlers; a step
- * whose handler the screen did not give is left out.
+ * whose handler the screen did not give is left out. `headings` maps a reason to the screen's
+ * own heading for it.
  */
-export function refusal(body, actions = {}, http = 200) {
+export function refusal(body, actions = {}, http = 200, { headings = {} } = {}) {
   const reason = body && body.reason;
-  const [heading, tone, step] = KNOWN[reason] || [http === 401 ? "Sign in first" : "Not possible right now",
+  const [known, tone, step] = KNOWN[reason] || [http === 401 ? "Sign in first" : "Not possible right now",
     http >= 500 || http === 0 ? "error" : "warn",
     http === 401 ? { href: "#login", label: "Sign in" } : null];
+  // A screen may name a known reason its own way ("too long for the ad" rather than "for the store").
+  const heading = headings[reason] || known;
   const role = tone === "info" ? "status" : "alert";
   let next = null;
   if (step && step.href) next = linkButton(step.label, step.href);

@@ -41,7 +41,8 @@ const SETTING_WORDS = {
 const CATALOG_WORDS = { price: "price", cost: "cost", weight_grams: "weight" };
 
 // Evidence sources and metrics by name (google_trends, interest_index) read as words.
-const PROPER = { google_trends: "Google Trends", amazon: "Amazon", tiktok: "TikTok", ebay: "eBay", etsy: "Etsy" };
+const PROPER = { google_trends: "Google Trends", amazon: "Amazon", tiktok: "TikTok", ebay: "eBay", etsy: "Etsy",
+  instagram: "Instagram", youtube: "YouTube", pinterest: "Pinterest", reddit: "Reddit", x: "X", meta: "Meta", google: "Google" };
 
 /** A key of the records ("interest_index") as words ("interest index"). */
 export function plain(key) {
@@ -90,4 +91,57 @@ export function sourceChip(source) {
   return h("span", {}, chip, h("details", { class: "small-print" },
     h("summary", { class: "hint" }, "Where this figure comes from"),
     h("p", { class: "hint" }, `The operator sets it with ${source.name} in the service's configuration.`)));
+}
+
+// --- Growth: the benchmark a pass bar comes from, and what a post idea cites -----------------
+
+// Publishers and reports by the names people know them by.
+const BENCHMARK_WORDS = {
+  wordstream: "WordStream",
+  localiq: "LocaliQ",
+  "wordstream/localiq": "WordStream and LocaliQ",
+  meta: "Meta",
+  google: "Google",
+};
+
+/** The published benchmark a pass bar comes from, as a founder would name it: "WordStream and
+ * LocaliQ, Facebook Ads Benchmarks (2024)". A sentence the server wrote is kept as it is. */
+export function benchmarkText(source) {
+  if (!source) return "No benchmark named";
+  if (typeof source === "string") return source;
+  const publisher = source.publisher || source.by || source.author;
+  const name = source.name || source.title || source.report;
+  const year = source.year || (source.published ? String(source.published).slice(0, 4) : null);
+  const who = publisher ? BENCHMARK_WORDS[String(publisher).toLowerCase()] || publisher : null;
+  const parts = [who, name].filter(Boolean).join(", ");
+  return `${parts || "A published benchmark"}${year ? ` (${year})` : ""}`;
+}
+
+// The product record's fields a post may cite, as a founder calls them.
+const PRODUCT_FIELD_WORDS = {
+  name: "name", title: "name", price: "price", cost: "cost", category: "category", description: "description",
+  weight_grams: "weight", margin: "margin", margin_pct: "margin", benefits: "benefits", material: "material",
+  dimensions: "size", images: "photos", rating: "rating", reviews: "reviews",
+};
+
+/** What one post idea cites: a fact of the product's record or a dated evidence row. */
+export function citeText(cite) {
+  if (!cite || typeof cite !== "object") return "Unknown source";
+  const value = cite.value !== undefined && cite.value !== null && cite.value !== "" ? `: ${cite.value}` : "";
+  if (cite.kind === "product") {
+    const field = cite.field || cite.name;
+    return `Your product's ${PRODUCT_FIELD_WORDS[field] || plain(field) || "record"}${value}`;
+  }
+  if (cite.kind === "evidence") {
+    const when = cite.date ? `Evidence of ${cite.date}` : "Evidence";
+    const what = [cite.source ? plain(cite.source) : null, cite.metric ? plain(cite.metric) : null].filter(Boolean).join(", ");
+    return `${when}${what ? `: ${what}` : ""}${cite.value !== undefined && cite.value !== null ? ` ${cite.value}` : ""}`;
+  }
+  return sourceText(cite);
+}
+
+/** A chip naming what a post idea cites. */
+export function citeChip(cite) {
+  const kind = cite && cite.kind === "evidence" ? "evidence" : "catalog";
+  return h("span", { class: `chip chip-${kind}`, dataset: { cite: (cite && cite.kind) || "other" } }, citeText(cite));
 }

@@ -1,0 +1,328 @@
+// The ad on the Growth screen: the ad for each platform as the platform would show it, every
+// field's length against that platform's limit, a field changed in place or the written copy
+// put back, a change asked for in plain words (with an account), and the pass bars the ad must
+// beat, drawn as gauges beside their figures and the benchmark they come from.
+import { h, fill, button, busy, uid, money, moneyMinor, linkButton } from "../dom.js";
+import { get, post, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { progress, poll } from "../poll.js";
+import { passGauge } from "../charts.js";
+import { benchmarkText } from "../sources.js";
+
+// The platforms an ad is written for: [code, name, where it shows].
+const PLATFORMS = [["meta", "Meta", "Facebook and Instagram feeds"], ["google", "Google", "Google search results"]];
+const PLATFORM_NAME = Object.fromEntries(PLATFORMS.map(([code, name]) => [code, name]));
+
+// The fields a founder can change, per platform, in the order the platform shows them.
+const FIELDS = {
+  meta: [["primary_text", "Main text"], ["headline", "Headline"], ["description", "Description"],
+    ["call_to_action", "Button"]],
+  google: [["headline", "Headline"], ["primary_text", "First description line"],
+    ["description", "Second description line"], ["call_to_action", "Call to action"]],
+};
+const fieldName = (platform, key) => (FIELDS[platform] || FIELDS.meta).find(([k]) => k === key)?.[1] || "That part";
+
+// The headings of refusals as this screen means them (reasons.js says them of the store).
+const HEADINGS = {
+  too_long: "Too long for this platform",
+  no_diff: "Nothing in your ad would change",
+  unbacked_claim: "Your product's record cannot back that",
+  not_found: "No ad yet",
+};
+
+/** Characters as the platforms count them (an emoji is one, not two). */
+const length = (text) => [...String(text || "")].length;
+
+/** "28 of 40", marked when over. */
+function count(text, limit) {
+  const n = length(text);
+  const over = typeof limit === "number" && n > limit;
+  return h("span", { class: `ad-count${over ? " ad-count-over" : ""}`, dataset: { length: String(n), limit: String(limit ?? "") } },
+    typeof limit === "number" ? `${n} of ${limit}` : `${n} characters`);
+}
+
+/** The store's address as an ad shows it: its host and path, no scheme. */
+function displayAddress(storeUrl) {
+  if (!storeUrl) return location.host;
+  const url = new URL(storeUrl, location.origin);
+  return `${url.host}${url.pathname}`.replace(/\/$/, "");
+}
+
+function pictureFor(ad, platform) {
+  const images = ad.images || [];
+  const wanted = platform === "google"
+    ? images.find((i) => i.width > i.height)
+    : images.find((i) => i.width === i.height);
+  return wanted || images[0] || (ad.image ? { url: ad.image } : null);
+}
+
+/** The ad in a Facebook or Instagram feed: page, "Sponsored", main text, picture, headline, button. */
+function metaFrame(ad, { pageName, address }) {
+  const image = pictureFor(ad, "meta");
+  return h("article", { class: "ad-frame ad-meta", "aria-label": "Your ad as a Facebook or Instagram feed shows it",
+    dataset: { frame: "meta" } },
+  h("header", { class: "ad-meta-head" },
+    h("span", { class: "ad-avatar", "aria-hidden": "true" }, (pageName || "?").trim().charAt(0).toUpperCase()),
+    h("span", { class: "ad-meta-page" }, h("strong", {}, pageName), h("span", { class: "ad-sponsored" }, "Sponsored"))),
+  h("p", { class: "ad-meta-text", dataset: { adField: "primary_text" } }, ad.primary_text),
+  image ? h("img", { class: "ad-image", src: image.url, alt: `Your ad's picture: ${ad.headline}`,
+    width: image.width || 1080, height: image.height || 1080, decoding: "async" }) : null,
+  h("div", { class: "ad-meta-foot" },
+    h("div", { class: "ad-meta-words" },
+      h("p", { class: "ad-meta-domain" }, address.split("/")[0]),
+      h("p", { class: "ad-meta-headline", dataset: { adField: "headline" } }, ad.headline),
+      h("p", { class: "ad-meta-desc", dataset: { adField: "description" } }, ad.description)),
+    h("span", { class: "ad-cta", dataset: { adField: "call_to_action" } }, ad.call_to_action)));
+}
+
+/** The ad in Google's search results: "Sponsored", the site, the address, headline, description. */
+function googleFrame(ad, { pageName, address }) {
+  const image = pictureFor(ad, "google");
+  return h("article", { class: "ad-frame ad-google", "aria-label": "Your ad as Google search results show it",
+    dataset: { frame: "google" } },
+  h("p", { class: "ad-google-sponsored" }, "Sponsored"),
+  h("div", { class: "ad-google-body" },
+    h("div", { class: "ad-google-words" },
+      h("div", { class: "ad-google-site" },
+        h("span", { class: "ad-avatar ad-avatar-small", "aria-hidden": "true" }, (pageName || "?").trim().charAt(0).toUpperCase()),
+        h("span", {}, h("span", { class: "ad-google-name" }, pageName),
+          h("span", { class: "ad-google-url" }, address))),
+      h("p", { class: "ad-google-headline", dataset: { adField: "headline" } }, ad.headline),
+      h("p", { class: "ad-google-desc" },
+        h("span", { dataset: { adField: "primary_text" } }, ad.primary_text), " ",
+        h("span", { dataset: { adField: "description" } }, ad.description)),
+      h("p", { class: "ad-google-cta" }, h("span", { dataset: { adField: "call_to_action" } }, ad.call_to_action), " ›")),
+    image ? h("img", { class: "ad-image ad-google-image", src: image.url, alt: `Your ad's picture: ${ad.headline}`,
+      width: image.width || 1200, height: image.height || 628, decoding: "async" }) : null));
+}
+
+/** The pass bars of a platform: the CTR floor and the CPC ceiling, each a gauge beside its figure. */
+export function passBars(ad) {
+  const bars = ad.pass_criteria || {};
+  const currency = bars.currency || "USD";
+  const pct = (v) => `${Number(v).toLocaleString(undefined, { maximumFractionDigits: 2 })}%`;
+  const cpcMinor = bars.cpc_max_minor !== undefined && bars.cpc_max_minor !== null;
+  const cpc = cpcMinor ? bars.cpc_max_minor : bars.cpc_max;
+  const cost = (v) => (cpcMinor ? moneyMinor(v, currency) : money(v, currency));
+  const platform = PLATFORM_NAME[ad.platform] || "this platform";
+  const items = [];
+  if (typeof bars.ctr_min_pct === "number") {
+    items.push(h("div", { class: "pass-bar", dataset: { bar: "ctr" } },
+      h("p", { class: "pass-bar-name" }, "Click-through rate"),
+      h("p", { class: "pass-bar-figure" }, `At least ${pct(bars.ctr_min_pct)}`),
+      h("p", { class: "hint" }, `Of every 100 people ${platform} shows your ad to, at least `
+        + `${pct(bars.ctr_min_pct).replace("%", "")} should click it.`),
+      passGauge({ what: "The click-through rate", bar: bars.ctr_min_pct, kind: "floor", format: pct })));
+  }
+  if (typeof cpc === "number") {
+    items.push(h("div", { class: "pass-bar", dataset: { bar: "cpc" } },
+      h("p", { class: "pass-bar-name" }, "Cost per click"),
+      h("p", { class: "pass-bar-figure" }, `At most ${cost(cpc)}`),
+      h("p", { class: "hint" }, `A visit to your store from ${platform} should cost no more than that.`),
+      passGauge({ what: "The cost per click", bar: cpc, kind: "ceiling", format: cost })));
+  }
+  return h("div", { class: "pass-bars-panel", dataset: { passBars: ad.platform } },
+    h("h3", {}, `What your ad must beat on ${platform}`),
+    items.length ? h("div", { class: "pass-bars" }, items)
+      : h("p", { class: "empty" }, "No pass bars for this platform yet."),
+    h("p", { class: "hint pass-source", dataset: { benchmark: "" } }, "The bars come from ",
+      h("span", { class: "chip chip-evidence" }, benchmarkText(bars.source)),
+      ": an ad doing worse than them is costing more than it should for a store like yours."));
+}
+
+/**
+ * The ad panel. `signedIn`: a change asked in plain words needs an account. Answers
+ * {node, load}: `load()` fetches the ad of the platform shown (polling while it is written).
+ */
+export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
+  let platform = "meta";
+  let current = null; // the ad shown
+  const address = displayAddress(storeUrl);
+  const view = h("div", { class: "ad-view" });
+  const outcome = h("div", { "aria-live": "polite" });
+  const switches = PLATFORMS.map(([code, name, where]) => button(`${name}`, async (event) => {
+    if (code === platform) return;
+    platform = code;
+    markSwitch();
+    await busy(event.currentTarget, () => load());
+  }, { kind: "secondary", class: "btn btn-secondary platform-switch", "aria-pressed": String(code === platform),
+    "aria-describedby": `platform-${code}-where`, dataset: { platform: code } }));
+  const markSwitch = () => switches.forEach((node) => node.setAttribute("aria-pressed", String(node.dataset.platform === platform)));
+  const switchGroup = h("div", { class: "platform-switches", role: "group", "aria-label": "Platform" },
+    switches,
+    PLATFORMS.map(([code, , where]) => h("span", { class: "visually-hidden", id: `platform-${code}-where` }, where)));
+
+  async function load() {
+    const panel = progress("Writing your ad…");
+    const result = await poll(ctx, () => get(`/api/ad?platform=${platform}`), {
+      waiting: ({ http, data }) => http === 404 && Boolean(data && data.building),
+      onWait: () => {
+        if (!view.contains(panel.node)) fill(view, panel.node);
+        panel.update("Writing your ad from your store's words and photo. It shows here as soon as it is ready.");
+      },
+      every: 1500,
+    });
+    if (!result || !ctx.alive()) return;
+    const said = refusalOf(result);
+    if (said) {
+      current = null;
+      fill(view, said.reason === "not_found"
+        ? h("div", { class: "notice notice-info", role: "status", dataset: { reason: "not_found", ad: "none" } },
+          h("p", { class: "notice-title" }, "No ad yet"),
+          h("p", {}, "Your ad is written from your store once it is built: build your store and come back."),
+          h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store")))
+        : refusal(said, { retry: () => load() }, result.http, { headings: HEADINGS }));
+      return;
+    }
+    show(result.data);
+  }
+
+  function show(ad) {
+    current = ad;
+    fill(outcome);
+    const limits = ad.limits || {};
+    const overridden = new Set(ad.overridden || []);
+    const fields = h("ul", { class: "ad-fields" }, (FIELDS[ad.platform] || FIELDS.meta).map(([key, label]) =>
+      fieldRow(ad, key, label, limits[key], overridden.has(key))));
+    const reset = overridden.size
+      ? button("Put the written copy back", (event) => busy(event.currentTarget, async () => {
+        const answer = await post("/api/ad/edit", { platform: ad.platform, reset: true });
+        if (!ctx.alive()) return;
+        const said = refusalOf(answer);
+        if (said) {
+          fill(outcome, refusal(said, {}, answer.http, { headings: HEADINGS }));
+          return;
+        }
+        show(answer.data);
+        ctx.toast(`Your ${PLATFORM_NAME[ad.platform]} ad has its written copy back.`);
+      }), { kind: "secondary", "data-action": "reset-ad" })
+      : null;
+    fill(view,
+      h("div", { class: "ad-layout", dataset: { adPlatform: ad.platform, adVersion: String(ad.version ?? "") } },
+        h("div", { class: "ad-preview" },
+          ad.platform === "google" ? googleFrame(ad, { pageName, address }) : metaFrame(ad, { pageName, address }),
+          picturesLine(ad)),
+        h("div", { class: "ad-editing" },
+          h("h3", {}, "The words, against the platform's limits"),
+          fields,
+          reset ? h("p", { class: "hint" }, `You changed ${plainList([...overridden].map((k) => fieldName(ad.platform, k).toLowerCase()))}.`) : null,
+          reset ? h("p", { class: "actions" }, reset) : null)),
+      passBars(ad));
+  }
+
+  function picturesLine(ad) {
+    const images = ad.images || [];
+    if (!images.length) return null;
+    return h("p", { class: "hint ad-sizes" }, "Pictures made for this ad: ",
+      images.map((image, i) => [i ? ", " : "", h("a", { href: image.url, target: "_blank", rel: "noopener" },
+        `${image.width} × ${image.height}`)]), ".");
+  }
+
+  function fieldRow(ad, key, label, limit, changed) {
+    const row = h("li", { class: "ad-field", dataset: { field: key } });
+    const edit = () => fill(row, editor(ad, key, label, limit, row, () => fill(row, ...readRow())));
+    const readRow = () => [
+      h("div", { class: "ad-field-head" },
+        h("span", { class: "ad-field-name" }, label),
+        count(ad[key], limit),
+        changed ? h("span", { class: "tag", dataset: { changed: "true" } }, "Your words") : null),
+      h("p", { class: "ad-field-value" }, ad[key] || "—"),
+      button(`Change the ${label.toLowerCase()}`, edit, { kind: "ghost", "data-action": "edit-field" }),
+    ];
+    return fill(row, ...readRow());
+  }
+
+  function editor(ad, key, label, limit, row, cancel) {
+    const id = uid("ad-edit");
+    const said = h("div", { "aria-live": "polite" });
+    const options = key === "call_to_action" ? ad.call_to_action_options || [] : null;
+    const control = options && options.length
+      ? h("select", { id, name: "value" }, options.map((option) => h("option", { value: option, selected: option === ad[key] }, option)))
+      : h(key === "headline" || key === "call_to_action" ? "input" : "textarea",
+        { id, name: "value", ...(key === "headline" || key === "call_to_action" ? { type: "text", value: ad[key] || "" } : { rows: "3" }),
+          autocomplete: "off", "aria-describedby": `${id}-count` });
+    if (control.tagName === "TEXTAREA") control.value = ad[key] || "";
+    const live = h("span", { id: `${id}-count`, class: "hint" }, count(ad[key], limit), " characters");
+    control.addEventListener("input", () => fill(live, count(control.value, limit), " characters"));
+    const form = h("form", { class: "ad-field-form", novalidate: true, dataset: { editing: key } },
+      h("div", { class: "field" }, h("label", { for: id }, label), control, options ? null : live),
+      h("div", { class: "form-actions" },
+        button(`Save the ${label.toLowerCase()}`, null, { type: "submit", "data-action": "save-field" }),
+        button("Cancel", cancel, { kind: "ghost" })),
+      said);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      await busy(form.querySelector("button[type=submit]"), async () => {
+        const answer = await post("/api/ad/edit", { platform: ad.platform, field: key, value: control.value });
+        if (!ctx.alive()) return;
+        const refused = refusalOf(answer);
+        if (refused) {
+          fill(said, refusal(refused, {}, answer.http, { headings: HEADINGS }));
+          return;
+        }
+        show(answer.data);
+        ctx.toast(`Saved: the ${label.toLowerCase()} of your ${PLATFORM_NAME[ad.platform]} ad.`);
+      });
+    });
+    queueMicrotask(() => control.focus());
+    return form;
+  }
+
+  // A change in plain words: an account's, counted against its plan.
+  const change = signedIn ? changeForm() : h("div", { class: "notice notice-info", role: "status", dataset: { change: "needs-account" } },
+    h("p", { class: "notice-title" }, "Ask for a change in your own words"),
+    h("p", {}, "Telling the service what to change (\"shorter\", \"mention free shipping\") needs an account, because "
+      + "it counts against your plan's allowance. Save your address to get one: your work comes along."),
+    h("p", { class: "actions" }, linkButton("Save your address", "#/app/account", "primary")));
+
+  function changeForm() {
+    const id = uid("ad-change");
+    const said = h("div", { "aria-live": "polite" });
+    const form = h("form", { class: "ad-change", novalidate: true, dataset: { change: "ready" } },
+      h("div", { class: "field" },
+        h("label", { for: id }, "Ask for a change in your own words"),
+        h("p", { class: "hint", id: `${id}-hint` }, "For example: make the headline shorter, or lead with the price. "
+          + "Only what your product's record backs is written; each platform's limits still hold."),
+        h("textarea", { id, name: "message", rows: "2", maxlength: "2000", "aria-describedby": `${id}-hint`, required: true })),
+      h("div", { class: "form-actions" }, button("Change my ad", null, { type: "submit", "data-action": "change-ad" })),
+      said);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const message = form.message.value.trim();
+      if (!message) {
+        fill(said, h("p", { class: "notice notice-warn", role: "alert" }, "Say what to change first."));
+        return;
+      }
+      await busy(form.querySelector("button[type=submit]"), async () => {
+        const answer = await post("/api/growth/edit", { message, platform });
+        if (!ctx.alive()) return;
+        const refused = refusalOf(answer);
+        if (refused) {
+          fill(said, refusal(refused, {}, answer.http, { headings: HEADINGS }));
+          return;
+        }
+        const diff = answer.data.diff || [];
+        await load();
+        fill(said, h("div", { class: "notice notice-success", role: "status", dataset: { edited: String(answer.data.version ?? "") } },
+          h("p", { class: "notice-title" }, "Your ad is changed"),
+          h("ul", { class: "list" }, diff.map((d) => h("li", {},
+            `${PLATFORM_NAME[d.platform] || "Your"} ${fieldName(d.platform, d.field).toLowerCase()}: “${d.before}” became “${d.after}”`)))));
+        form.message.value = "";
+      });
+    });
+    return form;
+  }
+
+  const node = h("section", { class: "panel", "aria-labelledby": "ad-title", dataset: { section: "ad" } },
+    h("h2", { id: "ad-title" }, "Your ad"),
+    h("p", { class: "hint" }, "Written from your store's words and your product's photo, for each platform within its "
+      + "own length limits. What you see is what people scrolling or searching would see."),
+    switchGroup, view, outcome, change);
+  return { node, load, current: () => current };
+}
+
+/** "the headline and the button". */
+function plainList(words) {
+  if (words.length <= 1) return words.join("");
+  return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
