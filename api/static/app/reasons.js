@@ -100,6 +100,10 @@ const KNOWN = {
   amount_out_of_bounds: ["That amount is outside what a top-up can be", "warn", null],
   legacy_checkout_retired: ["That payment link is no longer used", "info", null],
   no_question: ["Ask a question first", "info", null],
+  query_too_long: ["That question is too long", "warn", null],
+  invalid_scope: ["Approve a post or a whole campaign", "warn", null],
+  campaign_book_full: ["Your campaign book is full", "warn", null],
+  unknown_campaign: ["No such campaign", "warn", null],
 };
 
 export function knows(reason) {

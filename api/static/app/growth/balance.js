@@ -76,7 +76,10 @@ export function balancePanel(ctx) {
         h("p", { class: "hint" }, "A top-up counts once the payment provider confirms it; one you did not finish "
           + "never does.")) : null,
       h("h3", {}, "Add money"),
-      topupForm(balance),
+      balance.topups_available === false
+        ? h("p", { class: "notice notice-info", role: "status", dataset: { topups: "off" } }, "Payments are switched off on "
+          + "this service, so your ad balance cannot be topped up here.")
+        : topupForm(balance),
       h("h3", {}, "Every movement"),
       ledger.length ? ledgerTable(ledger, currency)
         : h("p", { class: "empty", dataset: { ledger: "empty" } }, "No movements yet: a confirmed top-up shows here."));

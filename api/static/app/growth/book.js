@@ -17,11 +17,6 @@ const STATUSES = { draft: ["Draft", "Not running"], active: ["Running", "Spendin
 // The step a campaign can take from its status: [new status, button words].
 const NEXT = { draft: ["active", "Start it"], active: ["paused", "Pause it"], paused: ["active", "Run it again"] };
 
-// A campaign as the book takes it back: its own fields, nothing the answer added around them.
-const KEPT = ["id", "name", "platform", "status", "daily_budget_minor", "objective", "audience"];
-const kept = (campaign) => Object.fromEntries(KEPT.filter((key) => campaign[key] !== undefined && campaign[key] !== null)
-  .map((key) => [key, campaign[key]]));
-
 const words = (table, value) => table[value] || plain(value) || "—";
 
 /** A select of a table's choices, with the current value kept even when the app does not know it. */
@@ -33,10 +28,17 @@ function choice(label, name, table, value) {
     h("select", { id, name }, entries.map(([code, text]) => h("option", { value: code, selected: code === value }, text))));
 }
 
-function budgetField(label, currency, minor, hint) {
-  return field(label, { type: "number", name: "budget", min: "0", step: "0.01", inputmode: "decimal", required: true,
+/** The daily budget typed in money; `bounds` (the book's options) say between what. */
+function budgetField(label, currency, minor, bounds, hint) {
+  const low = bounds.daily_budget_min_minor;
+  const high = bounds.daily_budget_max_minor;
+  const within = low !== undefined && high !== undefined
+    ? ` Between ${moneyMinor(low, currency)} and ${moneyMinor(high, currency)}.` : "";
+  return field(label, { type: "number", name: "budget", step: "0.01", inputmode: "decimal", required: true,
+    min: low !== undefined ? String(toMajor(low, currency)) : "0",
+    max: high !== undefined ? String(toMajor(high, currency)) : undefined,
     value: minor === undefined || minor === null ? "" : String(toMajor(minor, currency)) },
-  { hint: hint || `In ${currency}, per day.` });
+  { hint: `${hint || `In ${currency}, per day.`}${within}` });
 }
 
 /** The book's panel; `load()` reads the book and draws it. */
@@ -46,6 +48,7 @@ export function bookPanel(ctx) {
   const addSlot = h("div", {});
   const settingsSlot = h("div", {});
   let book = null;
+  let bounds = {}; // what the book takes (GET /api/ads-manager `options`): budget bounds, choices
 
   async function save(body, { done } = {}) {
     const answer = await post("/api/ads-manager", body);
@@ -56,13 +59,14 @@ export function bookPanel(ctx) {
       return false;
     }
     fill(outcome);
-    show(answer.data.book);
+    show(answer.data.book, answer.data.options);
     if (done) ctx.toast(done);
     return true;
   }
 
-  function show(next) {
+  function show(next, options) {
     book = next;
+    bounds = options || bounds;
     const settings = book.settings || {};
     const currency = settings.currency || "USD";
     const campaigns = book.campaigns || [];
@@ -89,20 +93,24 @@ export function bookPanel(ctx) {
         moneyMinor(campaign.daily_budget_minor, campaign.currency || currency)),
       campaign.objective ? [h("dt", {}, "What for"), h("dd", {}, words(OBJECTIVES, campaign.objective))] : null,
       campaign.audience ? [h("dt", {}, "Who sees it"), h("dd", {}, words(AUDIENCES, campaign.audience))] : null),
-    step ? h("p", { class: "actions" }, button(step[1], (event) => busy(event.currentTarget, () => save(
-      { campaigns: (book.campaigns || []).map((c) => (c.id === campaign.id ? { ...kept(c), status: step[0] } : kept(c))) },
-      { done: `${campaign.name}: ${(STATUSES[step[0]] || [step[0]])[0].toLowerCase()}.` })),
-    { kind: "secondary", class: "btn btn-secondary btn-small", "aria-label": `${step[1]}: ${campaign.name}`,
-      "data-action": `campaign-${step[0]}` })) : null);
+    h("p", { class: "actions" },
+      step ? button(step[1], (event) => busy(event.currentTarget, () => save(
+        { campaigns: [{ id: campaign.id, status: step[0] }] },
+        { done: `${campaign.name}: ${(STATUSES[step[0]] || [step[0]])[0].toLowerCase()}.` })),
+      { kind: "secondary", class: "btn btn-secondary btn-small", "aria-label": `${step[1]}: ${campaign.name}`,
+        "data-action": `campaign-${step[0]}` }) : null,
+      button("Remove", (event) => busy(event.currentTarget, () => save({ campaigns: [{ id: campaign.id, delete: true }] },
+        { done: `Removed the campaign ${campaign.name}.` })),
+      { kind: "ghost", "aria-label": `Remove: ${campaign.name}`, "data-action": "campaign-remove" })));
   }
 
   function addForm(settings) {
     const currency = settings.currency || "USD";
     const form = h("form", { class: "form-grid", novalidate: true, dataset: { form: "campaign" } },
-      field("Campaign name", { type: "text", name: "name", maxlength: "120", required: true, autocomplete: "off" },
+      field("Campaign name", { type: "text", name: "name", maxlength: String(bounds.name_max_chars || 80), required: true, autocomplete: "off" },
         { hint: "Yours to recognise it by, for example: Spring launch." }),
       choice("Runs on", "platform", PLATFORMS, settings.platform || "meta"),
-      budgetField("Daily budget", currency, settings.daily_budget_minor),
+      budgetField("Daily budget", currency, settings.daily_budget_minor, bounds),
       choice("Status", "status", { draft: "Draft: not running yet", active: "Running", paused: "Paused" }, "draft"),
       h("div", { class: "form-actions" }, button("Save the campaign", null, { type: "submit", "data-action": "add-campaign" })));
     form.addEventListener("submit", async (event) => {
@@ -115,8 +123,8 @@ export function bookPanel(ctx) {
         return;
       }
       await busy(form.querySelector("button[type=submit]"), () => save({
-        campaigns: [...(book.campaigns || []).map(kept), { name, platform: form.platform.value, status: form.status.value,
-          daily_budget_minor: budget, objective: settings.objective, audience: settings.audience }],
+        campaigns: [{ name, platform: form.platform.value, status: form.status.value,
+          daily_budget_minor: budget }],
       }, { done: `Saved the campaign ${name}.` }));
     });
     return form;
@@ -125,7 +133,8 @@ export function bookPanel(ctx) {
   function settingsForm(settings) {
     const currency = settings.currency || "USD";
     const form = h("form", { class: "form-grid", novalidate: true, dataset: { form: "book-settings" } },
-      budgetField("Daily budget", currency, settings.daily_budget_minor, `In ${currency}, per day, for each new campaign.`),
+      budgetField("Daily budget", currency, settings.daily_budget_minor, bounds,
+        `In ${currency}, per day, for each new campaign.`),
       choice("Runs on", "platform", PLATFORMS, settings.platform),
       choice("What you want from your ads", "objective", OBJECTIVES, settings.objective),
       choice("Who sees them", "audience", AUDIENCES, settings.audience),
@@ -153,7 +162,7 @@ export function bookPanel(ctx) {
       fill(cards, refusal(said, { retry: () => load() }, result.http));
       return;
     }
-    show(result.data.book);
+    show(result.data.book, result.data.options);
   }
 
   const node = h("section", { class: "panel", "aria-labelledby": "book-title", dataset: { section: "book" } },

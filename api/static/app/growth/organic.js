@@ -17,6 +17,23 @@ const FORMATS = { short_video: "Short video", video: "Video", carousel: "Carouse
   pin: "Pin", thread: "Thread", text: "Text post", story: "Story", reel: "Reel", short: "Short", post: "Post",
   idea_pin: "Idea pin", discussion: "Discussion" };
 const platformName = (code) => PLATFORM_NAME[code] || plain(code);
+const capital = (text) => (text ? text.charAt(0).toUpperCase() + text.slice(1) : text);
+const formatWords = (format) => FORMATS[format] || capital(plain(format)) || "Post";
+
+/** One thing a campaign draws on: the product's record (which of its facts) or an evidence
+ * source (on which days). */
+function sourceLine(source) {
+  if (typeof source === "string") return source;
+  if (source && source.kind === "product") {
+    const fields = (source.fields || []).map((f) => citeText({ kind: "product", field: f }).replace(/^Your product's /, ""));
+    return `Your product's record${fields.length ? `: its ${fields.join(", ")}` : ""}`;
+  }
+  if (source && source.kind === "evidence") {
+    const dates = source.dates || [];
+    return `${source.name || plain(source.source) || "Evidence"}${dates.length ? `, evidence of ${dates.join(", ")}` : ""}`;
+  }
+  return citeText(source);
+}
 
 /** The organic panel. `signedIn`: research needs an account. `load()` reads the approval log. */
 export function organicPanel(ctx, { signedIn }) {
@@ -81,7 +98,7 @@ export function organicPanel(ctx, { signedIn }) {
           class: "btn btn-secondary btn-small", "data-action": "approve-post",
           "aria-label": `Approve this post: ${platformName(campaign.platform)}, idea ${i + 1}` }));
         return h("li", { class: "organic-post", dataset: { postId: String(item.id) } },
-          h("p", { class: "organic-format" }, h("span", { class: "tag" }, FORMATS[item.format] || plain(item.format) || "Post")),
+          h("p", { class: "organic-format" }, h("span", { class: "tag" }, formatWords(item.format))),
           h("p", { class: "organic-text" }, item.text),
           (item.cites || []).length
             ? h("div", { class: "organic-cites" }, h("p", { class: "hint" }, "Rests on:"),
@@ -90,7 +107,7 @@ export function organicPanel(ctx, { signedIn }) {
           holder);
       })),
       sources.length ? h("details", {}, h("summary", {}, `What it draws on (${sources.length})`),
-        h("ul", { class: "list" }, sources.map((source) => h("li", {}, typeof source === "string" ? source : citeText(source)))))
+        h("ul", { class: "list" }, sources.map((source) => h("li", {}, sourceLine(source)))))
         : null,
       whole);
   }
