@@ -105,10 +105,17 @@ const BENCHMARK_WORDS = {
 };
 
 /** The published benchmark a pass bar comes from, as a founder would name it: "WordStream and
- * LocaliQ, Facebook Ads Benchmarks (2024)". A sentence the server wrote is kept as it is. */
-export function benchmarkText(source) {
+ * LocaliQ, Facebook Ads Benchmarks (2024)". A sentence the server wrote is kept as it is, but
+ * when it names one report per measure ("CPC: …; CTR: …"), `measure` ("ctr", "cpc") picks its own. */
+export function benchmarkText(source, measure = null) {
   if (!source) return "No benchmark named";
-  if (typeof source === "string") return source;
+  if (typeof source === "string") {
+    // "CPC: one report; CTR: another": the part naming the measure asked about, when there is one.
+    const parts = source.split(/;\s*/).map((part) => part.match(/^([A-Z]{2,4}):\s*(.+)$/)).filter(Boolean);
+    const own = measure ? parts.find((match) => match[1].toLowerCase() === measure.toLowerCase()) : null;
+    return own ? own[2] : source;
+  }
+  if (measure && source[measure]) return benchmarkText(source[measure]);
   const publisher = source.publisher || source.by || source.author;
   const name = source.name || source.title || source.report;
   const year = source.year || (source.published ? String(source.published).slice(0, 4) : null);

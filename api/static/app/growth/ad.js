@@ -112,22 +112,29 @@ export function passBars(ad) {
       h("p", { class: "pass-bar-figure" }, `At least ${pct(bars.ctr_min_pct)}`),
       h("p", { class: "hint" }, `Of every 100 people ${platform} shows your ad to, at least `
         + `${pct(bars.ctr_min_pct).replace("%", "")} should click it.`),
-      passGauge({ what: "The click-through rate", bar: bars.ctr_min_pct, kind: "floor", format: pct })));
+      passGauge({ what: "The click-through rate", bar: bars.ctr_min_pct, kind: "floor", format: pct }),
+      sourceLine(bars.source, "ctr")));
   }
   if (typeof cpc === "number") {
     items.push(h("div", { class: "pass-bar", dataset: { bar: "cpc" } },
       h("p", { class: "pass-bar-name" }, "Cost per click"),
       h("p", { class: "pass-bar-figure" }, `At most ${cost(cpc)}`),
       h("p", { class: "hint" }, `A visit to your store from ${platform} should cost no more than that.`),
-      passGauge({ what: "The cost per click", bar: cpc, kind: "ceiling", format: cost })));
+      passGauge({ what: "The cost per click", bar: cpc, kind: "ceiling", format: cost }),
+      sourceLine(bars.source, "cpc")));
   }
   return h("div", { class: "pass-bars-panel", dataset: { passBars: ad.platform } },
     h("h3", {}, `What your ad must beat on ${platform}`),
     items.length ? h("div", { class: "pass-bars" }, items)
       : h("p", { class: "empty" }, "No pass bars for this platform yet."),
-    h("p", { class: "hint pass-source", dataset: { benchmark: "" } }, "The bars come from ",
-      h("span", { class: "chip chip-evidence" }, benchmarkText(bars.source)),
-      ": an ad doing worse than them is costing more than it should for a store like yours."));
+    h("p", { class: "hint pass-source" }, "Each bar is the published average for goods like yours: a running ad doing "
+      + "worse than it costs more than it should."));
+}
+
+/** The benchmark a bar comes from, named. */
+function sourceLine(source, measure) {
+  return h("p", { class: "pass-bar-source", dataset: { benchmark: measure } }, "Source: ",
+    h("cite", {}, benchmarkText(source, measure)));
 }
 
 /**
@@ -205,7 +212,8 @@ export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
         h("div", { class: "ad-editing" },
           h("h3", {}, "The words, against the platform's limits"),
           fields,
-          reset ? h("p", { class: "hint" }, `You changed ${plainList([...overridden].map((k) => fieldName(ad.platform, k).toLowerCase()))}.`) : null,
+          reset ? h("p", { class: "hint" }, `You changed ${plainList([...overridden].map((k) => `the ${fieldName(ad.platform, k).toLowerCase()}`))}; `
+            + "the rest is as it was written.") : null,
           reset ? h("p", { class: "actions" }, reset) : null)),
       passBars(ad));
   }
