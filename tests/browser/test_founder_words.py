@@ -67,6 +67,7 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     claim_own_card(app)
     run_jobs()  # the claim's research: the offer, the verdict and the analysis are there
     page = build_store(app)
+    run_jobs()  # the ad the build sent, so Growth shows the ad rather than its progress
     brief.generate()  # the nightly brief, so Insights shows one rather than its empty state
 
     # A plain-language edit the store's bounds refuse ("$.faq: must have at most 6 items"),
@@ -86,6 +87,20 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     if page.locator("[data-edited='2']").count() != 1:
         found["removing the question about returns"] = [
             page.locator("[data-reason=editor_unavailable]").inner_text()]
+
+    # Growth with a campaign and researched post ideas on screen, what each idea rests on opened.
+    page = screen(app, "/#/app/growth", "growth")
+    page.locator("form[data-form=campaign]").get_by_label("Campaign name").fill("Spring launch")
+    page.get_by_role("button", name="Save the campaign").click()
+    page.locator("article.campaign-card").first.wait_for()
+    page.get_by_label("What do you want to find out?").fill("gift ideas for the holidays")
+    page.get_by_role("button", name="Research post ideas").click()
+    page.locator("article.organic-campaign").first.wait_for()
+    for summary in page.locator("article.organic-campaign details > summary").all():
+        summary.click()
+    app.shot("words-growth-research")
+    if problems := problems_on(page, ids):
+        found["growth with post ideas"] = problems
 
     page = screen(app, "/#/app/home", "home")
     routes = [link.get_attribute("href") for link in page.locator("#nav a").all()]

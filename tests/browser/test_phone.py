@@ -63,7 +63,7 @@ def test_every_screen_fits_a_phone(open_app, run_jobs):
     for href in routes:
         fits(app, f"/{href}", href.strip("#/").replace("/", "-"), problems)
     assert problems == {}, "\n".join(f"{route}: {'; '.join(found)}" for route, found in problems.items())
-    assert len(routes) >= 18 and "#/app/account" in routes, routes
+    assert len(routes) >= 18 and "#/app/account" in routes and "#/app/growth" in routes, routes
 
 
 def test_the_menu_opens_and_closes_by_keyboard_and_on_choosing_an_entry(open_app):

@@ -30,6 +30,13 @@ const HEADINGS = {
   not_found: "No ad yet",
 };
 
+// Why a change asked in plain words left a field as it was.
+const SKIPPED = {
+  too_long: "the new words were longer than the platform allows",
+  unbacked_claim: "your product's record cannot back the new words",
+  invalid_editor_response: "the new words could not be used",
+};
+
 /** Characters as the platforms count them (an emoji is one, not two). */
 const length = (text) => [...String(text || "")].length;
 
@@ -309,12 +316,27 @@ export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
           fill(said, refusal(refused, {}, answer.http, { headings: HEADINGS }));
           return;
         }
+        const before = current ? current.version : null;
+        if (answer.data.status === "editing") {
+          // Still being written: the ad is read again until its version moves (a few tries).
+          const panel = progress("Making your change…");
+          fill(said, panel.node);
+          let tries = 20;
+          await poll(ctx, () => get(`/api/ad?platform=${platform}`), {
+            waiting: ({ data }) => (tries -= 1) > 0 && data && data.version === before, every: 1000 });
+          if (!ctx.alive()) return;
+        }
         const diff = answer.data.diff || [];
+        const skipped = answer.data.skipped || [];
         await load();
         fill(said, h("div", { class: "notice notice-success", role: "status", dataset: { edited: String(answer.data.version ?? "") } },
-          h("p", { class: "notice-title" }, "Your ad is changed"),
-          h("ul", { class: "list" }, diff.map((d) => h("li", {},
-            `${PLATFORM_NAME[d.platform] || "Your"} ${fieldName(d.platform, d.field).toLowerCase()}: “${d.before}” became “${d.after}”`)))));
+          h("p", { class: "notice-title" }, diff.length ? "Your ad is changed" : "Your change is being made"),
+          diff.length ? h("ul", { class: "list" }, diff.map((d) => h("li", { dataset: { changedField: d.field, platform: d.platform } },
+            `${PLATFORM_NAME[d.platform] || "Your"} ${fieldName(d.platform, d.field).toLowerCase()}: “${d.before}” became “${d.after}”`)))
+            : h("p", {}, "It shows in your ad above once it is written."),
+          skipped.length ? [h("p", {}, "Left as they were:"), h("ul", { class: "list" }, skipped.map((d) => h("li", {},
+            `${PLATFORM_NAME[d.platform] || "Your"} ${fieldName(d.platform, d.field).toLowerCase()} (${SKIPPED[d.why] || "it could not be used"})`)))]
+            : null));
         form.message.value = "";
       });
     });
