@@ -1,7 +1,7 @@
 // How a figure's source reads: a catalog field, a dated evidence row, a setting, or another
 // figure of the offer. Every figure the app shows carries one, in a founder's words; a
 // setting's own name is small print for the operator, behind "Where this figure comes from".
-import { h } from "./dom.js";
+import { h, money } from "./dom.js";
 
 // The offer's figures and inputs (services/research/offer.py) as a founder calls them.
 export const FIGURE_WORDS = {
@@ -131,13 +131,18 @@ const PRODUCT_FIELD_WORDS = {
   dimensions: "size", images: "photos", rating: "rating", reviews: "reviews",
 };
 
+const MONEY_FIELDS = new Set(["price", "cost", "margin"]);
+
 /** What one post idea cites: a fact of the product's record or a dated evidence row. */
 export function citeText(cite) {
   if (!cite || typeof cite !== "object") return "Unknown source";
   const value = cite.value !== undefined && cite.value !== null && cite.value !== "" ? `: ${cite.value}` : "";
   if (cite.kind === "product") {
     const field = cite.field || cite.name;
-    return `Your product's ${PRODUCT_FIELD_WORDS[field] || plain(field) || "record"}${value}`;
+    // A price or cost reads as money ("30.00", or "$30.00" when the cite names its currency).
+    const amount = MONEY_FIELDS.has(field) && typeof cite.value === "number"
+      ? `: ${cite.currency ? money(cite.value, cite.currency) : cite.value.toFixed(2)}` : value;
+    return `Your product's ${PRODUCT_FIELD_WORDS[field] || plain(field) || "record"}${amount}`;
   }
   if (cite.kind === "evidence") {
     const when = cite.date ? `Evidence of ${cite.date}` : "Evidence";

@@ -96,11 +96,11 @@ export function bookPanel(ctx) {
     h("p", { class: "actions" },
       step ? button(step[1], (event) => busy(event.currentTarget, () => save(
         { campaigns: [{ id: campaign.id, status: step[0] }] },
-        { done: `${campaign.name}: ${(STATUSES[step[0]] || [step[0]])[0].toLowerCase()}.` })),
+        { done: `“${campaign.name}”: ${(STATUSES[step[0]] || [step[0]])[0].toLowerCase()}.` })),
       { kind: "secondary", class: "btn btn-secondary btn-small", "aria-label": `${step[1]}: ${campaign.name}`,
         "data-action": `campaign-${step[0]}` }) : null,
       button("Remove", (event) => busy(event.currentTarget, () => save({ campaigns: [{ id: campaign.id, delete: true }] },
-        { done: `Removed the campaign ${campaign.name}.` })),
+        { done: `Removed the campaign “${campaign.name}”.` })),
       { kind: "ghost", "aria-label": `Remove: ${campaign.name}`, "data-action": "campaign-remove" })));
   }
 
@@ -125,7 +125,7 @@ export function bookPanel(ctx) {
       await busy(form.querySelector("button[type=submit]"), () => save({
         campaigns: [{ name, platform: form.platform.value, status: form.status.value,
           daily_budget_minor: budget }],
-      }, { done: `Saved the campaign ${name}.` }));
+      }, { done: `Saved the campaign “${name}”.` }));
     });
     return form;
   }
