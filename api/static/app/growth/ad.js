@@ -2,12 +2,12 @@
 // field's length against that platform's limit, a field changed in place or the written copy
 // put back, a change asked for in plain words (with an account), and the pass bars the ad must
 // beat, drawn as gauges beside their figures and the benchmark they come from.
-import { h, fill, button, busy, uid, money, moneyMinor, linkButton } from "../dom.js";
+import { h, fill, button, busy, uid, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
-import { passGauge } from "../charts.js";
-import { benchmarkText } from "../sources.js";
+import { displayAddress, googleFrame, metaFrame } from "./frames.js";
+import { passBars } from "./pass-bars.js";
 
 // The platforms an ad is written for: [code, name, where it shows].
 const PLATFORMS = [["meta", "Meta", "Facebook and Instagram feeds"], ["google", "Google", "Google search results"]];
@@ -46,102 +46,6 @@ function count(text, limit) {
   const over = typeof limit === "number" && n > limit;
   return h("span", { class: `ad-count${over ? " ad-count-over" : ""}`, dataset: { length: String(n), limit: String(limit ?? "") } },
     typeof limit === "number" ? `${n} of ${limit}` : `${n} characters`);
-}
-
-/** The store's address as an ad shows it: its host and path, no scheme. */
-function displayAddress(storeUrl) {
-  if (!storeUrl) return location.host;
-  const url = new URL(storeUrl, location.origin);
-  return `${url.host}${url.pathname}`.replace(/\/$/, "");
-}
-
-function pictureFor(ad, platform) {
-  const images = ad.images || [];
-  const wanted = platform === "google"
-    ? images.find((i) => i.width > i.height)
-    : images.find((i) => i.width === i.height);
-  return wanted || images[0] || (ad.image ? { url: ad.image } : null);
-}
-
-/** The ad in a Facebook or Instagram feed: page, "Sponsored", main text, picture, headline, button. */
-function metaFrame(ad, { pageName, address }) {
-  const image = pictureFor(ad, "meta");
-  return h("article", { class: "ad-frame ad-meta", "aria-label": "Your ad as a Facebook or Instagram feed shows it",
-    dataset: { frame: "meta" } },
-  h("header", { class: "ad-meta-head" },
-    h("span", { class: "ad-avatar", "aria-hidden": "true" }, (pageName || "?").trim().charAt(0).toUpperCase()),
-    h("span", { class: "ad-meta-page" }, h("strong", {}, pageName), h("span", { class: "ad-sponsored" }, "Sponsored"))),
-  h("p", { class: "ad-meta-text", dataset: { adField: "primary_text" } }, ad.primary_text),
-  image ? h("img", { class: "ad-image", src: image.url, alt: `Your ad's picture: ${ad.headline}`,
-    width: image.width || 1080, height: image.height || 1080, decoding: "async" }) : null,
-  h("div", { class: "ad-meta-foot" },
-    h("div", { class: "ad-meta-words" },
-      h("p", { class: "ad-meta-domain" }, address.split("/")[0]),
-      h("p", { class: "ad-meta-headline", dataset: { adField: "headline" } }, ad.headline),
-      h("p", { class: "ad-meta-desc", dataset: { adField: "description" } }, ad.description)),
-    h("span", { class: "ad-cta", dataset: { adField: "call_to_action" } }, ad.call_to_action)));
-}
-
-/** The ad in Google's search results: "Sponsored", the site, the address, headline, description. */
-function googleFrame(ad, { pageName, address }) {
-  const image = pictureFor(ad, "google");
-  return h("article", { class: "ad-frame ad-google", "aria-label": "Your ad as Google search results show it",
-    dataset: { frame: "google" } },
-  h("p", { class: "ad-google-sponsored" }, "Sponsored"),
-  h("div", { class: "ad-google-body" },
-    h("div", { class: "ad-google-words" },
-      h("div", { class: "ad-google-site" },
-        h("span", { class: "ad-avatar ad-avatar-small", "aria-hidden": "true" }, (pageName || "?").trim().charAt(0).toUpperCase()),
-        h("span", {}, h("span", { class: "ad-google-name" }, pageName),
-          h("span", { class: "ad-google-url" }, address))),
-      h("p", { class: "ad-google-headline", dataset: { adField: "headline" } }, ad.headline),
-      h("p", { class: "ad-google-desc" },
-        h("span", { dataset: { adField: "primary_text" } }, ad.primary_text), " ",
-        h("span", { dataset: { adField: "description" } }, ad.description)),
-      h("p", { class: "ad-google-cta" }, h("span", { dataset: { adField: "call_to_action" } }, ad.call_to_action), " ›")),
-    image ? h("img", { class: "ad-image ad-google-image", src: image.url, alt: `Your ad's picture: ${ad.headline}`,
-      width: image.width || 1200, height: image.height || 628, decoding: "async" }) : null));
-}
-
-/** The pass bars of a platform: the CTR floor and the CPC ceiling, each a gauge beside its figure. */
-export function passBars(ad) {
-  const bars = ad.pass_criteria || {};
-  const currency = bars.currency || "USD";
-  const pct = (v) => `${Number(v).toLocaleString(undefined, { maximumFractionDigits: 2 })}%`;
-  const cpcMinor = bars.cpc_max_minor !== undefined && bars.cpc_max_minor !== null;
-  const cpc = cpcMinor ? bars.cpc_max_minor : bars.cpc_max;
-  const cost = (v) => (cpcMinor ? moneyMinor(v, currency) : money(v, currency));
-  const platform = PLATFORM_NAME[ad.platform] || "this platform";
-  const items = [];
-  if (typeof bars.ctr_min_pct === "number") {
-    items.push(h("div", { class: "pass-bar", dataset: { bar: "ctr" } },
-      h("p", { class: "pass-bar-name" }, "Click-through rate"),
-      h("p", { class: "pass-bar-figure" }, `At least ${pct(bars.ctr_min_pct)}`),
-      h("p", { class: "hint" }, `Of every 100 people ${platform} shows your ad to, at least `
-        + `${pct(bars.ctr_min_pct).replace("%", "")} should click it.`),
-      passGauge({ what: "The click-through rate", bar: bars.ctr_min_pct, kind: "floor", format: pct }),
-      sourceLine(bars.source, "ctr")));
-  }
-  if (typeof cpc === "number") {
-    items.push(h("div", { class: "pass-bar", dataset: { bar: "cpc" } },
-      h("p", { class: "pass-bar-name" }, "Cost per click"),
-      h("p", { class: "pass-bar-figure" }, `At most ${cost(cpc)}`),
-      h("p", { class: "hint" }, `A visit to your store from ${platform} should cost no more than that.`),
-      passGauge({ what: "The cost per click", bar: cpc, kind: "ceiling", format: cost }),
-      sourceLine(bars.source, "cpc")));
-  }
-  return h("div", { class: "pass-bars-panel", dataset: { passBars: ad.platform } },
-    h("h3", {}, `What your ad must beat on ${platform}`),
-    items.length ? h("div", { class: "pass-bars" }, items)
-      : h("p", { class: "empty" }, "No pass bars for this platform yet."),
-    h("p", { class: "hint pass-source" }, "Each bar is the published average for goods like yours: a running ad doing "
-      + "worse than it costs more than it should."));
-}
-
-/** The benchmark a bar comes from, named. */
-function sourceLine(source, measure) {
-  return h("p", { class: "pass-bar-source", dataset: { benchmark: measure } }, "Source: ",
-    h("cite", {}, benchmarkText(source, measure)));
 }
 
 /**
