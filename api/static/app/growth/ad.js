@@ -87,8 +87,9 @@ export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
       fill(view, said.reason === "not_found"
         ? h("div", { class: "notice notice-info", role: "status", dataset: { reason: "not_found", ad: "none" } },
           h("p", { class: "notice-title" }, "No ad yet"),
-          h("p", {}, "Your ad is written from your store once it is built: build your store and come back."),
-          h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store")))
+          h("p", {}, said.explanation || "Your ad is written from your store once it is built: build your store and come back."),
+          h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store"),
+            button("Look again", (event) => busy(event.currentTarget, () => load()), { kind: "ghost", "data-action": "reload-ad" })))
         : refusal(said, { retry: () => load() }, result.http, { headings: HEADINGS }));
       return;
     }
