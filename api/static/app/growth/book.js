@@ -85,7 +85,7 @@ export function bookPanel(ctx) {
     return h("article", { class: "campaign-card", dataset: { campaignId: String(campaign.id), status: campaign.status,
       platform: campaign.platform } },
     h("div", { class: "campaign-head" },
-      h("h4", {}, campaign.name),
+      h("h3", { class: "campaign-name" }, campaign.name),
       h("span", { class: `tag${campaign.status === "active" ? " tag-ok" : ""}`, title: gloss }, state)),
     h("dl", { class: "pairs" },
       h("dt", {}, "Runs on"), h("dd", {}, words(PLATFORMS, campaign.platform)),

@@ -90,7 +90,7 @@ export function organicPanel(ctx, { signedIn }) {
       "data-action": "approve-campaign", "aria-label": `Approve the whole campaign: ${platformName(campaign.platform)}, ${campaign.angle}` }));
     const sources = campaign.sources || [];
     return h("article", { class: "organic-campaign", dataset: { campaignId: String(campaign.id), platform: campaign.platform } },
-      h("h4", {}, `${platformName(campaign.platform)}: ${campaign.angle}`),
+      h("h3", { class: "organic-angle" }, `${platformName(campaign.platform)}: ${campaign.angle}`),
       h("ol", { class: "organic-posts" }, (campaign.posts || []).map((item, i) => {
         known.set(`post:${item.id}`, item.text);
         const holder = h("p", { class: "actions" });
