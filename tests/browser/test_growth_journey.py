@@ -14,8 +14,15 @@ import re
 
 import pytest
 
-from tests.browser.steps import api_answer, build_store, catalog, claim_own_card, pay_on_the_hosted_page, screen, \
-    sign_in_by_link
+from tests.browser.steps import (
+    api_answer,
+    build_store,
+    catalog,
+    claim_own_card,
+    pay_on_the_hosted_page,
+    screen,
+    sign_in_by_link,
+)
 from tests.browser.test_phone import MEASURE, TOUCH_PX
 
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here.
