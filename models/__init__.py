@@ -10,6 +10,7 @@ from models.account import (
                             SignInToken,
 )
 from models.brief import Brief, BriefGateState
+from models.business import BusinessSettings, PayoutDestination, Todo
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
@@ -40,4 +41,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder]
+              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo]
