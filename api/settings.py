@@ -56,9 +56,19 @@ class SettingsFields(Schema):
                                   metadata={"reason": "invalid_setting"})
 
 
+class SettingsRecord(Schema):
+    """The whole record as answered (its own component: the body above ignores unknown keys)."""
+
+    business_name = fields.String(required=True, allow_none=True)
+    support_email_local = fields.String(required=True, allow_none=True)
+    default_canned_subject = fields.String(required=True)
+    default_canned_body = fields.String(required=True)
+    ai_email_mode = fields.String(required=True, metadata={"enum": list(business.AI_EMAIL_MODES)})
+
+
 class SettingsAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
-    settings = fields.Nested(SettingsFields, required=True)
+    settings = fields.Nested(SettingsRecord, required=True)
     support_email = fields.String(required=True, allow_none=True,
                                   metadata={"description": "support_email_local@ the store's connected domain"})
     domain = fields.String(required=True, allow_none=True, metadata={"description": "The store's connected domain"})

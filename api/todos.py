@@ -14,7 +14,7 @@ DECISIONS: list[str] = [
     f"then the founder's oldest first), then the {todos.DONE_SHOWN} done most recently; `open` and `done` count "
     f"them all. Each read adds the next {todos.NEXT_STEPS} launch steps whose facts are false (GET /api/launch) as "
     "tasks (source launch, fact_id naming the fact, the fact's own advice as text), once per fact, and ticks off "
-    "a step whose fact has come true. A launch step the founder deleted is not added again.",
+    "a step whose fact has come true (its text then the fact's label, what was achieved). A launch step the founder deleted is not added again.",
     "POST /api/todos {op: add, text} | {op: complete | reopen | delete, id} answers the whole list as GET does, "
     "with status added | completed | reopened | deleted and `todo` (the task changed; null once deleted). text: 1 "
     f"to {todos.MAX_TEXT} characters on one line (400 `invalid_todo`); a founder keeps at most {todos.MAX_TASKS} "

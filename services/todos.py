@@ -6,7 +6,7 @@ that are false today (services/research/launch.py, in launch order) get a task s
 what to do, once per fact (a unique index on owner and fact settles two reads at once);
 a step whose fact has come true is ticked off by the service. A step the founder deleted
 stays deleted (its row is kept, marked, so it is not added again); one they ticked off
-stays ticked.
+stays ticked. A step the service ticks off reads as the fact's label ("Offer researched").
 """
 from __future__ import annotations
 
@@ -90,12 +90,13 @@ def _own(owner: Owner, todo_id) -> Todo:
 def _sync_launch_steps(session: Session, owner: Owner) -> None:
     facts = facts_for(owner, resolve(session))
     now = utcnow()
-    done_ids = [f["id"] for f in facts if f["true_today"]]
     next_steps = [f for f in facts if not f["true_today"]][:NEXT_STEPS]
     with transaction():
-        if done_ids:
-            (Todo.update(done=True, completed_at=now)
-             .where(Todo.owner == owner.key, Todo.fact_id.in_(done_ids), Todo.done == False)  # noqa: E712
+        # A step ticked off by the service reads as what was achieved ("Offer researched"): its
+        # advice was for while it was open.
+        for fact in (f for f in facts if f["true_today"]):
+            (Todo.update(done=True, completed_at=now, text=fact["label"])
+             .where(Todo.owner == owner.key, Todo.fact_id == fact["id"], Todo.done == False)  # noqa: E712
              .execute())
         for fact in next_steps:
             (Todo.insert(owner=owner.key, session=session.id, account=session.account_id,

@@ -51,6 +51,7 @@ def test_a_step_whose_fact_comes_true_is_ticked_off_and_the_next_added(founder):
     body = todos_of(fresh)
     ticked = {t["fact_id"]: t for t in body["todos"] if t["done"]}
     assert ticked["product_claimed"]["completed_at"] and ticked["product_claimed"]["source"] == "launch"
+    assert ticked["product_claimed"]["text"] == "Product claimed"  # what was achieved, no longer the advice
     assert launch_steps(body)[0] != "product_claimed" and len(launch_steps(body)) == NEXT_STEPS
     assert body["done"] == 1
 
