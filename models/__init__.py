@@ -1,4 +1,5 @@
 """Peewee models, the database proxy and the migrations."""
+from models.ad import Ad, AdImage
 from models.account import (
                             Account,
                             BillingEvent,
@@ -40,4 +41,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder]
+              SandboxRefund, SupplierConnection, DomainOrder, Ad, AdImage]
