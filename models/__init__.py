@@ -1,5 +1,4 @@
 """Peewee models, the database proxy and the migrations."""
-from models.ad import Ad, AdImage
 from models.account import (
                             Account,
                             BillingEvent,
@@ -10,6 +9,7 @@ from models.account import (
                             SignInConfirmation,
                             SignInToken,
 )
+from models.ad import Ad, AdImage
 from models.brief import Brief, BriefGateState
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch

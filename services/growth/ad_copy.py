@@ -79,15 +79,20 @@ def ad_copy(facts: Facts) -> dict:
                 return candidate
         return "Shop it today"
 
+    def body(limit: int, *more: str) -> str:
+        # The price always shows: the opening sentence gives way to it, cut at a word.
+        room = limit - len(priced) - 1 if priced else limit
+        return join([cut(opening, room), priced, *more], limit)
+
     meta = {
         "headline": headline(LIMITS[META]["headline"]),
-        "primary_text": join([opening, priced, demand[0] if demand else ""], LIMITS[META]["primary_text"]),
+        "primary_text": body(LIMITS[META]["primary_text"], demand[0] if demand else ""),
         "description": short_line(LIMITS[META]["description"]),
         "call_to_action": "Shop Now",
     }
     google = {
         "headline": headline(LIMITS[GOOGLE]["headline"]),
-        "primary_text": join([opening, priced], LIMITS[GOOGLE]["primary_text"]),
+        "primary_text": body(LIMITS[GOOGLE]["primary_text"]),
         "description": join([priced, described[1] if len(described) > 1 else "", demand[0] if demand else "",
                              f"From our {category} range." if category else ""], LIMITS[GOOGLE]["description"])
         or short_line(LIMITS[GOOGLE]["description"]),
