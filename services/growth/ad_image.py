@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 import resvg_py
 
+from models.own_product import FounderImage
 from services.model3d import MAX_PHOTO_BYTES, STATIC_DIR, STATIC_PREFIX, sans_serif_font
 from services.store import own as own_details
 
@@ -23,6 +24,7 @@ BACKGROUND = "#F7F4EE"
 BAND = "#1F2A30"
 INK = "#FFFFFF"
 ACCENT = "#E9C46A"
+INK_RGB, BAND_RGB, ACCENT_RGB = ((255, 255, 255), (31, 42, 48), (233, 196, 106))
 _TYPES = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 
 
@@ -47,10 +49,10 @@ def photo_of(product: dict) -> Photo | None:
             return Photo(_TYPES[path.suffix.lower()], path.read_bytes())
         except OSError:
             return None
+    # The founder's own upload: only one of this product's (image_of checks whose it is).
     upload = own_details.image_of(source, str(product.get("product_id") or ""))
-    if upload is not None:
-        return Photo(upload.content_type, bytes(upload.data))
-    return None
+    row = FounderImage.get_or_none(FounderImage.id == upload.id) if upload is not None else None
+    return Photo(row.content_type, bytes(row.data)) if row is not None else None
 
 
 def compose(*, width: int, height: int, headline: str, name: str, photo: Photo | None) -> str:
