@@ -149,7 +149,6 @@ def test_writing_the_ad_spends_the_owners_ad_bucket_once_per_ad(founder, run_job
 
 
 def test_a_free_account_past_its_ad_allowance_gets_the_meters_429(founder, run_jobs):
-    load(knife_line())
     client = ad_founder(founder, run_jobs, email="spent@example.com")
     Ad.delete().execute()
     exhaust(client, "ad")
@@ -208,6 +207,8 @@ def test_the_field_editors_refusals(founder, run_jobs):
     client = ad_founder(founder, run_jobs)
     refusal(client.post("/api/ad/edit", json={"platform": "meta", "field": "tagline", "value": "Hi"}), 200,
             "unknown_field")
+    assert refusal(client.post("/api/ad/edit", json={"platform": "meta", "value": "Hi"}), 200,
+                   "unknown_field")["known_fields"] == list(FIELDS)
     refusal(client.post("/api/ad/edit", json={"platform": "meta", "field": "headline", "value": "   "}), 200,
             "invalid_editor_response")
     body = refusal(client.post("/api/ad/edit", json={"platform": "google", "field": "call_to_action",

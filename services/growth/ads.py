@@ -35,7 +35,7 @@ from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS
 from services.jobs import active_job, create_job, get_job
 from services.meter import METER_REFUSALS, metered
 from services.ownership import adopter, owner_of
-from services.store import edits
+from services.store import builds, edits
 from services.store import facts as store_facts
 
 AD_BUILD = "ad_build"  # the job kind that writes the ad
@@ -214,8 +214,8 @@ def own_ad(session) -> Ad:
     refused = (latest.result or {}).get("refused") if latest is not None and latest.status == Job.DONE else None
     if refused is not None and clock.time() < refused.get("resets_at", 0):
         raise Refused(**refused)
-    building = active_job(kind=AD_BUILD, subject=subject(store.product_id)) is not None or Job.select().where(
-        Job.subject == f"store:{store.product_id}", Job.status.in_(Job.ACTIVE)).exists()
+    building = active_job(kind=AD_BUILD, subject=subject(store.product_id)) is not None or builds.busy(
+        store.product_id)
     raise Refused("not_found", NO_AD + (" It is being written now." if building else ""), building=building)
 
 
@@ -293,7 +293,9 @@ def edit_field(*, session, platform: str, field: str | None, value, reset: bool)
         _apply(ad, {}, reset=platform)
         return answer(Ad.get(Ad.product == ad.product_id), platform, "reset")
     if field not in FIELDS:
-        raise Refused("unknown_field", f"An ad has no field {str(field)[:40]!r}; it has {', '.join(FIELDS)}.",
+        named = f"An ad has no part called {field[:40]!r}" if field else "Say which part of the ad to change"
+        raise Refused("unknown_field", f"{named}: it has a headline, a main text, a description and a button "
+                                       "(headline, primary_text, description, call_to_action); nothing was changed.",
                       known_fields=list(FIELDS))
     text = " ".join(str(value or "").split())
     _check(platform, field, text)
