@@ -4,6 +4,7 @@ the `ad` meter, the field editor, and one founder never seeing another's ad."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -12,11 +13,12 @@ from integrations.ai import schemas
 from models.ad import Ad
 from models.clock import clock
 from models.job import Job
+from services.errors import JobFailed
 from services.growth import ad_copy, ads
 from services.growth.ad_limits import CALLS_TO_ACTION, LIMITS, PLATFORMS
-from tests.ad_factories import KNIFE_NAME, ad_founder, ad_of, exhaust, knife_line, used
+from tests.ad_factories import ad_founder, ad_of, exhaust, knife_line, used
 from tests.ai_factories import completion, demo_products, facts_of, openai_settings
-from tests.factories import built, claim, demo_item, find, load, refusal
+from tests.factories import built, claim, demo_item, find, load, refusal, session_of
 
 FIELDS = ("headline", "primary_text", "description", "call_to_action")
 OTHER_BUCKETS = ["AI website editor", "AI Growth ad editor", "Product find engine", "Support agent"]
@@ -235,11 +237,33 @@ def test_another_founder_never_sees_reads_or_edits_the_ad(founder, run_jobs):
     assert ad_of(a)["product_id"] == "p00" and ad_of(a)["headline"] == "Acacia Wood Magnetic Knife Strip"
 
 
-def test_a_lapsed_holds_ad_is_not_the_next_founders(founder, run_jobs):
+def test_a_lapsed_holds_ad_is_never_the_next_founders(founder, run_jobs):
     load(knife_line())
-    a = founder()
-    find(a)  # holds p00, builds its store and ad on the hold
-    built(a, run_jobs)
-    assert ad_of(a)["headline"] == KNIFE_NAME.split(",")[0]
-    Ad.update(owner="session:0").execute()  # as if the hold had lapsed and the store changed hands
-    assert refusal(a.get("/api/ad"), 404, "not_found")
+    first = founder()
+    find(first)  # holds p00, and builds its store and ad on the hold
+    built(first, run_jobs)
+    mine = {"platform": "meta", "field": "headline", "value": "The first founder's words"}
+    assert first.post("/api/ad/edit", json=mine).get_json()["version"] == 2
+    clock.advance(31 * 60)  # the hold lapses
+    second = founder()
+    assert find(second).get_json()["product_id"] == "p00"
+    assert refusal(second.get("/api/ad"), 404, "not_found")["building"] is False
+    refusal(second.post("/api/ad/edit", json={"platform": "meta", "reset": True}), 404, "not_found")
+    built(second, run_jobs)
+    ad = ad_of(second)
+    assert (ad["headline"], ad["overridden"], ad["version"]) == ("Acacia Wood Magnetic Knife Strip", [], 3)
+    assert Ad.get().owner == f"session:{session_of(second).id}"
+    refusal(first.get("/api/ad"), 404, "not_found")
+
+
+def test_a_failed_write_refunds_the_ad_charge(founder, run_jobs, settings_with, tmp_path):
+    client = ad_founder(founder, run_jobs, email="refund@example.com")
+    payload = Job.get(Job.kind == ads.AD_BUILD).payload
+    Ad.delete().execute()
+    program = tmp_path / "model"
+    program.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint('not an ad')\n")
+    program.chmod(0o755)
+    settings_with(ai_backend="command", ai_command=str(program))
+    with pytest.raises(JobFailed):
+        ads.run(payload)
+    assert used(client, "ad") == 10 and not Ad.select().exists()  # the first ad's charge only
