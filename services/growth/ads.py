@@ -29,7 +29,7 @@ from models.job import Job
 from models.store import Store
 from services import ai_tasks
 from services.discovery import resolve
-from services.errors import JobFailed, Refused
+from services.errors import JobFailed, Refused, TransientError
 from services.growth import ad_copy, ad_image
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS, SIZES, pass_criteria, too_long
 from services.jobs import active_job, create_job, get_job
@@ -158,9 +158,13 @@ def _write(product_id: str, owner_key: str, store_version: int, facts, *, stage,
             number = 1
         else:
             number = previous.version + 1
-            Ad.update(owner=owner_key, store_version=store_version, version=number, written=answer.copy,
-                      overrides=overrides, images=images, dropped=answer.dropped, updated_at=now) \
-                .where(Ad.product == product_id).execute()
+            moved = (Ad.update(owner=owner_key, store_version=store_version, version=number, written=answer.copy,
+                               overrides=overrides, images=images, dropped=answer.dropped, updated_at=now)
+                     .where(Ad.product == product_id, Ad.version == previous.version).execute())
+            if moved != 1:
+                # The founder changed the ad while it was written: written again shortly, from
+                # their change, rather than over it (the charge is refunded meanwhile).
+                raise TransientError("the ad changed while it was being written")
             _forget_images(previous.images, keep=images)
     return number
 
