@@ -9,6 +9,7 @@ from models.account import (
                             SignInConfirmation,
                             SignInToken,
 )
+from models.ad import Ad, AdImage
 from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.catalog import Evidence, Product
@@ -41,4 +42,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo]
+              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage]
