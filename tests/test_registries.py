@@ -77,6 +77,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_orders_yet", "order_not_found", "payment_unavailable",
     # domains
     "not_available",
+    # growth: organic research
+    "invalid_platform",
 }
 
 
