@@ -83,7 +83,7 @@ def test_an_evidence_cite_names_its_row_in_a_founders_words(alice):
     posts = [p for c in researched(alice)["campaigns"] for p in c["posts"]]
     cite = next(c for p in posts for c in p["cites"] if c.get("metric") == "monthly_searches")
     assert set(cite) == {"kind", "metric", "date", "source", "value", "label"}
-    assert cite["label"] == f"search volume, monthly searches: 22400 ({cite['date']})"
+    assert cite["label"] == f"search volume, monthly searches: 22,400 ({cite['date']})"
     assert any("22,400" in p["text"] for p in posts)
 
 

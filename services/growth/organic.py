@@ -17,6 +17,7 @@ import secrets
 import peewee as pw
 
 from integrations import ai
+from models import evidence_kinds as kinds
 from models.clock import iso
 from models.db import transaction
 from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
@@ -112,14 +113,15 @@ def campaign_answer(row: OrganicCampaign) -> dict:
 def cite_label(cite: dict) -> str:
     """A cite in a founder's words: "Your product's price: 34.99", "Google Trends, search interest index: 41 (2026-08-16)"."""
     value = cite.get("value")
-    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
+    shown = f"{int(value):,}" if whole and cite["kind"] == "evidence" else str(value)
     if cite["kind"] == "product":
         return f"Your product's {cite['field']}: {shown[:120]}"
-    return f"{_source_name(cite['source'])}, {writer.kinds.label(cite['metric'])}: {shown} ({cite['date']})"
+    return f"{_source_name(cite['source'])}, {kinds.label(cite['metric'])}: {shown} ({cite['date']})"
 
 
 def _source_name(source: str) -> str:
-    return writer._source_words(source) or "Research"
+    return writer.source_words(source) or "Research"
 
 
 def sources_of(posts: list[dict]) -> list[dict]:

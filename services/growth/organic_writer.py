@@ -138,7 +138,7 @@ def _evidence_lines(facts: Facts) -> list[tuple[str, dict]]:
     for signal in signals:
         newest = signal.newest
         value = f"{int(newest.value):,}" if float(newest.value).is_integer() else f"{newest.value:g}"
-        where = f"{_source_words(newest.source)}, {MONTHS[newest.date.month - 1]} {newest.date.year}"
+        where = f"{source_words(newest.source)}, {MONTHS[newest.date.month - 1]} {newest.date.year}"
         if newest.metric in PHRASES:
             sentence = PHRASES[newest.metric][0].format(value=value) + f" ({where})."
         elif signal.kind == kinds.RANK:
@@ -154,7 +154,8 @@ def _evidence_lines(facts: Facts) -> list[tuple[str, dict]]:
     return lines
 
 
-def _source_words(source: str) -> str:
+def source_words(source: str) -> str:
+    """An evidence source as a founder reads it: google_trends -> Google Trends."""
     return {"google_trends": "Google Trends", "tiktok": "TikTok", "amazon": "Amazon", "amazon_bestsellers": "Amazon",
             "reddit_mentions": "Reddit", "etsy": "Etsy", "ebay": "eBay"}.get(source, " ".join(kinds.words(source)))
 
@@ -278,12 +279,13 @@ def finish(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     campaigns = []
     for platform in platforms:
         found = written.get(platform)
-        kept = _cleaned(found, f"campaigns[{platform}]", task.facts, backed, dropped) if found else None
+        kept = _cleaned(found, query, task.facts, backed, dropped) if found else None
         campaigns.append(kept or campaign(task.facts, platform, query))
     return {"campaigns": campaigns}, dropped
 
 
-def _cleaned(found: dict, where: str, facts: Facts, backed, dropped: list[dict]) -> dict | None:
+def _cleaned(found: dict, query: str, facts: Facts, backed, dropped: list[dict]) -> dict | None:
+    where = f"campaigns[{found['platform']}]"
     angle = claims.without_unbacked(found["angle"], f"{where}.angle", backed, dropped)
     posts = []
     for n, post in enumerate(found["posts"]):
@@ -295,7 +297,7 @@ def _cleaned(found: dict, where: str, facts: Facts, backed, dropped: list[dict])
     if not posts:
         return None
     if len(angle.strip()) < 10:
-        angle = campaign(facts, found["platform"], "")["angle"]
+        angle = campaign(facts, found["platform"], query)["angle"]
     return {"platform": found["platform"], "angle": angle, "posts": posts}
 
 
