@@ -92,7 +92,7 @@ def test_an_evidence_cite_names_its_row_in_a_founders_words(alice):
     ("my morning routine", "Part of a daily routine"),
     ("small apartment storage", "Small spaces, tidied"),
     ("how to use it", "How to use it"),
-    ("camping trips with kids", "Camping trips kids"),
+    ("ideas for camping trips with kids", "Camping trips with kids"),
 ])
 def test_the_question_leads_every_angle(alice, query, lead):
     for campaign in researched(alice, query, platforms=list(PLATFORMS))["campaigns"]:
@@ -287,3 +287,13 @@ def test_a_sessions_research_and_approvals_become_its_accounts_on_sign_in(founde
 def test_approvals_are_unique_per_campaign_scope_and_post_in_the_database():
     unique = [i for i in db.get_indexes("organic_approval") if i.unique]
     assert any(set(i.columns) == {"campaign_id", "scope", "post_id"} for i in unique)
+
+
+def test_a_question_naming_a_claim_the_facts_lack_leads_no_post(alice):
+    answer = researched(alice, "certified organic gifts made in Italy")
+    assert answer["dropped"] == 0
+    for word in ("certified", "organic", "Italy"):
+        assert word not in json.dumps(answer["campaigns"])
+    assert all(c["angle"].startswith("A gift idea:") for c in answer["campaigns"])
+    plain = researched(alice, "certified organic cotton")["campaigns"]
+    assert all(c["angle"].startswith("Meet the product:") and "organic" not in json.dumps(c) for c in plain)

@@ -109,7 +109,7 @@ THEMES = (  # (key, words of a question that pick it, the lead of the angle, the
     ("howto", ("how", "tutorial", "tutorials", "use", "using", "setup", "install", "tips", "guide", "hack", "hacks"),
      "How to use it", "Here is how to get the most out of it."),
 )
-STOP = frozenset("a an and are as at be best by can do does for from get how i in is it me my of on or our should "
+STOP = frozenset("a about an and are as at be best by can do does for from get how i in is it me my of on or our should "
                  "so that the this to we what when where which who why will with you your post posts content ideas "
                  "idea organic social media campaign campaigns".split())
 
@@ -121,7 +121,12 @@ def theme_of(query: str) -> tuple[str, str, str]:
     for key, triggers, lead, hook in THEMES:
         if set(words) & set(triggers):
             return key, lead, hook
-    topic = " ".join(w for w in words if w not in STOP and len(w) > 2)[:60].strip()
+    # The question's own words in its order, without the filler around them ("posts about ... for me").
+    while words and words[0] in STOP:
+        words.pop(0)
+    while words and words[-1] in STOP:
+        words.pop()
+    topic = cut(" ".join(words), 60, "")
     if topic:
         return "topic", topic[:1].upper() + topic[1:], f"Thinking about {topic}? Here is where this comes in."
     return "product", "Meet the product", "You have probably never seen one of these up close."
@@ -208,7 +213,7 @@ def campaign(facts: Facts, platform: str, query: str) -> dict:
             "space": "How do you keep a small space tidy?",
             "budget": "What small upgrade was worth it for you?",
             "howto": "What tips do you have for setting one of these up?"}.get(
-        key, f"How do you handle {lead.lower()}?" if key == "topic" else "What do you use for this?")
+        key, f"Any tips for {lead[:1].lower() + lead[1:]}?" if key == "topic" else "What do you use for this?")
     if platform in ("tiktok", "youtube"):
         short = "YouTube Short" if platform == "youtube" else "TikTok video"
         angle = f"{lead}: short vertical videos of the {name} that hook in the first seconds, then show it in use."
@@ -216,7 +221,7 @@ def campaign(facts: Facts, platform: str, query: str) -> dict:
             post("short video: hook", [f"Hook: {hook}", f"Show: {show}", f"On-screen text: {name}",
                                        f"Caption: {costs} {tags}".strip()], [c_name, c_desc, *priced]),
             post("short video: demo", [f"Hook: {proof}" if proof else f"Hook: {hook}", f"Show: {more}",
-                                       f"Caption: {lead} with the {name}. {tags}"], [c_name, c_desc, c_proof]),
+                                       f"Caption: {lead}: the {name}. {tags}"], [c_name, c_desc, c_proof]),
             post("short video: question", [f"Hook: Would you use this? {name}.", f"Show: {show}",
                                            f"Ask viewers: {asks}",
                                            f"Caption: {short} for {category or 'everyday'} ideas."],
@@ -225,7 +230,7 @@ def campaign(facts: Facts, platform: str, query: str) -> dict:
     elif platform == "instagram":
         angle = f"{lead}: reels that show the {name} in use and carousels that explain it slide by slide."
         posts = [
-            post("reel", [f"Hook: {hook}", f"Show: {show}", f"Caption: {lead} with the {name}. {costs} {tags}"],
+            post("reel", [f"Hook: {hook}", f"Show: {show}", f"Caption: {lead}: the {name}. {costs} {tags}"],
                  [c_name, c_desc, *priced]),
             post("carousel", [f"Cover slide: {lead}: the {name}", f"Slide: {show}", f"Slide: {more}",
                               f"Slide: {proof}" if proof else "", f"Last slide: {costs or 'Find it in our shop.'}",
@@ -280,24 +285,35 @@ def finish(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     for platform in platforms:
         found = written.get(platform)
         kept = _cleaned(found, query, task.facts, backed, dropped) if found else None
-        campaigns.append(kept or campaign(task.facts, platform, query))
+        # The offline writer's campaign in its place: led by the question when the facts back
+        # every word of it (a question may name a claim, "organic cotton"), else by the product.
+        for fallback in (campaign(task.facts, platform, query), campaign(task.facts, platform, "")):
+            kept = kept or _cleaned(fallback, query, task.facts, backed, [], whole=True)
+        campaigns.append(kept or fallback)
     return {"campaigns": campaigns}, dropped
 
 
-def _cleaned(found: dict, query: str, facts: Facts, backed, dropped: list[dict]) -> dict | None:
+def _cleaned(found: dict, query: str, facts: Facts, backed, dropped: list[dict], *, whole: bool = False) -> dict | None:
+    """The campaign without unbacked sentences and unresolved cites (None when no post idea is
+    left; with `whole`, when anything had to be removed)."""
     where = f"campaigns[{found['platform']}]"
-    angle = claims.without_unbacked(found["angle"], f"{where}.angle", backed, dropped)
+    removed: list[dict] = []
+    angle = claims.without_unbacked(found["angle"], f"{where}.angle", backed, removed)
     posts = []
     for n, post in enumerate(found["posts"]):
-        text = claims.without_unbacked(post["text"], f"{where}.posts[{n}].text", backed, dropped)
+        text = claims.without_unbacked(post["text"], f"{where}.posts[{n}].text", backed, removed)
         cites = [c for c in (resolve(cite, facts) for cite in post["cites"]) if c is not None]
         unique = [c for i, c in enumerate(cites) if c not in cites[:i]]
         if len(text.strip()) >= 10 and unique:
             posts.append({"format": post["format"], "text": text, "cites": unique})
-    if not posts:
+    dropped.extend(removed)
+    if not posts or (whole and (removed or len(posts) < len(found["posts"]))):
         return None
     if len(angle.strip()) < 10:
-        angle = campaign(facts, found["platform"], query)["angle"]
+        for fallback in (campaign(facts, found["platform"], query), campaign(facts, found["platform"], "")):
+            if claims.without_unbacked(fallback["angle"], "angle", backed, []) == fallback["angle"]:
+                angle = fallback["angle"]
+                break
     return {"platform": found["platform"], "angle": angle, "posts": posts}
 
 
