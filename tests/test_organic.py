@@ -113,6 +113,13 @@ def test_each_platform_gets_its_own_formats_and_reddit_posts_never_hard_sell(ali
         assert "I sell the" in post["text"] and "http" not in post["text"] and "$" not in post["text"]
     thread = next(p for c in answer["campaigns"] if c["platform"] == "x" for p in c["posts"] if p["format"] == "thread")
     assert thread["text"].count("\n\n") >= 2
+    assert all(p["cites"] and all(_facts_hold(c, KNIFE_STRIP) for c in p["cites"])
+               for c in answer["campaigns"] for p in c["posts"])
+
+
+@pytest.mark.parametrize("platforms", [None, []])
+def test_no_platforms_named_is_the_default_set(alice, platforms):
+    assert researched(alice, platforms=platforms)["platforms"] == ["tiktok", "instagram", "pinterest"]
 
 
 def test_the_offline_writer_answers_the_same_research_twice(alice):

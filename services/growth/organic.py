@@ -143,8 +143,7 @@ def sources_of(posts: list[dict]) -> list[dict]:
 def approve(*, session: Session, campaign_id: str, platform: str, scope: str, post_id: str | None) -> dict:
     """Records the founder's approval of one of their campaigns or of one of its post ideas, once."""
     if scope not in OrganicApproval.SCOPES:
-        raise Refused("invalid_scope", "Approve a whole campaign (scope campaign) or one post idea of it (scope "
-                                       "post, naming the post). Nothing was approved.")
+        raise Refused("invalid_scope", "Approve a whole campaign or one of its post ideas; nothing was approved.")
     if scope == OrganicApproval.POST and not post_id:
         raise Refused("invalid_scope", "Approving a post idea names the post; nothing was approved.")
     if scope == OrganicApproval.CAMPAIGN and post_id:
