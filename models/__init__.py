@@ -19,6 +19,7 @@ from models.funnel import FunnelEvent, Presence
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
+from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
 from models.own_product import FounderImage, FounderProduct
 from models.payment import (
                             CustomerOrder,
@@ -42,4 +43,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage]
+              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
+              OrganicResearch, OrganicCampaign, OrganicApproval]

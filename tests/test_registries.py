@@ -77,7 +77,7 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_orders_yet", "order_not_found", "payment_unavailable",
     # domains
     "not_available",
-    # ads
+    # growth: ads and organic research
     "invalid_platform", "invalid_editor_response",
 }
 
