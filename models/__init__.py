@@ -9,7 +9,9 @@ from models.account import (
                             SignInConfirmation,
                             SignInToken,
 )
+from models.ad_balance import AdLedgerEntry, AdTopup
 from models.brief import Brief, BriefGateState
+from models.campaign_book import CampaignBook
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
@@ -40,4 +42,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder]
+              SandboxRefund, SupplierConnection, DomainOrder, CampaignBook, AdTopup, AdLedgerEntry]
