@@ -65,7 +65,8 @@ DECISIONS: list[str] = [
     "amount_minor, balance_minor, topup_id, created_at}], pending: [{topup_id, amount_minor, currency, "
     f"checkout_url, created_at}}], min_minor: {MIN_MINOR}, max_minor: {MAX_MINOR}, topups_available}}. The balance "
     "is the sum of the founder's ledger; the ledger lists the newest 100 entries first, each with the balance it "
-    "left; pending lists the newest 20 top-ups whose checkout is still open. topups_available is false when "
+    "left; pending lists the newest 20 top-ups whose checkout is still open (and under 2 days old: older ones have "
+    "long expired at the provider). topups_available is false when "
     "payments are switched off on the service. Nothing here asks the provider: the landing, the provider's "
     "notification and the clock's re-check of open payments do.",
     f"POST /api/adbalance {{amount_minor}} (session; USD cents, {MIN_MINOR} to {MAX_MINOR}) starts a top-up as a "
@@ -226,10 +227,11 @@ class TopupStarted(Schema):
     currency = fields.String(required=True)
 
 
-class RetiredAnswer(Schema):
-    status = fields.String(required=True, metadata={"enum": ["refused"]})
-    reason = fields.String(required=True, metadata={"enum": ["legacy_checkout_retired"]})
-    explanation = fields.String(required=True)
+# The retired route's only answer, a refusal (written out, as the document writes refusals).
+RETIRED_ANSWER = {"type": "object", "required": ["status", "reason", "explanation"],
+                  "properties": {"status": {"type": "string", "enum": ["refused"]},
+                                 "reason": {"type": "string", "enum": ["legacy_checkout_retired"]},
+                                 "explanation": {"type": "string"}}}
 
 
 @bp.get("/api/adbalance")
@@ -252,7 +254,7 @@ def ad_balance_topup(body):
 
 @bp.get("/api/adbalance/confirm")
 @bp.declare(changes_state=False, refuses={410: ["legacy_checkout_retired"]})
-@bp.response(410, RetiredAnswer)
+@bp.response(410, RETIRED_ANSWER)
 def ad_balance_confirm():
     """Retired: confirmation is no longer client-driven; credits nothing."""
     balance.retired_confirm()

@@ -121,6 +121,13 @@ def test_a_topup_left_past_its_day_expires_and_credits_nothing(client):
     assert balance_of(client)["balance_minor"] == 0 and balance_of(client)["pending"] == []
 
 
+def test_a_topup_nobody_answered_for_two_days_is_no_longer_pending(client):
+    answer = topup(client, 1500)
+    AdTopup.update(created_at=utcnow() - timedelta(days=2, minutes=1)).where(
+        AdTopup.id == answer["topup_id"]).execute()
+    assert balance_of(client)["pending"] == []
+
+
 def test_the_retired_confirmation_is_410_and_never_credits_a_paid_topup(client, held_worker):
     answer = topup(client, 1500)
     payment = topup_payment(answer)

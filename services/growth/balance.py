@@ -51,7 +51,10 @@ def balance(*, session: Session) -> dict:
         after -= entry.amount_minor
     open_rows = (AdTopup.select(AdTopup, Payment.checkout_url)
                  .join(Payment, on=(Payment.id == AdTopup.payment))
-                 .where(owner.owns(AdTopup), AdTopup.state == AdTopup.OPEN, Payment.checkout_url.is_null(False))
+                 .where(owner.owns(AdTopup), AdTopup.state == AdTopup.OPEN, Payment.checkout_url.is_null(False),
+                        # Past this the checkout has long expired at the provider, even if no
+                        # answer ever said so: it is nothing the founder can still pay.
+                        AdTopup.created_at > utcnow() - payments.RECHECK_FOR)
                  .order_by(AdTopup.created_at.desc(), AdTopup.id.desc()).limit(PENDING_SHOWN).objects())
     pending = [{"topup_id": row.id, "amount_minor": row.amount_minor, "currency": row.currency,
                 "checkout_url": row.checkout_url, "created_at": iso(row.created_at)} for row in open_rows]
