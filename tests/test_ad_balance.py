@@ -11,10 +11,12 @@ import pytest
 
 from integrations.payments import ProviderUnavailable, sandbox_bank
 from models.ad_balance import AdLedgerEntry, AdTopup
-from models.clock import utcnow
+from models.clock import clock, utcnow
 from models.payment import Payment, SandboxCheckout, SandboxNotification
 from services.commerce.payments import confirm
-from tests.factories import choose, follow, path_of, refusal, signed
+from services.sessions import prune_anonymous_sessions
+from tests.conftest import SETTINGS
+from tests.factories import choose, follow, path_of, refusal, session_of, signed
 from tests.growth_factories import balance_of, fact, topup, topup_payment
 from tests.helpers import in_threads
 from tests.mailbox import sign_in_here
@@ -216,3 +218,10 @@ def test_a_sessions_balance_and_pending_topups_become_its_accounts_on_sign_in(fo
     assert body["balance_minor"] == 3000 and [e["balance_minor"] for e in body["ledger"]] == [3000, 2000]
     assert fact(elsewhere, "ad_balance_funded")["true_today"] is True
     assert balance_of(founder())["balance_minor"] == 0
+
+
+def test_an_old_anonymous_session_that_topped_up_is_never_pruned(client):
+    topup(client, 1500)
+    clock.advance(days=SETTINGS.anon_session_days + 1)
+    assert prune_anonymous_sessions(older_than_days=SETTINGS.anon_session_days) == 0
+    assert AdTopup.get().session_id == session_of(client).id

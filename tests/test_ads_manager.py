@@ -9,6 +9,8 @@ import pytest
 
 from models.campaign_book import CampaignBook
 from models.clock import clock, iso
+from services.sessions import prune_anonymous_sessions
+from tests.conftest import SETTINGS
 from tests.factories import cookie_of, refusal
 from tests.growth_factories import book_of, campaign, saved_book
 from tests.helpers import in_threads
@@ -217,3 +219,10 @@ def test_a_session_joining_an_account_with_a_book_adds_its_campaigns_under_new_i
         (1, "Account one"), (2, "Account two"), (3, "Guest one")]
     assert answer["book"]["next"] == 4 and answer["book"]["settings"]["platform"] == "google"
     assert CampaignBook.select().count() == 1
+
+
+def test_an_old_anonymous_session_with_a_book_is_never_pruned(client):
+    saved_book(client, campaigns=[campaign()])
+    clock.advance(days=SETTINGS.anon_session_days + 1)
+    assert prune_anonymous_sessions(older_than_days=SETTINGS.anon_session_days) == 0
+    assert ids_of(book_of(client)) == [1]
