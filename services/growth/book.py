@@ -65,6 +65,10 @@ def book(*, session: Session) -> dict:
 
 def save(*, session: Session, settings: dict | None = None, campaigns: list | None = None) -> dict:
     """Merges settings and campaigns into the founder's book and answers the whole book."""
+    if not isinstance(settings, dict | None):
+        raise Refused("invalid_setting", "The settings must be given as named values; nothing was saved.")
+    if not isinstance(campaigns, list | None):
+        raise Refused("invalid_campaign", "The campaigns must be given as a list; nothing was saved.")
     given_settings = _checked_settings(settings or {})
     changes = [_checked_change(entry, place) for place, entry in enumerate(campaigns or [], start=1)]
     if len(changes) > MAX_CAMPAIGNS:
