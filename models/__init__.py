@@ -10,8 +10,10 @@ from models.account import (
                             SignInToken,
 )
 from models.ad import Ad, AdImage
+from models.ad_balance import AdLedgerEntry, AdTopup
 from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
+from models.campaign_book import CampaignBook
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
@@ -44,4 +46,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
-              OrganicResearch, OrganicCampaign, OrganicApproval]
+              OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry]

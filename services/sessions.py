@@ -8,6 +8,8 @@ from datetime import timedelta
 import peewee as pw
 
 from models.account import Milestone, SignInToken
+from models.ad_balance import AdTopup
+from models.campaign_book import CampaignBook
 from models.clock import utcnow
 from models.compiled import Param, Statement
 from models.db import is_sqlite, transaction
@@ -71,6 +73,12 @@ SESSION_REFERENCES = {
                                "SET NULL)",
     "sample_order.session_id": "keeps the session: it ordered a supplier's sample (a payment may be pending or "
                                "made); were it deleted anyway, the order would stay without it (ON DELETE SET NULL)",
+    "ad_topup.session_id": "keeps the session: it topped up its ad balance (a payment may be pending or made); "
+                           "were it deleted anyway, the top-up would stay without it (ON DELETE SET NULL)",
+    "ad_ledger.session_id": "kept through its top-up (every entry is a top-up's credit, and the top-up keeps the "
+                            "session); were it deleted anyway, the entry would stay without it (ON DELETE SET NULL)",
+    "campaign_book.session_id": "keeps the session while the book is its own (owner 'session:<id>'); a book its "
+                                "account adopted is the account's and stays without it (ON DELETE SET NULL)",
     "payment.session_id": "kept without the reference (ON DELETE SET NULL): a payment is the money's record and "
                           "outlives whoever started it",
     "customer_order.session_id": "kept without the reference (ON DELETE SET NULL): a store's order belongs to the "
@@ -128,6 +136,9 @@ def _prunable(cutoff, now):
         & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
         & none(DomainOrder.select(pw.SQL("1")).where(DomainOrder.session == Session.id))
         & none(SampleOrder.select(pw.SQL("1")).where(SampleOrder.session == Session.id))
+        & none(AdTopup.select(pw.SQL("1")).where(AdTopup.session == Session.id))
+        & none(CampaignBook.select(pw.SQL("1")).where(
+            CampaignBook.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(SupplierConnection.select(pw.SQL("1")).where(
