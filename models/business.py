@@ -59,7 +59,7 @@ class Todo(BaseModel):
 
     id = pw.BigAutoField()
     owner = pw.CharField(max_length=40)
-    session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
+    session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", backref="+", index=True)
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
     text = pw.CharField(max_length=300)
     source = pw.CharField(max_length=8, default=FOUNDER)

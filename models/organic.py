@@ -18,7 +18,7 @@ from models.session import Session
 
 class OrganicResearch(BaseModel):
     id = pw.CharField(max_length=32, primary_key=True)  # 128 random bits, hex
-    session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
+    session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", backref="+", index=True)
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
     product = pw.ForeignKeyField(Product, null=True, on_delete="SET NULL", column_name="product_id", backref="+")
     query = pw.TextField()
@@ -49,7 +49,7 @@ class OrganicApproval(BaseModel):
 
     id = pw.BigAutoField()
     campaign = pw.ForeignKeyField(OrganicCampaign, on_delete="CASCADE", backref="+", index=True)
-    session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
+    session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", backref="+", index=True)
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
     scope = pw.CharField(max_length=10)
     post_id = pw.CharField(max_length=40, default="")  # "" for a campaign's approval

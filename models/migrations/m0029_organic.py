@@ -19,7 +19,7 @@ def upgrade(db):
 
     class OrganicResearch(Base):
         id = pw.CharField(max_length=32, primary_key=True)
-        session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", index=True)
+        session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", index=True)
         account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", index=True)
         product = pw.ForeignKeyField(Product, null=True, on_delete="SET NULL", column_name="product_id")
         query = pw.TextField()
@@ -45,7 +45,7 @@ def upgrade(db):
     class OrganicApproval(Base):
         id = pw.BigAutoField()
         campaign = pw.ForeignKeyField(OrganicCampaign, on_delete="CASCADE", index=True)
-        session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", index=True)
+        session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", index=True)
         account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", index=True)
         scope = pw.CharField(max_length=10)
         post_id = pw.CharField(max_length=40)

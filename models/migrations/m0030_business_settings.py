@@ -44,7 +44,7 @@ def upgrade(db):
     class Todo(Base):
         id = pw.BigAutoField()
         owner = pw.CharField(max_length=40)
-        session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", index=True)
+        session = pw.ForeignKeyField(Session, null=True, on_delete="CASCADE", index=True)
         account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", index=True)
         text = pw.CharField(max_length=300)
         source = pw.CharField(max_length=8, default="founder")
