@@ -23,9 +23,9 @@ from models.clock import iso, utcnow
 from models.db import transaction
 from models.session import Session
 from services.errors import Refused
+from services.growth.ad_limits import PLATFORMS  # the ad platforms a campaign runs on
 from services.ownership import adopter, owner_of
 
-PLATFORMS = ("meta", "google")
 STATUSES = ("draft", "active", "paused")
 # What a campaign asks the platform to optimise for (Meta's outcome objectives and
 # Google's campaign goals share these words).
