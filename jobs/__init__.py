@@ -7,6 +7,7 @@ from jobs import (  # noqa: F401  (declares the actors)
     accounts,
     brief,  # noqa: F401  (the nightly research brief)
     discovery,  # noqa: F401  (discovery runs and watch notices)
+    growth,  # noqa: F401  (ads: writing and editing them)
     maintenance,
     model3d,  # noqa: F401  (3D previews)
     payments,  # noqa: F401  (payment confirmation and the sandbox provider's notifications)

@@ -1,6 +1,8 @@
 """Store jobs: building a store's new version and publishing it (services/store/)."""
 from jobs.runner import job_actor
+from jobs.send import send_all
 from services import ai_tasks
+from services.growth import ads
 from services.store import builds, edits, intents, publish
 
 
@@ -10,8 +12,12 @@ from services.store import builds, edits, intents, publish
 # while the job works.
 @job_actor(builds.BUILD, retry_delays=ai_tasks.RETRY_DELAYS)
 def build_store(ctx):
-    """Builds a new version of a product's store through its stages."""
-    return builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+    """Builds a new version of a product's store through its stages, then sends its ad's job."""
+    result = builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+    # The version is committed: the ad job (its own subject, so it does not wait on this
+    # store's lock) writes the ad from it.
+    send_all([ads.request_after_build(ctx.payload["product_id"])])
+    return result
 
 
 @job_actor(publish.PUBLISH, retry_delays=ai_tasks.RETRY_DELAYS)

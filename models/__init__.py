@@ -9,7 +9,11 @@ from models.account import (
                             SignInConfirmation,
                             SignInToken,
 )
+from models.ad import Ad, AdImage
+from models.ad_balance import AdLedgerEntry, AdTopup
 from models.brief import Brief, BriefGateState
+from models.business import BusinessSettings, PayoutDestination, Todo
+from models.campaign_book import CampaignBook
 from models.catalog import Evidence, Product
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
@@ -17,6 +21,7 @@ from models.funnel import FunnelEvent, Presence
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
 from models.model3d import Model3D
+from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
 from models.own_product import FounderImage, FounderProduct
 from models.payment import (
                             CustomerOrder,
@@ -40,4 +45,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder]
+              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
+              OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry]

@@ -243,6 +243,23 @@ def label(metric: str) -> str:
     return " ".join(parts + ([window] if window else [])) or metric
 
 
+# Evidence sources people know by a name of their own; any other reads as its words.
+SOURCE_NAMES = {
+    "search_volume": "Search volume data", "google_trends": "Google Trends",
+    "amazon_bestsellers": "Amazon Best Sellers", "supplier_quote": "Supplier quote",
+    "tiktok_views": "TikTok", "reddit_mentions": "Reddit", "etsy_listings": "Etsy",
+    "review_count": "Review counts",
+}
+
+
+def source_label(source: str) -> str:
+    """Human words for an evidence source: `google_trends` -> "Google Trends", `trends_feed` -> "Trends feed"."""
+    if source in SOURCE_NAMES:
+        return SOURCE_NAMES[source]
+    spoken = " ".join(re.split(r"[^A-Za-z0-9]+", source)).strip()
+    return (spoken[:1].upper() + spoken[1:]) if spoken else source
+
+
 def scale_of(metric: str) -> Scale | None:
     return SCALES.get(metric)
 

@@ -31,15 +31,15 @@ class Payment(BaseModel):
     OPEN, PAID, FAILED, EXPIRED = "open", "paid", "failed", "expired"
     STATES = (OPEN, PAID, FAILED, EXPIRED)
     # What a payment buys.
-    ORDER, SAMPLE, DOMAIN, UPGRADE = "order", "sample", "domain", "upgrade"
-    PURPOSES = (ORDER, SAMPLE, DOMAIN, UPGRADE)
+    ORDER, SAMPLE, DOMAIN, UPGRADE, AD_TOPUP = "order", "sample", "domain", "upgrade", "ad_topup"
+    PURPOSES = (ORDER, SAMPLE, DOMAIN, UPGRADE, AD_TOPUP)
     # A refund owed (refund_state; NULL when none is).
     REFUND_DUE, REFUNDING, REFUND_PENDING, REFUNDED, REFUND_FAILED = "due", "refunding", "pending", "refunded", "failed"
     REFUND_STATES = (REFUND_DUE, REFUNDING, REFUND_PENDING, REFUNDED, REFUND_FAILED)
 
     id = pw.CharField(max_length=32, primary_key=True)
-    purpose = pw.CharField(max_length=16)
-    subject = pw.CharField(max_length=64)  # the order, sample, domain order or tier it pays for
+    purpose = pw.CharField(max_length=16)  # one of PURPOSES ("ad_topup", the longest, is 8)
+    subject = pw.CharField(max_length=64)  # the order, sample, domain order, tier or ad top-up it pays for
     # Who started it (a customer's session for an order; the founder otherwise).
     session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
     account = pw.ForeignKeyField(Account, null=True, on_delete="SET NULL", backref="+", index=True)

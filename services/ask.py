@@ -13,6 +13,7 @@ from services import search
 from services.discovery import METER_BUCKET
 from services.errors import Refused
 from services.meter import metered
+from services.money import display_major
 from services.ownership import owner_of
 
 MAX_QUESTION = 500  # characters of a question; longer is 400 question_too_long
@@ -56,7 +57,7 @@ def answer_sentence(terms: list[str], cited: list[search.Hit]) -> str:
     """The answer: the cited products, best first, each with its id, category and price."""
     if not cited:
         return f"Nothing in the catalog matches your question (searched for: {', '.join(terms)})."
-    named = [f"{hit.name} ({hit.product_id}; {hit.category}, {hit.price:.2f} {hit.currency})" for hit in cited]
+    named = [f"{hit.name} ({hit.product_id}; {hit.category}, {display_major(hit.price, hit.currency)})" for hit in cited]
     if len(named) == 1:
         return f"The catalog product that best matches your question is {named[0]}."
     listed = ", ".join(named[:-1]) + " and " + named[-1]

@@ -8,12 +8,16 @@ from datetime import timedelta
 import peewee as pw
 
 from models.account import Milestone, SignInToken
+from models.ad_balance import AdTopup
+from models.business import BusinessSettings, PayoutDestination, Todo
+from models.campaign_book import CampaignBook
 from models.clock import utcnow
 from models.compiled import Param, Statement
 from models.db import is_sqlite, transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.domain import DomainOrder
 from models.job import Job
+from models.organic import OrganicApproval, OrganicResearch
 from models.payment import SampleOrder
 from models.session import Session
 from models.supplier import SupplierConnection
@@ -71,6 +75,22 @@ SESSION_REFERENCES = {
                                "SET NULL)",
     "sample_order.session_id": "keeps the session: it ordered a supplier's sample (a payment may be pending or "
                                "made); were it deleted anyway, the order would stay without it (ON DELETE SET NULL)",
+    "ad_topup.session_id": "keeps the session: it topped up its ad balance (a payment may be pending or made); "
+                           "were it deleted anyway, the top-up would stay without it (ON DELETE SET NULL)",
+    "ad_ledger.session_id": "kept through its top-up (every entry is a top-up's credit, and the top-up keeps the "
+                            "session); were it deleted anyway, the entry would stay without it (ON DELETE SET NULL)",
+    "campaign_book.session_id": "keeps the session while the book is its own (owner 'session:<id>'); a book its "
+                                "account adopted is the account's and stays without it (ON DELETE SET NULL)",
+    "business_settings.session_id": "keeps the session while the settings are its own (owner 'session:<id>'); "
+                                     "adopted ones are the account's (ON DELETE SET NULL)",
+    "payout_destination.session_id": "keeps the session while the payout destination is its own (owner "
+                                      "'session:<id>'); adopted ones are the account's (ON DELETE SET NULL)",
+    "todo.session_id": "history: an anonymous founder's task list, deleted with it (ON DELETE CASCADE); a task "
+                       "written within the cutoff keeps it",
+    "organic_research.session_id": "history: deleted with it (ON DELETE CASCADE); research within the cutoff "
+                                   "keeps it",
+    "organic_approval.session_id": "history: deleted with it (ON DELETE CASCADE); an approval within the cutoff "
+                                   "keeps it",
     "payment.session_id": "kept without the reference (ON DELETE SET NULL): a payment is the money's record and "
                           "outlives whoever started it",
     "customer_order.session_id": "kept without the reference (ON DELETE SET NULL): a store's order belongs to the "
@@ -128,6 +148,13 @@ def _prunable(cutoff, now):
         & none(Claim.select(pw.SQL("1")).where(Claim.session == Session.id))
         & none(DomainOrder.select(pw.SQL("1")).where(DomainOrder.session == Session.id))
         & none(SampleOrder.select(pw.SQL("1")).where(SampleOrder.session == Session.id))
+        & none(AdTopup.select(pw.SQL("1")).where(AdTopup.session == Session.id))
+        & none(CampaignBook.select(pw.SQL("1")).where(
+            CampaignBook.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(BusinessSettings.select(pw.SQL("1")).where(
+            BusinessSettings.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(PayoutDestination.select(pw.SQL("1")).where(
+            PayoutDestination.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(SupplierConnection.select(pw.SQL("1")).where(
@@ -144,6 +171,10 @@ def _prunable(cutoff, now):
             # Plain SQL LIKE (peewee's .like() becomes a case-sensitive GLOB on SQLite).
             & pw.NodeList((Job.subject, pw.SQL("LIKE"), pw.Value("mail:%:").concat(session_id_text).concat(":%")))))
         & history(Seen) & history(Passed) & history(ShareAction) & history(Milestone)
+        & history(Todo) & history(OrganicResearch)
+        & none(OrganicApproval.select(pw.SQL("1")).where(
+            (OrganicApproval.session == Session.id)
+            & (OrganicApproval.account.is_null(False) | (OrganicApproval.approved_at >= cutoff))))
     )
 
 

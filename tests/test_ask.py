@@ -78,7 +78,7 @@ def test_an_answer_names_and_cites_the_best_matches_best_first(client):
     assert answer.startswith("The catalog products that best match your question, best first, are ")
     positions = [answer.index(f"{r['name']} ({r['product_id']};") for r in results[:CITED]]
     assert positions == sorted(positions)  # named in rank order
-    assert "Forged Chef Knife, 8 in (k-knife; Home & Kitchen, 30.00 USD)" in answer
+    assert "Forged Chef Knife, 8 in (k-knife; Home & Kitchen, $30.00)" in answer
 
 
 def test_an_answer_lists_at_most_the_results_and_cites_the_best_three(client):
@@ -95,7 +95,7 @@ def test_one_match_is_named_in_a_sentence_of_its_own(client):
     body = answered(ask(client, "lantern"))
     assert body["citations"] == ["k-lamp"]
     assert body["answer"] == ("The catalog product that best matches your question is Solar Camping Lantern "
-                              "(k-lamp; Outdoor & Camping, 30.00 USD).")
+                              "(k-lamp; Outdoor & Camping, $30.00).")
 
 
 def test_when_nothing_matches_the_answer_says_so_and_cites_nothing(client):

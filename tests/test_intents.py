@@ -47,7 +47,8 @@ def test_a_proposal_cites_the_newest_dated_row_that_justifies_it(founder, run_jo
     assert body["source_row"] == row and body["proposal"]["source_row"] == row
     proposal = body["proposal"]
     assert (proposal["surface"], proposal["lead"], proposal["reversible"]) == ("home", "evidence", True)
-    assert proposal["requested"] == TRENDING["requested"] and "google_trends" in proposal["because"]
+    assert proposal["requested"] == TRENDING["requested"] and proposal["because"].startswith(
+        "Google Trends reports search interest index 50 on ")
     assert proposal["diff"] == "The home page leads with the proof of demand instead of the headline and photo."
     assert newest().number == 1  # nothing is applied
 

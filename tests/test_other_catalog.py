@@ -164,7 +164,7 @@ def test_the_editing_journey_runs_on_a_catalog_with_other_metric_names(founder, 
     body = client.post("/api/intent", json=TRENDING).get_json()
     assert body["status"] == "proposed"
     assert body["source_row"] == {"date": ago(3), "source": "trends_feed", "metric": "search_interest", "value": 72.0}
-    assert body["because"].startswith(f"trends_feed reports search_interest 72 on {ago(3)}, up from 55 on {ago(30)} "
+    assert body["because"].startswith(f"Trends feed reports search interest 72 on {ago(3)}, up from 55 on {ago(30)} "
                                       "(+30.9%): ")
     applied = client.post("/api/intent/apply", json={"intent_change": body["proposal"]["intent_change"]})
     assert applied.status_code == 200, applied.get_data(as_text=True)

@@ -77,6 +77,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_orders_yet", "order_not_found", "payment_unavailable",
     # domains
     "not_available",
+    # growth: ads, organic research, the campaign book and the ad balance
+    "invalid_platform", "invalid_editor_response", "legacy_checkout_retired",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from models import ALL_MODELS
 from models.account import Account, Milestone, ReferralCode, SignInToken
+from models.business import BusinessSettings, PayoutDestination, Todo
 from models.clock import clock, utcnow
 from models.db import transaction
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
@@ -153,6 +154,23 @@ def test_what_is_still_owed_or_in_progress_keeps_a_session(founder):
     Passed.create(session=returning, product=pid)  # back this week: not idle
     prune()
     assert [exists(s) for s in (watching, asked, signed_in, mailing, returning)] == [True] * 5
+
+
+def test_a_founders_business_records_keep_their_session_and_an_idle_task_list_goes_with_it(founder):
+    owned = []
+    for model, values in ((BusinessSettings, {}), (PayoutDestination, {
+            "method": "bank", "holder": "Ada", "account_masked": "•••• 1234", "last4": "1234", "fingerprint": "f" * 64})):
+        _, session = visitor(founder)
+        model.create(owner=f"session:{session.id}", session=session, **values)
+        owned.append(session)
+    _, listing = visitor(founder)
+    Todo.create(owner=f"session:{listing.id}", session=listing, text="an old task")
+    _, back = visitor(founder)
+    age()
+    Todo.create(owner=f"session:{back.id}", session=back, text="written this week")  # back: not idle
+    assert prune() == 1
+    assert [exists(s) for s in (*owned, listing, back)] == [True, True, False, True]
+    assert [t.text for t in Todo.select()] == ["written this week"]  # the idle list went with its session
 
 
 def test_pruning_goes_in_batches_until_done(founder):

@@ -362,9 +362,11 @@ def _imported(path, *, on_import_only=False) -> set[str]:
     return {name for name in imported if name.split(".")[0] not in set(sys.stdlib_module_names) | {"__future__"}}
 
 
-def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_and_the_standard_library():
+def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
-        "jinja2", "nh3", "services.money", "services.store.sections"}
+        "jinja2", "nh3", "services.money", "services.store.sections", "models.evidence_kinds"}
+    # ...of models, only the evidence words (a source's and a metric's names): the standard library alone.
+    assert _imported(ROOT / "models" / "evidence_kinds.py") == set()
     # ...which are as pure: the section list is plain data on the standard library alone; the
     # formatter uses Babel's currency data and the payment seam's minor units, nothing more.
     assert _imported(ROOT / "services" / "store" / "sections.py") == set()

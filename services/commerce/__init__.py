@@ -1,7 +1,7 @@
 """Commerce: payments through the provider seam and everything they pay for.
 
-Importing the package registers every payment purpose (orders, upgrades, samples, domains), so a
-confirmation in any process knows what each payment was for.
+Importing the package registers every payment purpose (orders, upgrades, samples, domains, and
+the growth area's ad top-ups), so a confirmation in any process knows what each payment was for.
 """
 from services.commerce import (  # noqa: F401,E402
     domain_orders,
@@ -10,3 +10,4 @@ from services.commerce import (  # noqa: F401,E402
     samples,
     upgrade,
 )
+from services.growth import balance  # noqa: F401,E402  (the `ad_topup` purpose)

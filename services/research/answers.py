@@ -17,6 +17,7 @@ from models.session import Session
 from services import launch_state, milestones, referrals, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused
+from services.money import display_major
 from services.ownership import owner_of
 from services.reasons import sentence
 from services.research import analysis as analyser
@@ -133,8 +134,8 @@ def _facts(offer_: dict, analysis_: dict) -> list[dict]:
 
     roas = offer_["break_even_roas"]
     facts = [
-        from_offer("price", f"Recommended retail price {offer_['price']:.2f} {currency}."),
-        from_offer("unit_margin", f"Each sale leaves {offer_['unit_margin']:.2f} {currency} after cost, shipping and "
+        from_offer("price", f"Recommended retail price {display_major(offer_['price'], currency)}."),
+        from_offer("unit_margin", f"Each sale leaves {display_major(offer_['unit_margin'], currency)} after cost, shipping and "
                                   "fees."),
         from_offer("margin_pct", f"The margin is {offer_['margin_pct']:g}% of the price."),
         from_offer("break_even_roas", f"Ads break even at a ROAS of {roas:g}." if roas is not None

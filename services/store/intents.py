@@ -113,7 +113,9 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
                  (f" ({moved.change_pct:+g}%)" if moved.change_pct is not None else ""))
         if moved.lower_is_better:
             trend = trend.replace("up from", "climbing from")
-    because = (f"{row.source} reports {row.metric} {row.value:g} on {row.date.isoformat()}{trend}: {topic.why}, so "
+    # In a founder's words: "Google Trends reports search interest index 82", not the row's keys.
+    because = (f"{kinds.source_label(row.source)} reports {kinds.label(row.metric)} {row.value:g} on "
+               f"{row.date.isoformat()}{trend}: {topic.why}, so "
                f"your store should lead with {said(topic.section)}.")
     diff = (f"The home page leads with {said(topic.section)} instead of {said(current)}."
             if current and current != topic.section else f"The home page leads with {said(topic.section)}.")

@@ -27,6 +27,7 @@ from xml.sax.saxutils import escape as xml_escape
 import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from models.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
 from services.store.sections import NAMES as SECTION_NAMES
 from services.store.sections import PAGES as SECTION_PAGES
@@ -60,12 +61,6 @@ ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}
 ABOUT_SCHEMES = {"http", "https", "mailto"}
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-SOURCES = {
-    "search_volume": "Search volume data", "google_trends": "Google Trends",
-    "amazon_bestsellers": "Amazon Best Sellers", "supplier_quote": "Supplier quote",
-    "tiktok_views": "TikTok", "reddit_mentions": "Reddit", "etsy_listings": "Etsy",
-    "review_count": "Review counts",
-}
 
 # Characters HTML calls parse errors (C0/C1 controls, noncharacters) and lone surrogates,
 # which a JSON document can carry but UTF-8 cannot encode: dropped from every text.
@@ -287,7 +282,7 @@ def _evidence(row) -> dict | None:
         "text": text,
         "date": day,
         "date_display": _day(day),
-        "source": SOURCES.get(source, source.replace("_", " ").capitalize()),
+        "source": source_label(source),
         # The document's words for the metric (services/store/document.py), else its name as words.
         "metric": _sentence_case(_text(row.get("label")) or " ".join(re.split(r"[^A-Za-z0-9]+", metric)).strip()),
         "value": shown,

@@ -45,6 +45,9 @@ def test_a_claim_says_what_it_spends_asks_once_and_stays_in_view(open_app):
     assert [c.product_id for c in Claim.select()] == [other_id]
     # At the allowance the feed is empty, and the claimed product is still here.
     page.locator("[data-reason=claim_limit_reached]").wait_for()
+    # ...said once: the claim's notice calls it the last, the feed says what that means.
+    text = page.locator("main").inner_text()
+    assert "That was your last claim for now." in text and text.count("You have used") == 1, text
     claimed = page.locator("section[data-claimed] article.card-yours")
     assert claimed.get_attribute("data-product-id") == other_id and "Claimed by you" in claimed.inner_text()
     app.shot("claimed-at-the-allowance")

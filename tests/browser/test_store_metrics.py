@@ -45,7 +45,7 @@ def test_visitors_of_the_public_store_show_on_the_founders_store_screen(open_app
     preview_url = page.get_by_role("link", name="Open the preview").get_attribute("href")
     # Published, nobody has come yet.
     page.locator("[data-metrics=ready]").wait_for()
-    assert page.locator("dd[data-metric=sessions]").inner_text() == "0"
+    assert page.locator("#metrics-title ~ figure [data-metric=sessions]").inner_text() == "0"
     founder.shot("store-metrics-empty")
 
     # The founder's own preview carries no tracking script: it never counts.
@@ -86,7 +86,10 @@ def test_visitors_of_the_public_store_show_on_the_founders_store_screen(open_app
     screen(founder, "/#/app/home", "home")  # leave the Store screen, then come back to it
     page = screen(founder, "/#/app/store", "store")
     page.locator("[data-metrics=ready]").wait_for()
-    figures = {key: page.locator(f"dd[data-metric={key}]").inner_text() for key in ("sessions", "cart", "checkout", "paid")}
+    figures = {key: page.locator(f"#metrics-title ~ figure [data-metric={key}]").inner_text()
+               for key in ("sessions", "cart", "checkout", "paid")}
     assert figures == {"sessions": "2", "cart": "1", "checkout": "0", "paid": "0"}
+    # Each count is said once: by the funnel's caption, not again in a list beside it.
+    assert page.locator("[data-metric=sessions]").count() == 1
     assert page.get_by_text("Paid: unverified browser events").is_visible()
     founder.shot("store-metrics")

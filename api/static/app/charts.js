@@ -235,7 +235,7 @@ export function funnel(metrics) {
   return h("figure", { class: "chart-figure funnel", dataset: { picture: "funnel" } },
     picture(funnelWords(metrics), { width, height: row * STEPS.length, kind: "funnel", stretch: true }, bars),
     h("figcaption", {}, h("ol", { class: "funnel-steps" }, STEPS.map(([key, label]) => h("li", { dataset: { step: key } },
-      h("span", {}, label), " ", h("strong", {}, String(metrics[key])), share(key))))));
+      h("span", {}, label), " ", h("strong", { dataset: { metric: key } }, String(metrics[key])), share(key))))));
 }
 
 // --- The pass bars (Growth): a floor or a ceiling on a scale -----------------------------------

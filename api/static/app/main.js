@@ -22,6 +22,8 @@ const ROUTES = {
   "/app/insights": { load: () => import("./screens/insights.js") },
   "/app/workspace": { load: () => import("./screens/workspace.js") },
   "/app/learn": { load: () => import("./screens/learn.js") },
+  "/app/tasks": { load: () => import("./screens/tasks.js") },
+  "/app/settings": { load: () => import("./screens/settings.js") },
   "/app/meter": { load: () => import("./screens/meter.js") },
   "/app/account": { load: () => import("./screens/account.js") },
   "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },
@@ -32,9 +34,10 @@ const ROUTES = {
 const NAV = [
   ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
   ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
-  ["Launch", "/app/launch"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"],
-  ["Growth", "/app/growth"], ["Research", "/app/research"], ["Insights", "/app/insights"], ["Workspace", "/app/workspace"],
-  ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Account", "/app/account"],
+  ["Launch", "/app/launch"], ["Tasks", "/app/tasks"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"],
+  ["Domains", "/app/domains"], ["Growth", "/app/growth"], ["Research", "/app/research"], ["Insights", "/app/insights"],
+  ["Workspace", "/app/workspace"], ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Settings", "/app/settings"],
+  ["Account", "/app/account"],
 ];
 const MISSING = { load: () => import("./screens/missing.js") };
 // What shows when a screen's module cannot be fetched (the network dropped, say).

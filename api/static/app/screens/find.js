@@ -152,7 +152,8 @@ export async function render(ctx) {
       ctx.toast("Claimed. It is yours alone now; its offer is being researched.");
       fill(status, h("div", { class: "notice notice-success", role: "status" },
         h("p", { class: "notice-title" }, "Claimed"),
-        h("p", {}, `You have used ${made} of your ${plural(of, "claim")}${left ? ` (${left} left)` : ""}. `
+        // At the allowance the feed below says what that means; here it is said once, briefly.
+        h("p", {}, `${left ? `You have used ${made} of your ${plural(of, "claim")} (${left} left). ` : "That was your last claim for now. "}`
           + "Its offer and verdict are on their way, and you will always find it under Your products."),
         h("p", { class: "actions" }, linkButton("See the offer", "#/app/offer", "primary"))));
       await loadFeed();
@@ -216,10 +217,11 @@ export async function render(ctx) {
 
 /** At the claim allowance the feed is empty: say so, and how to get one more claim. */
 function atAllowance(actions, allowance) {
-  const used = allowance ? `You have used your ${plural(allowance.allowance, "claim")}. ` : "";
+  const of = allowance && allowance.allowance;
+  const used = of ? `You have used ${of === 1 ? "your one claim" : `all ${of} of your claims`}` : "You have used your claim allowance";
   return h("div", { class: "notice notice-info", role: "status", dataset: { reason: "claim_limit_reached" } },
-    h("p", { class: "notice-title" }, "You have used your claim allowance"),
-    h("p", {}, `${used}Your feed is empty until you share your link: each share unlocks one more claim. `
+    h("p", { class: "notice-title" }, used),
+    h("p", {}, "Your feed is empty until you share your link: each share unlocks one more claim. "
       + "What you claimed stays below, and under Your products."),
     h("p", { class: "actions" }, button("Share to unlock one more", actions.share, { kind: "secondary" })));
 }

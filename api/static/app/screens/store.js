@@ -98,15 +98,9 @@ export async function render(ctx) {
     const said = refusalOf(result);
     if (said) return h("section", { class: "panel" }, refusal(said, {}, result.http));
     const m = result.data;
-    const figure = (label, key) => [h("dt", {}, label), h("dd", { dataset: { metric: key } }, String(m[key]))];
     return h("section", { class: "panel", "aria-labelledby": "metrics-title", dataset: { metrics: "ready" } },
       h("h2", { id: "metrics-title" }, `Visitors in the last ${m.days} days`),
       funnel(m),
-      h("dl", { class: "pairs" },
-        figure("Visitors (sessions)", "sessions"),
-        figure("Added to cart", "cart"),
-        figure("Started checkout", "checkout"),
-        figure("Paid (unverified browser events)", "paid")),
       h("p", { class: "hint" }, "Paid: unverified browser events. It counts visitors whose browser said they paid; "
         + "anyone can send that. Your orders and revenue, confirmed with the payment provider, are the authority "
         + "on sales."),

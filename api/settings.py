@@ -1,0 +1,134 @@
+"""Business settings and the payout destination (spec 2.11, 4.6, 4.7; decisions.md "Desk,
+tasks and settings"): services/business.py."""
+from marshmallow import Schema, fields, validate
+
+from api.routing import Blueprint
+from api.session import current_session
+from services import business
+
+bp = Blueprint("settings", __name__, description="Business settings and where the founder is paid.")
+
+DECISIONS: list[str] = [
+    "GET /api/settings/business (session) answers 200 {status: ok, settings: {business_name, support_email_local, "
+    "default_canned_subject, default_canned_body, ai_email_mode}, support_email, domain, updated_at}. Unsaved "
+    "fields read as their defaults: business_name and support_email_local null, a canned subject and body the "
+    "service writes, ai_email_mode `off`; updated_at is null until the first save. support_email is "
+    "support_email_local@ the domain connected to the founder's claimed product's store (`domain`), null while "
+    "either is missing: a support address exists only at a domain the founder owns.",
+    "POST /api/settings/business takes the five fields flat, saves only the known ones given (a field left out "
+    "keeps its value; unknown keys are ignored) and answers the whole record as GET does. One bad field saves "
+    f"nothing: 400 `invalid_setting` with `field`. business_name at most {business.MAX['business_name']} "
+    "characters; support_email_local at most 64 of letters, digits and . _ + - (kept in lower case, no dot at "
+    f"either end or two together); default_canned_subject at most {business.MAX['default_canned_subject']} "
+    f"characters on one line; default_canned_body at most {business.MAX['default_canned_body']} (new lines "
+    "allowed); no control or format characters; ai_email_mode off | draft | auto. An empty string (or null) clears "
+    "business_name and support_email_local, and puts a canned field back to its default. The launch fact "
+    "support_address_set is true once support_email_local is saved and a domain is connected.",
+    "GET /api/settings/payout (session) answers 200 {status: ok, payout: {method, holder, account_masked, last4, "
+    "updated_at} | null}. POST {method: bank | paypal, holder, account} checks and saves it, answering the same "
+    "plus `same_account` (whether the account saved before was this one): bank takes an IBAN (its MOD 97 check "
+    "digits verified) or an account number of 4-34 digits, spaces and hyphens ignored; paypal takes the PayPal "
+    "account's email address. A bad method is 400 `invalid_action`; a bad holder (1-120 characters) or account is "
+    "400 `invalid_payout` with `field`. The whole account is never stored, answered or logged: the row keeps the "
+    "masked form (bank `•••• 1234`, paypal the first letter and the domain, `j••••@example.com`), the last four "
+    "characters and an HMAC-SHA256 fingerprint keyed by SECRET_KEY. Payouts are made by the payment provider, "
+    "where the founder gives the full details.",
+    "Settings and payout are one row per founder (session, or account once signed in); on sign-in a session's "
+    "rows become the account's, the one saved last winning when both have one. Another founder's are never "
+    "answered.",
+]
+
+
+class SettingsFields(Schema):
+    business_name = fields.String(allow_none=True, validate=validate.Length(max=business.MAX["business_name"]),
+                                  metadata={"reason": "invalid_setting"})
+    support_email_local = fields.String(allow_none=True,
+                                        validate=validate.Length(max=business.MAX["support_email_local"]),
+                                        metadata={"reason": "invalid_setting",
+                                                  "description": "The local part of the support address"})
+    default_canned_subject = fields.String(allow_none=True,
+                                           validate=validate.Length(max=business.MAX["default_canned_subject"]),
+                                           metadata={"reason": "invalid_setting"})
+    default_canned_body = fields.String(allow_none=True,
+                                        validate=validate.Length(max=business.MAX["default_canned_body"]),
+                                        metadata={"reason": "invalid_setting"})
+    ai_email_mode = fields.String(validate=validate.OneOf(business.AI_EMAIL_MODES),
+                                  metadata={"reason": "invalid_setting"})
+
+
+class SettingsRecord(Schema):
+    """The whole record as answered (its own component: the body above ignores unknown keys)."""
+
+    business_name = fields.String(required=True, allow_none=True)
+    support_email_local = fields.String(required=True, allow_none=True)
+    default_canned_subject = fields.String(required=True)
+    default_canned_body = fields.String(required=True)
+    ai_email_mode = fields.String(required=True, metadata={"enum": list(business.AI_EMAIL_MODES)})
+
+
+class SettingsAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    settings = fields.Nested(SettingsRecord, required=True)
+    support_email = fields.String(required=True, allow_none=True,
+                                  metadata={"description": "support_email_local@ the store's connected domain"})
+    domain = fields.String(required=True, allow_none=True, metadata={"description": "The store's connected domain"})
+    updated_at = fields.String(required=True, allow_none=True)
+
+
+class PayoutBody(Schema):
+    method = fields.String(required=True, validate=validate.OneOf(business.PAYOUT_METHODS),
+                           metadata={"reason": "invalid_action"})
+    holder = fields.String(required=True, validate=validate.Length(min=1, max=business.HOLDER_MAX),
+                           metadata={"reason": "invalid_payout"})
+    account = fields.String(required=True, validate=validate.Length(min=1, max=320),
+                            metadata={"reason": "invalid_payout",
+                                      "description": "An IBAN or account number (bank), or an email address (paypal)"})
+
+
+class PayoutRecord(Schema):
+    method = fields.String(required=True, metadata={"enum": list(business.PAYOUT_METHODS)})
+    holder = fields.String(required=True)
+    account_masked = fields.String(required=True)
+    last4 = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class PayoutAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    payout = fields.Nested(PayoutRecord, required=True, allow_none=True)
+    same_account = fields.Boolean(metadata={"description": "POST only: the account saved before was this one"})
+
+
+@bp.get("/api/settings/business")
+@bp.declare(changes_state=False)
+@bp.response(200, SettingsAnswer)
+def settings_read():
+    """The founder's business settings and the support address they make."""
+    return business.read(session=current_session())
+
+
+@bp.post("/api/settings/business")
+@bp.declare(changes_state=True, refuses={400: ["invalid_setting"]})
+@bp.arguments(SettingsFields)
+@bp.response(200, SettingsAnswer)
+def settings_save(body):
+    """Saves the business settings given."""
+    return business.save(session=current_session(), values=body)
+
+
+@bp.get("/api/settings/payout")
+@bp.declare(changes_state=False)
+@bp.response(200, PayoutAnswer)
+def payout_read():
+    """Where the founder is paid, masked."""
+    return business.payout(session=current_session())
+
+
+@bp.post("/api/settings/payout")
+@bp.declare(changes_state=True, refuses={400: ["invalid_action", "invalid_payout"]})
+@bp.arguments(PayoutBody)
+@bp.response(200, PayoutAnswer)
+def payout_save(body):
+    """Saves where the founder is paid; the whole account is never kept."""
+    return business.save_payout(session=current_session(), method=body["method"], holder=body["holder"],
+                                account=body["account"])

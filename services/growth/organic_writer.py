@@ -1,0 +1,336 @@
+"""The `organic_research` kind of AI task: its schema, its offline writer and its finish.
+
+An answer is one campaign per platform asked for, each with an angle that fits the
+platform's format and a few post ideas; every post idea cites the product facts or the
+dated evidence rows behind it. The task's instructions carry the platforms and the
+founder's question (`instructions_for`), so a model and the offline writer read the same
+request.
+
+The offline writer is deterministic (no clock, no network, no random source): the
+question picks the angle (`THEMES`: a gift, a routine, a small space, a budget, a how-to,
+else the question's own words), the platform picks the formats, and every sentence is
+written from the facts: the product's name, category, description and price, and the
+newest reading of each evidence metric a shopper may be told (demand, reviews,
+competition: never money, models/evidence_kinds.py). It writes no number word and no
+claim the facts do not hold, so the claim filter drops none of its sentences.
+
+The finish (what the seam does with any answer, a model's or the offline writer's) keeps
+one campaign per platform asked for, removes every sentence the facts cannot back
+(integrations/ai/claims.py), resolves each cite against the facts (its value, date and
+source are the facts', never the answer's; a cite of nothing in the facts is removed),
+keeps only post ideas that still have text and a cite, and puts the offline writer's
+campaign in place of one left with no post idea.
+"""
+from __future__ import annotations
+
+import re
+
+from integrations.ai import claims
+from integrations.ai.offline import MONTHS, PHRASES, cut, price_text
+from integrations.ai.schemas import record
+from integrations.ai.task import Facts, Task
+from models import evidence_kinds as kinds
+
+KIND = "organic_research"
+PLATFORMS = ("tiktok", "instagram", "youtube", "pinterest", "reddit", "x")
+# Where shoppers come across products they did not search for; YouTube Shorts takes the
+# same videos as TikTok, and Reddit and X reward conversation more than a product shown.
+DEFAULT_PLATFORMS = ("tiktok", "instagram", "pinterest")
+PLATFORM_NAMES = {"tiktok": "TikTok", "instagram": "Instagram", "youtube": "YouTube", "pinterest": "Pinterest",
+                  "reddit": "Reddit", "x": "X"}
+# The product record's fields a post may cite: what a shopper may be told (never cost or rank).
+CITABLE_FIELDS = ("name", "description", "category", "price", "currency")
+TOLD_ROLES = frozenset({kinds.DEMAND, kinds.REVIEWS, kinds.COMPETITION})
+MAX_POSTS = 5
+
+
+def _text(low: int, high: int, description: str) -> dict:
+    return {"type": "string", "minLength": low, "maxLength": high, "description": description}
+
+
+CITE = record({
+    "kind": {"enum": ["product", "evidence"], "description": "a field of the product record or a dated evidence row"},
+    "field": _text(1, 40, "for kind product: the record's field (name, description, category, price)"),
+    "metric": _text(1, 120, "for kind evidence: the row's metric"),
+    "date": _text(10, 10, "for kind evidence: the row's date (YYYY-MM-DD)"),
+    "source": _text(0, 120, "for kind evidence: the row's source"),
+    "value": {"type": ["string", "number"], "description": "the cited value, as the facts hold it"},
+}, optional=("field", "metric", "date", "source", "value"))
+
+ORGANIC_RESEARCH = record({
+    "campaigns": {"type": "array", "minItems": 1, "maxItems": len(PLATFORMS),
+                  "description": "one campaign per platform asked for",
+                  "items": record({
+                      "platform": {"enum": list(PLATFORMS)},
+                      "angle": _text(10, 300, "the campaign's angle, fitting the platform's format and the question"),
+                      "posts": {"type": "array", "minItems": 1, "maxItems": MAX_POSTS, "items": record({
+                          "format": _text(2, 40, "the post's format on the platform (short video, carousel, pin...)"),
+                          "text": _text(10, 1500, "the post idea, ready to adapt: hook, what to show, caption"),
+                          "cites": {"type": "array", "minItems": 1, "maxItems": 8, "items": CITE,
+                                    "description": "the facts the post rests on"},
+                      })},
+                  })},
+})
+
+ASKS = ("Research unpaid social media campaigns for this product: for each platform named in the instructions, one "
+        "campaign with an angle that fits the platform's format (TikTok and YouTube: short video hooks; Instagram: "
+        "reels and carousels; Pinterest: pins; Reddit: discussion posts that follow the community's rules, say you "
+        "sell it and never hard-sell; X: threads) and the founder's question leading the angle, and a few post "
+        "ideas, each citing the product fields or dated evidence rows it rests on. Nothing will be posted.")
+
+
+def instructions_for(query: str, platforms: list[str]) -> str:
+    """The task's instructions: the platforms on the first line, then the founder's question."""
+    return f"Platforms: {', '.join(platforms)}\nQuestion: {query}"
+
+
+def request_of(task: Task) -> tuple[list[str], str]:
+    """The platforms and the question of a task's instructions."""
+    first, _, rest = task.instructions.partition("\n")
+    named = [p.strip() for p in first.removeprefix("Platforms:").split(",")]
+    platforms = [p for p in named if p in PLATFORMS] or list(DEFAULT_PLATFORMS)
+    return platforms, rest.removeprefix("Question:").strip()
+
+
+# --- What the question is about ------------------------------------------------------------
+
+THEMES = (  # (key, words of a question that pick it, the lead of the angle, the opening hook)
+    ("gift", ("gift", "gifts", "present", "presents", "christmas", "xmas", "holiday", "holidays", "birthday",
+              "valentine", "valentines", "mother", "father", "secret", "santa", "stocking"),
+     "A gift idea", "Still looking for a gift that gets used every day?"),
+    ("routine", ("routine", "routines", "morning", "mornings", "daily", "habit", "habits", "evening", "night",
+                 "everyday", "ritual", "day"),
+     "Part of a daily routine", "This is the part of my routine I did not know I needed."),
+    ("space", ("space", "small", "apartment", "apartments", "organize", "organise", "organizing", "organising",
+               "declutter", "decluttering", "storage", "tidy", "clutter", "dorm", "rental", "renters"),
+     "Small spaces, tidied", "Short on space? Watch this."),
+    ("budget", ("budget", "cheap", "affordable", "deal", "deals", "save", "saving", "price", "cost", "value"),
+     "An upgrade on a budget", "A small upgrade that does not cost much."),
+    ("howto", ("how", "tutorial", "tutorials", "use", "using", "setup", "install", "tips", "guide", "hack", "hacks"),
+     "How to use it", "Here is how to get the most out of it."),
+)
+STOP = frozenset("a about an and are as at be best by can do does for from get how i in is it me my of on or our should "
+                 "so that the this to we what when where which who why will with you your post posts content ideas "
+                 "idea organic social media campaign campaigns".split())
+
+
+def theme_of(query: str) -> tuple[str, str, str]:
+    """The question's theme: (key, lead of the angle, hook). A question of no known theme leads
+    with its own words (letters only: a number or a claim in it is not the facts')."""
+    words = re.findall(r"[a-z]+", query.lower())
+    for key, triggers, lead, hook in THEMES:
+        if set(words) & set(triggers):
+            return key, lead, hook
+    # The question's own words in its order, without the filler around them ("posts about ... for me").
+    while words and words[0] in STOP:
+        words.pop(0)
+    while words and words[-1] in STOP:
+        words.pop()
+    topic = cut(" ".join(words), 60, "")
+    if topic:
+        return "topic", topic[:1].upper() + topic[1:], f"Thinking about {topic}? Here is where this comes in."
+    return "product", "Meet the product", "You have probably never seen one of these up close."
+
+
+# --- What the facts let a post say ---------------------------------------------------------
+
+def _evidence_lines(facts: Facts) -> list[tuple[str, dict]]:
+    """(sentence, cite) for the newest reading of each metric a shopper may be told, demand first."""
+    shown = claims.shareable(facts)["evidence"]
+    signals = [s for s in kinds.classify_all(shown).values() if s.roles & TOLD_ROLES and s.kind != kinds.MONEY]
+    signals.sort(key=lambda s: (kinds.DEMAND not in s.roles, -s.newest.date.toordinal(), s.metric))
+    lines = []
+    for signal in signals:
+        newest = signal.newest
+        value = f"{int(newest.value):,}" if float(newest.value).is_integer() else f"{newest.value:g}"
+        where = f"{source_words(newest.source)}, {MONTHS[newest.date.month - 1]} {newest.date.year}"
+        if newest.metric in PHRASES:
+            sentence = PHRASES[newest.metric][0].format(value=value) + f" ({where})."
+        elif signal.kind == kinds.RANK:
+            sentence = f"A listing of this kind held #{value} on {signal.label} ({where})."
+        elif kinds.REVIEWS in signal.roles:
+            sentence = f"The best-known listing of this kind has {value} {signal.label} ({where})."
+        elif kinds.COMPETITION in signal.roles:
+            sentence = f"Shoppers can already choose from {value} {signal.label} ({where})."
+        else:
+            sentence = f"Products like this reached {value} for {signal.label} ({where})."
+        lines.append((sentence, {"kind": "evidence", "metric": newest.metric, "date": newest.date.isoformat(),
+                                 "source": newest.source, "value": newest.value}))
+    return lines
+
+
+def source_words(source: str) -> str:
+    """An evidence source as a founder reads it: google_trends -> Google Trends."""
+    return {"google_trends": "Google Trends", "tiktok": "TikTok", "amazon": "Amazon", "amazon_bestsellers": "Amazon",
+            "reddit_mentions": "Reddit", "etsy": "Etsy", "ebay": "eBay"}.get(source, " ".join(kinds.words(source)))
+
+
+def _product_cite(facts: Facts, field: str) -> dict:
+    return {"kind": "product", "field": field, "value": facts.product.get(field)}
+
+
+def _tag(text: str) -> str:
+    return "#" + re.sub(r"[^a-z]", "", text.lower())
+
+
+def write(task: Task) -> dict:
+    """The offline writer: one campaign per platform asked for, each with post ideas citing the facts."""
+    platforms, query = request_of(task)
+    return {"campaigns": [campaign(task.facts, platform, query) for platform in platforms]}
+
+
+def campaign(facts: Facts, platform: str, query: str) -> dict:
+    """The offline writer's campaign for one platform."""
+    name = " ".join(str(facts.product.get("name") or "").split()) or "this product"
+    category = " ".join(str(facts.product.get("category") or "").split())
+    described = [s.strip() for s, _ in claims.sentences(" ".join(str(facts.product.get("description") or "").split()))
+                 if s.strip()]
+    key, lead, hook = theme_of(query)
+    price = price_text(facts)
+    evidence = _evidence_lines(facts)
+    c_name, c_desc = _product_cite(facts, "name"), _product_cite(facts, "description")
+    c_price = _product_cite(facts, "price")
+    c_category = _product_cite(facts, "category")
+    show = described[0] if described else f"The {name}, up close."
+    more = described[1] if len(described) > 1 else show
+    proof, c_proof = evidence[0] if evidence else ("", None)
+    proof2, c_proof2 = evidence[1] if len(evidence) > 1 else (proof, c_proof)
+    costs = f"It costs {price}." if price else ""
+
+    def post(fmt: str, lines: list[str], cites: list[dict | None], *, gap: str = "\n") -> dict:
+        text = gap.join(line for line in lines if line and not line.endswith(": "))
+        kept = []
+        for cite in cites:
+            if cite is not None and cite not in kept:
+                kept.append(cite)
+        return {"format": fmt, "text": cut(text, 1500), "cites": kept}
+
+    tags = " ".join(dict.fromkeys(t for t in (_tag(category), _tag(name.split(",")[0].split()[-1]),
+                                                 "#" + key if key not in ("topic", "product") else "") if len(t) > 2))
+    priced = [c_price] if price else []
+    asks = {"gift": "What is the most useful gift you have been given for the home?",
+            "routine": "What small thing made your daily routine easier?",
+            "space": "How do you keep a small space tidy?",
+            "budget": "What small upgrade was worth it for you?",
+            "howto": "What tips do you have for setting one of these up?"}.get(
+        key, f"Any tips for {lead[:1].lower() + lead[1:]}?" if key == "topic" else "What do you use for this?")
+    if platform in ("tiktok", "youtube"):
+        short = "YouTube Short" if platform == "youtube" else "TikTok video"
+        angle = f"{lead}: short vertical videos of the {name} that hook in the first seconds, then show it in use."
+        posts = [
+            post("short video: hook", [f"Hook: {hook}", f"Show: {show}", f"On-screen text: {name}",
+                                       f"Caption: {costs} {tags}".strip()], [c_name, c_desc, *priced]),
+            post("short video: demo", [f"Hook: {proof}" if proof else f"Hook: {hook}", f"Show: {more}",
+                                       f"Caption: {lead}: the {name}. {tags}"], [c_name, c_desc, c_proof]),
+            post("short video: question", [f"Hook: Would you use this? {name}.", f"Show: {show}",
+                                           f"Ask viewers: {asks}",
+                                           f"Caption: {short} for {category or 'everyday'} ideas."],
+                 [c_name, c_desc, c_category]),
+        ]
+    elif platform == "instagram":
+        angle = f"{lead}: reels that show the {name} in use and carousels that explain it slide by slide."
+        posts = [
+            post("reel", [f"Hook: {hook}", f"Show: {show}", f"Caption: {lead}: the {name}. {costs} {tags}"],
+                 [c_name, c_desc, *priced]),
+            post("carousel", [f"Cover slide: {lead}: the {name}", f"Slide: {show}", f"Slide: {more}",
+                              f"Slide: {proof}" if proof else "", f"Last slide: {costs or 'Find it in our shop.'}",
+                              f"Caption: Save this for later. {tags}"], [c_name, c_desc, c_proof, *priced]),
+            post("story", [f"Poll: {'Who would love this as a gift' if key == 'gift' else 'Would you use this'}?",
+                           f"Show: {name}", f"Sticker: {proof2 or costs or 'Find it in our shop.'}"],
+                 [c_name, c_proof2 if proof2 else (c_price if price else None)]),
+        ]
+    elif platform == "pinterest":
+        board = f"{category} ideas" if category else "Ideas"
+        angle = f"{lead}: pins that people save while planning, linking to the product page, on a {board} board."
+        posts = [
+            post("standard pin", [f"Pin title: {lead}: {name}", f"Description: {show} {costs}".strip(),
+                                  f"Board: {board}"], [c_name, c_desc, c_category, *priced]),
+            post("idea pin", [f"Page: {hook}", f"Page: {more}", f"Page: {proof}" if proof else "",
+                              f"Board: {board}"], [c_name, c_desc, c_proof, c_category]),
+        ]
+    elif platform == "reddit":
+        angle = (f"{lead}: discussion posts that ask the community first. Follow each community's rules on sellers, "
+                 f"say that you sell it, post no links unless the rules allow them and never hard-sell.")
+        posts = [
+            post("discussion post", [f"Title: {asks}", f"Body: I sell the {name}, so I am biased, and I would "
+                                                       f"rather hear what works for you. {show}",
+                                     "Ask: What would you change about it?"], [c_name, c_desc]),
+            post("discussion post", [f"Title: What we learned researching {category.lower() or 'this'} products",
+                                     f"Body: {proof}" if proof else f"Body: {more}",
+                                     f"Disclosure: I sell the {name}; no links here."],
+                 [c_name, c_proof if proof else c_desc, c_category]),
+        ]
+    else:  # x
+        angle = f"{lead}: short threads that tell what the {name} is for, with the research behind it."
+        posts = [
+            post("thread", [hook, show, proof or more, f"{name}. {costs}".strip()],
+                 [c_name, c_desc, c_proof, *priced], gap="\n\n"),
+            post("single post", [f"{lead}: {name}. {more}"], [c_name, c_desc]),
+        ]
+    return {"platform": platform, "angle": cut(angle, 300), "posts": posts}
+
+
+# --- The finish: what the seam does with any answer ------------------------------------------
+
+def finish(copy: dict, task: Task) -> tuple[dict, list[dict]]:
+    """One campaign per platform asked for, without unbacked sentences, each cite resolved
+    against the facts; the offline writer's campaign in place of one left with no post idea."""
+    platforms, query = request_of(task)
+    backed = claims.index(task.facts)
+    written = {}
+    for found in copy["campaigns"]:
+        written.setdefault(found["platform"], found)
+    dropped: list[dict] = []
+    campaigns = []
+    for platform in platforms:
+        found = written.get(platform)
+        kept = _cleaned(found, query, task.facts, backed, dropped) if found else None
+        # The offline writer's campaign in its place: led by the question when the facts back
+        # every word of it (a question may name a claim, "organic cotton"), else by the product.
+        for fallback in (campaign(task.facts, platform, query), campaign(task.facts, platform, "")):
+            kept = kept or _cleaned(fallback, query, task.facts, backed, [], whole=True)
+        campaigns.append(kept or fallback)
+    return {"campaigns": campaigns}, dropped
+
+
+def _cleaned(found: dict, query: str, facts: Facts, backed, dropped: list[dict], *, whole: bool = False) -> dict | None:
+    """The campaign without unbacked sentences and unresolved cites (None when no post idea is
+    left; with `whole`, when anything had to be removed)."""
+    where = f"campaigns[{found['platform']}]"
+    removed: list[dict] = []
+    angle = claims.without_unbacked(found["angle"], f"{where}.angle", backed, removed)
+    posts = []
+    for n, post in enumerate(found["posts"]):
+        text = claims.without_unbacked(post["text"], f"{where}.posts[{n}].text", backed, removed)
+        cites = [c for c in (resolve(cite, facts) for cite in post["cites"]) if c is not None]
+        unique = [c for i, c in enumerate(cites) if c not in cites[:i]]
+        if len(text.strip()) >= 10 and unique:
+            posts.append({"format": post["format"], "text": text, "cites": unique})
+    dropped.extend(removed)
+    if not posts or (whole and (removed or len(posts) < len(found["posts"]))):
+        return None
+    if len(angle.strip()) < 10:
+        for fallback in (campaign(facts, found["platform"], query), campaign(facts, found["platform"], "")):
+            if claims.without_unbacked(fallback["angle"], "angle", backed, []) == fallback["angle"]:
+                angle = fallback["angle"]
+                break
+    return {"platform": found["platform"], "angle": angle, "posts": posts}
+
+
+def resolve(cite: dict, facts: Facts) -> dict | None:
+    """The cite as the facts hold it (value, date and source are theirs), or None when it
+    cites nothing a shopper may be told: an unknown or private field, a row that is not there."""
+    if cite["kind"] == "product":
+        field = cite.get("field")
+        shown = claims.shareable(facts)["product"]
+        if field not in CITABLE_FIELDS or shown.get(field) in (None, ""):
+            return None
+        return {"kind": "product", "field": field, "value": shown[field]}
+    rows = [r for r in claims.shareable(facts)["evidence"] if kinds.reading(r) is not None
+            and r.get("metric") == cite.get("metric")
+            and (cite.get("date") is None or str(r.get("date"))[:10] == cite["date"])]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: str(r.get("date")))
+    return {"kind": "evidence", "metric": row["metric"], "date": str(row["date"])[:10],
+            "source": str(row.get("source") or ""), "value": row["value"]}

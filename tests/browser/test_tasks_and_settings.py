@@ -1,0 +1,82 @@
+"""Tasks and Settings in Chromium on a phone (390 px): a founder finds the next launch steps
+on their list with a way to each, adds and ticks off a task of their own, sees a step ticked
+off by the service once they claim; then names their business, is told which field is wrong,
+chooses how the support agent answers mail, sees a reply as a customer would, and saves where
+they are paid, which reads back masked."""
+from __future__ import annotations
+
+from models.business import BusinessSettings, PayoutDestination
+from tests.browser.steps import catalog, claim_own_card, screen
+
+
+def test_a_founder_works_through_their_tasks(open_app, run_jobs):
+    catalog(3)
+    app = open_app("phone")
+    page = screen(app, "/#/app/tasks", "tasks")
+    steps = page.locator("li.task[data-source=launch]")
+    assert steps.count() == 3
+    first = steps.first
+    assert "Claim a product from your feed." in first.inner_text()
+    assert first.get_by_role("link", name="Find a product").get_attribute("href") == "#/app/find"
+    app.shot("tasks-first-steps")
+
+    page.get_by_label("A new task").fill("Order packaging samples")
+    page.get_by_role("button", name="Add task").click()
+    mine = page.locator("li.task[data-source=founder]")
+    mine.get_by_text("Order packaging samples").wait_for()
+    mine.get_by_role("checkbox").check()
+    page.locator("details.tasks-done summary").get_by_text("Done (1)").wait_for()
+    assert page.locator("li.task[data-source=founder]").count() == 1  # in the closed Done list
+    app.shot("tasks-one-done")
+
+    claim_own_card(app)
+    page = screen(app, "/#/app/tasks", "tasks")
+    assert "Claim a product" not in page.locator("ul.tasks[data-open]").inner_text()
+    # The bar and its words agree: the claim (and the offer researched meanwhile) done of every step listed.
+    bar = page.locator("progress.launch-bar")
+    done, listed = int(bar.get_attribute("value")), int(bar.get_attribute("max"))
+    assert done >= 1 and listed == page.locator("li.task[data-source=launch]").count()
+    assert f"{done} of {listed} launch steps on your list done" in page.locator("main").inner_text()
+    page.locator("details.tasks-done summary").click()
+    assert "Product claimed" in page.locator("details.tasks-done").inner_text()
+    app.shot("tasks-after-the-claim")
+
+
+def test_a_founder_sets_up_their_business_and_payout(open_app):
+    # The refused save is the browser's 400: the proof, so it is allowed.
+    app = open_app("phone").allow_console(r"status of 400 .* at .*/api/settings/business")
+    page = screen(app, "/#/app/settings", "settings")
+    business = page.locator("form[data-form=business]")
+    business.get_by_label("Business name").fill("Acacia & Co")
+    business.get_by_label("Support address").fill("help desk")
+    business.get_by_label("Draft replies for me").check()
+    business.get_by_role("button", name="Save").click()
+    error = business.get_by_role("alert")
+    error.wait_for()
+    assert error.inner_text().startswith("Support address:")
+    assert BusinessSettings.select().count() == 0  # one bad field saves nothing
+    app.shot("settings-refused")
+
+    business.get_by_label("Support address").fill("Help")
+    business.get_by_role("button", name="Save").click()
+    page.get_by_text("Last saved").wait_for()
+    preview = page.locator("figure[data-picture=reply]")
+    assert "Acacia & Co" in preview.inner_text() and "help@ your domain" in preview.inner_text()
+    row = BusinessSettings.get()
+    assert (row.business_name, row.support_email_local, row.ai_email_mode) == ("Acacia & Co", "help", "draft")
+
+    payout = page.locator("form[data-form=payout]")
+    payout.get_by_label("PayPal").check()
+    payout.get_by_label("Account holder").fill("Ada Founder")
+    payout.get_by_label("Account", exact=True).fill("ada.founder@example.com")
+    payout.get_by_role("button", name="Save").click()
+    masked = page.locator("dd[data-masked]")
+    masked.wait_for()
+    assert masked.inner_text() == "a••••@example.com"
+    assert "ada.founder" not in page.locator("main").inner_text()
+    assert PayoutDestination.get().account_masked == "a••••@example.com"
+    app.shot("settings-saved")
+
+    page = screen(app, "/#/app/settings", "settings")  # as saved, after a reload
+    assert page.locator("form[data-form=business]").get_by_label("Business name").input_value() == "Acacia & Co"
+    assert page.locator("form[data-form=business]").get_by_label("Draft replies for me").is_checked()
