@@ -5,6 +5,7 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
+from jobs.send import send_all
 from services.growth import organic
 from services.growth.organic_writer import PLATFORMS
 
@@ -41,9 +42,10 @@ DECISIONS: list[str] = [
     "`dropped` counts them), and a campaign left with no post idea is the offline writer's. The cost, rank, "
     "supplier fields and money readings are never cited nor shown to a model.",
     "The offline writer (AI_BACKEND=offline, the default) is deterministic: same facts and question, same "
-    "campaigns, with no network. Research runs while the founder waits, as an ask does: a model that cannot be "
-    "reached is 200 `cli_unavailable`, one that fails or twice answers no valid research 200 `cli_failed`; "
-    "either way nothing is kept.",
+    "campaigns, with no network. Research runs in an `organic_research` job that the request waits on (up to "
+    f"{organic.WAIT_SECONDS} s, as the store editor's does): a model that cannot be reached is tried again under "
+    "the seam's retry policy and, when the tries are spent, answered 200 `cli_unavailable`; one that fails or "
+    "twice answers no valid research (or a wait that runs out) is 200 `cli_failed`; either way nothing is kept.",
     "Each research is kept (its campaigns and post ideas with their ids) so it can be approved later. POST "
     "/api/organic/approve {campaign_id, platform, scope: post | campaign, post_id?} records an approval of one of "
     "the caller's own campaigns: 200 {status: approved, already_approved, posted: false, approval}. Approving the "
@@ -160,7 +162,9 @@ class OrganicLogAnswer(Schema):
 @bp.response(200, OrganicResearchAnswer)
 def organic_research(body):
     """Researches unpaid campaigns per platform for your product, each post idea citing its facts; posts nothing."""
-    return organic.research(session=current_session(), query=body["query"], platforms=body["platforms"])
+    job = organic.start(session=current_session(), query=body["query"], platforms=body["platforms"])
+    send_all([job])
+    return organic.result(job.id)
 
 
 @bp.post("/api/organic/approve")

@@ -1,7 +1,8 @@
-"""Growth jobs: writing a founder's ad and changing it in plain language (services/growth/ads.py)."""
+"""Growth jobs: writing a founder's ad and changing it in plain language (services/growth/ads.py), and
+organic research (services/growth/organic.py)."""
 from jobs.runner import job_actor
 from services import ai_tasks
-from services.growth import ads
+from services.growth import ads, organic
 
 
 # Both write with the AI: an AI backend that cannot be reached is tried again after the
@@ -17,3 +18,9 @@ def build_ad(ctx):
 def edit_ad(ctx):
     """Turns a plain-language growth edit into a new version of the ad (or the refusal the founder is told)."""
     return ads.run_edit(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)
+
+
+@job_actor(organic.KIND, retry_delays=ai_tasks.RETRY_DELAYS)
+def research_organic(ctx):
+    """Researches unpaid campaigns for a founder's product through the AI seam and keeps them."""
+    return organic.run(ctx.payload, stage=ctx.stage, fenced=ctx.fenced)

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from jobs.send import send_all
 from models.catalog import Evidence, Product
 from models.db import db
 from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
@@ -280,7 +281,9 @@ def test_a_sessions_research_and_approvals_become_its_accounts_on_sign_in(founde
     load_demo()
     browser = founder()
     find(browser)  # an anonymous hold; research itself needs an account, its service does not
-    answer = organic.research(session=session_of(browser), query="a gift", platforms=["reddit"])
+    job = organic.start(session=session_of(browser), query="a gift", platforms=["reddit"])
+    send_all([job])
+    answer = organic.result(job.id)
     approved(browser, answer["campaigns"][0])
     assert [a["platform"] for a in log_of(browser)] == ["reddit"] and log_of(founder()) == []
     sign_in_here(browser, run_jobs, "late@example.com")

@@ -5,14 +5,17 @@ founder's approvals of a campaign or a post idea. Nothing is ever posted anywher
 Research is the `organic_research` kind of AI task (registered here; its schema, offline
 writer and finish are in organic_writer.py), written for the session's resolved product
 (claimed first, then its live hold) from the store's facts: the product record, its dated
-evidence and the offer. It runs while the founder waits, as POST /api/ask does: the offline
-writer answers at once, and a model that cannot be reached or fails is told at once (200
-cli_unavailable / cli_failed, nothing kept). What it answered is kept (a research row and
-a row per campaign) so a campaign or a post idea can be approved later.
+evidence and the offer. Like every AI task it runs in a job (`organic_research`), which the
+route waits on as the store editor's does: a backend that cannot be reached is tried again
+under the seam's one retry policy (services/ai_tasks.py), and when the tries are spent, or
+the backend fails, the founder is told (200 cli_unavailable / cli_failed, nothing kept).
+What it answered is kept (a research row and a row per campaign) so a campaign or a post
+idea can be approved later.
 """
 from __future__ import annotations
 
 import secrets
+import time
 
 import peewee as pw
 
@@ -20,20 +23,24 @@ from integrations import ai
 from models import evidence_kinds as kinds
 from models.clock import iso
 from models.db import transaction
+from models.job import Job
 from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
 from models.session import Session
+from services import ai_tasks
 from services.discovery import resolve
 from services.errors import Refused
 from services.growth import organic_writer as writer
 from services.growth.organic_writer import DEFAULT_PLATFORMS, KIND, PLATFORM_NAMES, PLATFORMS
+from services.jobs import create_job, wait_for_job
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 
-__all__ = ["DEFAULT_PLATFORMS", "MAX_LOG", "MAX_QUERY", "PLATFORMS", "adopt_organic", "approvals", "approve",
-           "research"]
+__all__ = ["DEFAULT_PLATFORMS", "KIND", "MAX_LOG", "MAX_QUERY", "PLATFORMS", "adopt_organic", "approvals",
+           "approve", "result", "run", "start"]
 
 MAX_QUERY = 500  # characters of a question (trimmed); longer is 400 query_too_long
 MAX_LOG = 200  # approvals the log lists, newest first
+WAIT_SECONDS = 60  # how long the route waits on its job (as the store editor's)
 OK, APPROVED = "ok", "approved"
 
 ai.register(ai.Kind(KIND, writer.ORGANIC_RESEARCH, writer.ASKS, offline=writer.write, finish=writer.finish))
@@ -60,8 +67,9 @@ def platforms_of(named) -> list[str]:
     return chosen
 
 
-def research(*, session: Session, query: str | None, platforms=None) -> dict:
-    """Researches unpaid campaigns for the session's product, one per platform, and keeps them."""
+def start(*, session: Session, query: str | None, platforms=None) -> Job:
+    """Checks the question and the platforms and creates the research job (sent after commit
+    by the route, which then waits on `result`)."""
     text = " ".join((query or "").split())
     if not text:
         raise Refused("no_question", "Type what you want to reach people with, for example \"gift ideas for "
@@ -71,29 +79,68 @@ def research(*, session: Session, query: str | None, platforms=None) -> dict:
                                         f"{len(text)}. Ask something shorter; nothing was researched.")
     chosen = platforms_of(platforms)
     resolved = resolve(session)
-    facts = store_facts.load(resolved.product_id) if resolved else None
-    if facts is None:
+    if resolved is None or store_facts.load(resolved.product_id) is None:
         raise Refused("no_product", "Organic research is written for your product: find one and hold or claim it "
                                     "first. Nothing was researched.")
-    task = ai.Task(kind=KIND, facts=ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer),
-                   instructions=writer.instructions_for(text, chosen))
-    try:
-        answer = ai.complete(task)
-    except ai.AIError as exc:
-        if exc.transient:
-            raise Refused("cli_unavailable", "The research assistant cannot be reached right now, so nothing was "
-                                             "researched. Try again in a moment.") from None
-        raise Refused("cli_failed", "The research assistant did not finish, so nothing was researched. "
-                                    "Try again.") from None
     owner = owner_of(session)
     with transaction():
-        row = OrganicResearch.create(id=secrets.token_hex(16), session=owner.session_id, account=owner.account_id,
-                                     product=resolved.product_id, query=text, platforms=chosen,
+        # Each question is its own job (a founder may ask two at once): the subject is unique.
+        job, _created = create_job(kind=KIND, subject=f"organic:{owner.key}:{secrets.token_hex(8)}",
+                                   max_attempts=ai_tasks.ATTEMPTS,
+                                   payload={"session_id": owner.session_id, "account_id": owner.account_id,
+                                            "product_id": resolved.product_id, "query": text, "platforms": chosen})
+    return job
+
+
+def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
+    """The research job: writes the campaigns through the AI seam and keeps them ({research_id}),
+    or {refused: ...} for `result` to raise. An unreachable backend is retried (ai_tasks)."""
+    if payload.get("research_id"):  # written by an earlier delivery of this job
+        return {"research_id": payload["research_id"]}
+    facts = store_facts.load(payload["product_id"])
+    if facts is None:
+        return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
+                                                                   "nothing was researched."}}
+    stage("writing")
+    task = ai.Task(kind=KIND, facts=ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer),
+                   instructions=writer.instructions_for(payload["query"], payload["platforms"]))
+    try:
+        answer = ai_tasks.write(task)
+    except ai.AIError:
+        return {"refused": {"reason": "cli_failed", "explanation": "The research assistant did not finish, so "
+                                                                   "nothing was researched. Try again."}}
+    with (fenced() if fenced else transaction()):
+        row = OrganicResearch.create(id=secrets.token_hex(16), session=payload["session_id"],
+                                     account=payload["account_id"], product=payload["product_id"],
+                                     query=payload["query"], platforms=payload["platforms"],
                                      backend=answer.backend, dropped=len(answer.dropped))
-        campaigns = [_kept(row, n, found) for n, found in enumerate(answer.copy["campaigns"])]
-    return {"status": OK, "research_id": row.id, "query": text, "product_id": resolved.product_id,
-            "posted": False, "platforms": chosen, "campaigns": [campaign_answer(c) for c in campaigns],
-            "dropped": len(answer.dropped), "created_at": iso(row.created_at)}
+        for n, found in enumerate(answer.copy["campaigns"]):
+            _kept(row, n, found)
+    return {"research_id": row.id}
+
+
+def result(job_id: str) -> dict:
+    """POST /api/organic/research's answer once its job finished; a refusal is raised."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    done = wait_for_job(job_id, seconds=WAIT_SECONDS)
+    # Queued again after an attempt (its backend could not be reached): a worker ran it, so it waits on.
+    while done is not None and done.status == Job.QUEUED and done.attempt and time.monotonic() < deadline:
+        left = deadline - time.monotonic()
+        done = wait_for_job(job_id, seconds=left, no_worker_grace=left)
+    if done is not None and done.status == Job.FAILED and ai_tasks.gave_up_on(done.error) == ai.errors.UNAVAILABLE:
+        raise Refused("cli_unavailable", "The research assistant cannot be reached right now, so nothing was "
+                                         "researched. Try again in a moment.")
+    if done is None or done.status != Job.DONE:
+        raise Refused("cli_failed", "The research assistant did not finish in time, so nothing was researched. "
+                                    "Try again.")
+    outcome = done.result or {}
+    if "refused" in outcome:
+        raise Refused(**outcome["refused"])
+    row = OrganicResearch.get_by_id(outcome["research_id"])
+    campaigns = OrganicCampaign.select().where(OrganicCampaign.research == row.id).order_by(OrganicCampaign.position)
+    return {"status": OK, "research_id": row.id, "query": row.query, "product_id": row.product_id,
+            "posted": False, "platforms": row.platforms, "campaigns": [campaign_answer(c) for c in campaigns],
+            "dropped": row.dropped, "created_at": iso(row.created_at)}
 
 
 def _kept(row: OrganicResearch, position: int, found: dict) -> OrganicCampaign:
