@@ -5,9 +5,10 @@ benchmark they come from; changes the headline in place (too long is refused, th
 the new words), puts the written copy back, asks for a change in plain words; saves a campaign
 and starts it; tops up the ad balance on the sandbox provider's page and comes back to the
 balance credited (and the launch fact that reads it true); researches organic posts, approves
-one and finds it in the log. A founder on a phone without an account sees the same ad, is told
-in a founder's words that the plain-language change and the research need an account, with a
-link to saving their address, and the screen fits the phone."""
+one and finds it in the log. While the ad is still being written the screen shows its progress
+and then the ad. A founder on a phone without an account sees the same ad, is told in a
+founder's words that the plain-language change and the research need an account, with a link
+to saving their address, and the screen fits the phone."""
 from __future__ import annotations
 
 import re
@@ -220,3 +221,33 @@ def test_on_a_phone_without_an_account_the_ad_shows_and_the_screen_says_what_nee
     page.locator("[data-frame=google]").wait_for()
     assert page.evaluate(MEASURE, [TOUCH_PX]) == []
     founder.shot("growth-phone-google-and-campaign")
+
+
+def test_while_the_ad_is_written_the_screen_shows_its_progress_then_the_ad(open_app, run_jobs, worker):
+    from models.ad import Ad, AdImage
+    from models.job import Job
+    from services.growth.ads import AD_BUILD
+
+    catalog(3)
+    founder = open_app("desktop")
+    a_founder_with_a_built_store(founder, run_jobs)
+    # As if the ad were not written yet: no ad and no job that wrote one, and the worker held,
+    # so the job the screen's first read starts waits in the queue meanwhile.
+    worker.pause()
+    try:
+        AdImage.delete().execute()
+        Ad.delete().execute()
+        Job.delete().where(Job.kind == AD_BUILD).execute()
+        # Each read while the ad is written answers 404 (building: true), which Chromium logs.
+        founder.allow_console(r"status of 404 .* at .*/api/ad\?platform=meta")
+        page = screen(founder, "/#/app/home", "home")
+        page.locator("#nav-list a[href='#/app/growth']").click()
+        being_written = page.locator("[data-section=ad] .progress[role=status]")
+        being_written.wait_for()
+        assert "Writing your ad" in being_written.inner_text()
+        founder.shot("growth-ad-being-written")
+    finally:
+        worker.resume()
+    page.wait_for_selector("main[data-screen=growth][data-state=ready]", state="attached", timeout=30_000)
+    shows_the_ad_in_its_frame(page, api_answer(founder, "/api/ad?platform=meta"), "meta")
+    assert page.locator("[data-section=ad] .progress").count() == 0
