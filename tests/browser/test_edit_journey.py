@@ -20,7 +20,7 @@ def test_a_founder_applies_an_evidence_backed_change_undoes_it_and_orders_sectio
     proposal = page.locator("section.proposal")
     proposal.wait_for()
     assert proposal.get_attribute("data-lead") == "evidence"
-    assert "google_trends" in proposal.inner_text() and "Evidence of " in proposal.inner_text()
+    assert "Google Trends reports" in proposal.inner_text() and "Evidence of " in proposal.inner_text()
     app.shot("proposal")
     proposal.get_by_role("button", name="Apply this change").click()
     page.locator("[data-applied=evidence]").wait_for()
