@@ -79,6 +79,9 @@ def test_every_generated_field_fits_its_platform_for_every_demo_product():
             copy = ad_copy.ad_copy(facts)
             assert schemas.validate(copy, ad_copy.AD_COPY) == [], product["product_id"]
             assert copy["meta"]["headline"].split()[0] in product["name"]
+            # Google shows both description lines together: the price is said in one of them only.
+            google = copy["google"]
+            assert ("Yours for" in google["primary_text"]) + ("Yours for" in google["description"]) <= 1, google
     long_name = {**demo_products()[0], "name": "Word " * 40, "description": "Long " * 200}
     assert schemas.validate(ad_copy.ad_copy(facts_of(long_name)), ad_copy.AD_COPY) == []
 

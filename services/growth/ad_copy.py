@@ -93,7 +93,8 @@ def ad_copy(facts: Facts) -> dict:
     google = {
         "headline": headline(LIMITS[GOOGLE]["headline"]),
         "primary_text": body(LIMITS[GOOGLE]["primary_text"]),
-        "description": join([priced, described[1] if len(described) > 1 else "", demand[0] if demand else "",
+        # The second description line says what the first (primary_text, with the price) did not.
+        "description": join([described[1] if len(described) > 1 else "", demand[0] if demand else "",
                              f"From our {category} range." if category else ""], LIMITS[GOOGLE]["description"])
         or short_line(LIMITS[GOOGLE]["description"]),
         "call_to_action": "Shop Now",
