@@ -84,8 +84,14 @@ def test_an_evidence_cite_names_its_row_in_a_founders_words(alice):
     posts = [p for c in researched(alice)["campaigns"] for p in c["posts"]]
     cite = next(c for p in posts for c in p["cites"] if c.get("metric") == "monthly_searches")
     assert set(cite) == {"kind", "metric", "date", "source", "value", "label"}
-    assert cite["label"] == f"search volume, monthly searches: 22,400 ({cite['date']})"
+    assert cite["label"] == f"Search volume data, monthly searches: 22,400 ({cite['date']})"
     assert any("22,400" in p["text"] for p in posts)
+
+
+def test_a_cited_price_reads_as_money(alice):
+    posts = [p for c in researched(alice)["campaigns"] for p in c["posts"]]
+    cite = next(c for p in posts for c in p["cites"] if c.get("field") == "price")
+    assert cite["label"] == f"Your product's price: ${float(cite['value']):,.2f}"
 
 
 @pytest.mark.parametrize("query, lead", [

@@ -32,6 +32,7 @@ from services.errors import Refused
 from services.growth import organic_writer as writer
 from services.growth.organic_writer import DEFAULT_PLATFORMS, KIND, PLATFORM_NAMES, PLATFORMS
 from services.jobs import create_job, wait_for_job
+from services.money import display_major
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 
@@ -139,7 +140,7 @@ def result(job_id: str) -> dict:
     row = OrganicResearch.get_by_id(outcome["research_id"])
     campaigns = OrganicCampaign.select().where(OrganicCampaign.research == row.id).order_by(OrganicCampaign.position)
     return {"status": OK, "research_id": row.id, "query": row.query, "product_id": row.product_id,
-            "posted": False, "platforms": row.platforms, "campaigns": [campaign_answer(c) for c in campaigns],
+            "posted": False, "platforms": row.platforms, "campaigns": [campaign_answer(c, currency=facts_currency(row.product_id)) for c in campaigns],
             "dropped": row.dropped, "created_at": iso(row.created_at)}
 
 
@@ -150,16 +151,25 @@ def _kept(row: OrganicResearch, position: int, found: dict) -> OrganicCampaign:
                                   angle=found["angle"], posts=posts)
 
 
-def campaign_answer(row: OrganicCampaign) -> dict:
+def facts_currency(product_id: str | None) -> str | None:
+    """The currency the product's prices are in (None when it is gone from the catalog)."""
+    facts = store_facts.load(product_id) if product_id else None
+    return facts.product.get("currency") if facts is not None else None
+
+
+def campaign_answer(row: OrganicCampaign, *, currency: str | None = None) -> dict:
     """A kept campaign as the founder reads it: each cite with its words, and the sources cited."""
-    posts = [{**post, "cites": [{**cite, "label": cite_label(cite)} for cite in post["cites"]]} for post in row.posts]
+    posts = [{**post, "cites": [{**cite, "label": cite_label(cite, currency=currency)} for cite in post["cites"]]}
+             for post in row.posts]
     return {"id": row.id, "platform": row.platform, "platform_name": PLATFORM_NAMES[row.platform],
             "angle": row.angle, "posts": posts, "sources": sources_of(row.posts)}
 
 
-def cite_label(cite: dict) -> str:
-    """A cite in a founder's words: "Your product's price: 34.99", "Google Trends, search interest index: 41 (2026-08-16)"."""
+def cite_label(cite: dict, *, currency: str | None = None) -> str:
+    """A cite in a founder's words: "Your product's price: $34.99", "Google Trends, search interest index: 41 (2026-08-16)"."""
     value = cite.get("value")
+    if cite["kind"] == "product" and cite.get("field") == "price" and currency and _is_number(value):
+        return f"Your product's price: {display_major(value, currency)}"
     whole = isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
     shown = f"{int(value):,}" if whole and cite["kind"] == "evidence" else str(value)
     if cite["kind"] == "product":
@@ -167,8 +177,18 @@ def cite_label(cite: dict) -> str:
     return f"{_source_name(cite['source'])}, {kinds.label(cite['metric'])}: {shown} ({cite['date']})"
 
 
+def _is_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        float(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
 def _source_name(source: str) -> str:
-    return writer.source_words(source) or "Research"
+    return kinds.source_label(source) or "Research"
 
 
 def sources_of(posts: list[dict]) -> list[dict]:
