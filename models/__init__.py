@@ -12,6 +12,7 @@ from models.account import (
 from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.catalog import Evidence, Product
+from models.desk import KeywordRule, Ticket, TicketMessage
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
 from models.funnel import FunnelEvent, Presence
@@ -41,4 +42,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Research, Brief, BriefGateState, ResearchNote, ShortlistEntry, SavedQuery, Model3D,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
-              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo]
+              SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo,
+              Ticket, TicketMessage, KeywordRule]
