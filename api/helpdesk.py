@@ -5,11 +5,9 @@ from marshmallow import Schema, fields
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import start
-from models.job import Job
 from services import business
 from services.desk import inbound, rules, tickets
 from services.discovery import resolve
-from services.jobs import wait_for_job
 from services.ownership import owner_of
 
 bp = Blueprint("helpdesk", __name__, description="The support desk: customers' mail as tickets, and keyword rules.")
@@ -197,5 +195,4 @@ def rules_change(body):
 def _poll_mail() -> bool:
     """Starts the mail poll (or joins the one under way) and waits briefly; True when it finished."""
     job = start(kind=inbound.MAIL_POLL, subject=inbound.MAIL_POLL_SUBJECT)
-    done = wait_for_job(job.id, seconds=POLL_WAIT_SECONDS)
-    return done is not None and done.status == Job.DONE
+    return inbound.finished(job.id, seconds=POLL_WAIT_SECONDS)

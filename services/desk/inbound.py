@@ -51,6 +51,7 @@ from models.domain import DomainOrder
 from models.job import Job
 from services.business import settings_of
 from services.desk import rules
+from services.jobs import wait_for_job
 from services.ownership import Owner
 
 log = logging.getLogger("desk.inbound")
@@ -107,6 +108,12 @@ def poll(*, limit: int = BATCH, settings=None) -> dict:
     if result.read:
         log.info("inbound mail polled", extra={"fields": result.as_dict()})
     return result.as_dict()
+
+
+def finished(job_id: str, *, seconds: float) -> bool:
+    """Waits up to `seconds` for a poll job; True when it finished its work."""
+    done = wait_for_job(job_id, seconds=seconds)
+    return done is not None and done.status == Job.DONE
 
 
 def forget_old_polls() -> int:
