@@ -182,9 +182,12 @@ def _addresses(message: EmailMessage, header: str) -> list[str]:
     for value in message.get_all(header) or []:
         try:
             found += [a.addr_spec.lower() for a in value.addresses if a.username and a.domain]
-        except (AttributeError, ValueError, IndexError):
+        except AttributeError:  # not an address header to the parser (Delivered-To, X-Original-To)
+            found += [address.lower() for _name, address in email.utils.getaddresses([str(value)])
+                      if "@" in address]
+        except (ValueError, IndexError):
             continue
-    return [a for a in found if len(a) <= 254]
+    return [a for a in found if len(a) <= 254 and " " not in a]
 
 
 def _display_name(message: EmailMessage) -> str | None:
