@@ -44,6 +44,8 @@ export async function render(ctx) {
 }
 
 function whereCustomersWrite(desk) {
+  // An empty desk's own sentence already says where customers write: said once.
+  if (desk.support_email && desk.status === "no_tickets_yet") return null;
   if (desk.support_email) {
     return h("p", { class: "hint", dataset: { supportEmail: desk.support_email } },
       `Customers write to ${desk.support_email}. New mail shows here when you open the desk.`);
@@ -165,8 +167,8 @@ function ticketView(ctx, ticket) {
     ticket.resolution ? [h("dt", {}, "Resolution"), h("dd", { dataset: { resolution: "" } }, ticket.resolution)] : null),
   h("ol", { class: "thread" }, ticket.messages.map((m) => messageView(m, replyForm))),
   outcome, replyForm, noteForm,
-  h("h3", {}, "Sort it"), sortForm,
-  h("h3", {}, "Close it"), closeForm);
+  h("h3", { class: "desk-step" }, "Sort it"), sortForm,
+  h("h3", { class: "desk-step" }, "Close it"), closeForm);
 }
 
 function messageView(message, replyForm) {
