@@ -6,8 +6,6 @@ that names the setting; the entry points print that line and exit instead of sta
 """
 from __future__ import annotations
 
-import json
-import logging
 import os
 import re
 import secrets
@@ -18,6 +16,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlsplit
+
+# The log format lives beside the settings (logformat.py), and is named here as it always was.
+from logformat import JsonLogFormatter, configure_logging  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent
 VAR = ROOT / "var"
@@ -114,6 +115,10 @@ class Settings:
                                            "PT", "IT", "DK", "SE", "NO", "FI", "PL", "CZ", "AU", "NZ", "JP", "SG")
     # Domains (integrations/registrar): sandbox (deterministic, offline).
     registrar: str = "sandbox"
+    # The support desk's inbound mail (services/desk/inbound.py): a Maildir, or IMAP when set.
+    inbound_maildir: str = str(VAR / "inbound")
+    imap_url: str | None = field(default=None, repr=False)
+    mail_poll_seconds: int = 60
 
     @property
     def embedded(self) -> bool:
@@ -289,6 +294,7 @@ def load_settings(environ=None) -> Settings:
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
         **_payments(env),
+        **_inbound(env),
     )
 
 
@@ -327,6 +333,20 @@ def _countries(env, name, default) -> tuple[str, ...]:
         raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
                             f"got {raw!r}")
     return tuple(dict.fromkeys(codes))
+
+
+def _inbound(env) -> dict:
+    """INBOUND_MAILDIR (relative to the repository), IMAP_URL (imaps://user:pass@host/FOLDER;
+    imap:// on loopback only, as it sends the password in clear) and MAIL_POLL_SECONDS."""
+    imap = _url(env, "IMAP_URL", None, ("imap", "imaps"))
+    parts = urlsplit(imap or "imaps://u:p@localhost")
+    if not (parts.hostname and parts.username and parts.password is not None and _http_url(f"http://{parts.netloc}")
+            and (parts.scheme == "imaps" or parts.hostname in ("127.0.0.1", "localhost", "::1"))):
+        raise SettingsError(f"IMAP_URL must be imaps://user:password@host/FOLDER (imap:// only on this machine), "
+                            f"got {_redact(imap)!r}")
+    return {"inbound_maildir": str(ROOT / env["INBOUND_MAILDIR"]) if env.get("INBOUND_MAILDIR") else
+            Settings.inbound_maildir, "imap_url": imap,
+            "mail_poll_seconds": _int(env, "MAIL_POLL_SECONDS", Settings.mail_poll_seconds, 5, 86400)}
 
 
 AI_BACKENDS = ("offline", "openai", "command")
@@ -415,33 +435,3 @@ def settings_or_exit() -> Settings:
     except SettingsError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-
-
-class JsonLogFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and any `fields` passed in extra."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = {
-            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        line.update(getattr(record, "fields", {}) or {})
-        if record.exc_info:
-            line["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
-
-
-def configure_logging(settings: Settings) -> None:
-    """Sends every log record to stderr as one JSON line."""
-    root = logging.getLogger()
-    if any(isinstance(h.formatter, JsonLogFormatter) for h in root.handlers):
-        root.setLevel(settings.log_level)
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonLogFormatter())
-    root.addHandler(handler)
-    root.setLevel(settings.log_level)
-    # Werkzeug's own request lines carry query strings (sign-in tokens); ours do not.
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)

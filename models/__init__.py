@@ -15,6 +15,7 @@ from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
 from models.catalog import Evidence, Product
+from models.desk import KeywordRule, Ticket, TicketMessage
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
 from models.funnel import FunnelEvent, Presence
@@ -46,4 +47,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
-              OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry]
+              OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
+              Ticket, TicketMessage, KeywordRule]

@@ -79,6 +79,9 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "not_available",
     # growth: ads, organic research, the campaign book and the ad balance
     "invalid_platform", "invalid_editor_response", "legacy_checkout_retired",
+    # the support desk
+    "ticket_not_found", "unknown_action", "bad_field", "resolution_required", "empty_reply", "unknown_op",
+    "no_tickets_yet",
 }
 
 

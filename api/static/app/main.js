@@ -16,6 +16,7 @@ const ROUTES = {
   "/app/launch": { load: () => import("./screens/launch.js") },
   "/app/orders": { load: () => import("./screens/orders.js") },
   "/app/suppliers": { load: () => import("./screens/suppliers.js") },
+  "/app/desk": { load: () => import("./screens/desk.js") },
   "/app/domains": { load: () => import("./screens/domains.js") },
   "/app/growth": { load: () => import("./screens/growth.js") },
   "/app/research": { load: () => import("./screens/research.js") },
@@ -34,10 +35,10 @@ const ROUTES = {
 const NAV = [
   ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
   ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
-  ["Launch", "/app/launch"], ["Tasks", "/app/tasks"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"],
-  ["Domains", "/app/domains"], ["Growth", "/app/growth"], ["Research", "/app/research"], ["Insights", "/app/insights"],
-  ["Workspace", "/app/workspace"], ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Settings", "/app/settings"],
-  ["Account", "/app/account"],
+  ["Launch", "/app/launch"], ["Tasks", "/app/tasks"], ["Orders", "/app/orders"], ["Desk", "/app/desk"],
+  ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"], ["Growth", "/app/growth"], ["Research", "/app/research"],
+  ["Insights", "/app/insights"], ["Workspace", "/app/workspace"], ["Learn", "/app/learn"], ["Meter", "/app/meter"],
+  ["Settings", "/app/settings"], ["Account", "/app/account"],
 ];
 const MISSING = { load: () => import("./screens/missing.js") };
 // What shows when a screen's module cannot be fetched (the network dropped, say).
