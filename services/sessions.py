@@ -14,6 +14,7 @@ from models.campaign_book import CampaignBook
 from models.clock import utcnow
 from models.compiled import Param, Statement
 from models.db import is_sqlite, transaction
+from models.desk import KeywordRule, Ticket
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.domain import DomainOrder
 from models.job import Job
@@ -85,6 +86,10 @@ SESSION_REFERENCES = {
                                      "adopted ones are the account's (ON DELETE SET NULL)",
     "payout_destination.session_id": "keeps the session while the payout destination is its own (owner "
                                       "'session:<id>'); adopted ones are the account's (ON DELETE SET NULL)",
+    "ticket.session_id": "keeps the session while its support desk has a ticket of its own (owner "
+                         "'session:<id>'); adopted tickets are the account's (ON DELETE SET NULL)",
+    "keyword_rule.session_id": "keeps the session while a keyword rule of its desk is its own (owner "
+                               "'session:<id>'); adopted rules are the account's (ON DELETE SET NULL)",
     "todo.session_id": "history: an anonymous founder's task list, deleted with it (ON DELETE CASCADE); a task "
                        "written within the cutoff keeps it",
     "organic_research.session_id": "history: deleted with it (ON DELETE CASCADE); research within the cutoff "
@@ -155,6 +160,9 @@ def _prunable(cutoff, now):
             BusinessSettings.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(PayoutDestination.select(pw.SQL("1")).where(
             PayoutDestination.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(Ticket.select(pw.SQL("1")).where(Ticket.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
+        & none(KeywordRule.select(pw.SQL("1")).where(
+            KeywordRule.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(ClaimAllowance.select(pw.SQL("1")).where(
             ClaimAllowance.owner == pw.Value(ANONYMOUS_KEY_PREFIX).concat(session_id_text)))
         & none(SupplierConnection.select(pw.SQL("1")).where(

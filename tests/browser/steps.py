@@ -121,3 +121,27 @@ def order_a_paid_sample(app, *, quantity: int = 2):
     page.wait_for_selector("main[data-screen=suppliers][data-state=ready]", state="attached", timeout=30_000)
     page.locator("[data-payment-state=paid]").wait_for()
     return page
+
+
+# --- On a phone ------------------------------------------------------------------------------
+
+TOUCH_PX = 44
+
+# What does not fit, on the page shown: the document wider than the viewport, and each button
+# (in main, or primary anywhere) outside the width or shorter than a finger. A button hidden
+# from sight (no box) is not one a founder can tap.
+MEASURE = """([touch]) => {
+  const width = window.innerWidth;
+  const problems = [];
+  const scroll = document.documentElement.scrollWidth;
+  if (scroll > width) problems.push(`the page is ${scroll} px wide`);
+  const buttons = new Set([...document.querySelectorAll("main button, main .btn, .btn-primary")]);
+  for (const control of buttons) {
+    const box = control.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    const named = `"${(control.getAttribute("aria-label") || control.textContent).trim().slice(0, 40)}"`;
+    if (box.left < 0 || box.right > width) problems.push(`${named} lies at ${Math.round(box.left)}-${Math.round(box.right)} px`);
+    if (box.height < touch) problems.push(`${named} is ${Math.round(box.height)} px tall`);
+  }
+  return problems;
+}"""

@@ -16,6 +16,8 @@ import re
 import pytest
 
 from tests.browser.steps import (
+    MEASURE,
+    TOUCH_PX,
     api_answer,
     build_store,
     catalog,
@@ -24,7 +26,6 @@ from tests.browser.steps import (
     screen,
     sign_in_by_link,
 )
-from tests.browser.test_phone import MEASURE, TOUCH_PX
 
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here.
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")

@@ -5,28 +5,7 @@ axe-core passes. The navigation is a Menu button there, a disclosure a keyboard 
 close, which closes on choosing an entry; on the desktop it stays a list."""
 from __future__ import annotations
 
-from tests.browser.steps import build_store, catalog, claim_own_card, screen, sign_in_by_link
-
-TOUCH_PX = 44
-
-# What does not fit, on the page shown: the document wider than the viewport, and each button
-# (in main, or primary anywhere) outside the width or shorter than a finger. A button hidden
-# from sight (no box) is not one a founder can tap.
-MEASURE = """([touch]) => {
-  const width = window.innerWidth;
-  const problems = [];
-  const scroll = document.documentElement.scrollWidth;
-  if (scroll > width) problems.push(`the page is ${scroll} px wide`);
-  const buttons = new Set([...document.querySelectorAll("main button, main .btn, .btn-primary")]);
-  for (const control of buttons) {
-    const box = control.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    const named = `"${(control.getAttribute("aria-label") || control.textContent).trim().slice(0, 40)}"`;
-    if (box.left < 0 || box.right > width) problems.push(`${named} lies at ${Math.round(box.left)}-${Math.round(box.right)} px`);
-    if (box.height < touch) problems.push(`${named} is ${Math.round(box.height)} px tall`);
-  }
-  return problems;
-}"""
+from tests.browser.steps import MEASURE, TOUCH_PX, build_store, catalog, claim_own_card, screen, sign_in_by_link
 
 
 def name_of(route: str) -> str:
