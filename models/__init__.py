@@ -31,6 +31,7 @@ from models.payment import (
                             SandboxRefund,
 )
 from models.research import Outcome, Research
+from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
 from models.supplier import SupplierConnection
@@ -43,4 +44,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Store, StoreVersion, StoreIntent, ProductLaunch, FounderProduct, FounderImage, FunnelEvent, Presence,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo,
-              Ticket, TicketMessage, KeywordRule]
+              Ticket, TicketMessage, KeywordRule, SatisfactionRating]
