@@ -32,11 +32,11 @@ KEPT_COOKIELESS = {("POST", "/api/track")}
 # a newly built endpoint is checked by the rule at once.
 EXPECTED_ABSENT = {
     ("GET", "/api/ad"), ("GET", "/api/ads-manager"), ("POST", "/api/organic/research"),
-    ("GET", "/api/helpdesk"), ("GET", "/api/satisfaction"),
+    ("GET", "/api/helpdesk"),
     ("POST", "/api/fix/event"), ("POST", "/api/ad/edit"), ("POST", "/api/growth/edit"),
     ("POST", "/api/ads-manager"), ("GET", "/api/adbalance"), ("POST", "/api/adbalance"),
     ("GET", "/api/adbalance/confirm"), ("POST", "/api/organic/approve"), ("GET", "/api/organic/log"),
-    ("POST", "/api/helpdesk"), ("POST", "/api/support"),
+    ("POST", "/api/helpdesk"),
     ("POST", "/api/settings/rules"), ("POST", "/api/fix"), ("GET", "/api/fix/mine"), ("POST", "/api/fix/adopt"),
     ("POST", "/api/pages"), ("POST", "/api/journey"), ("POST", "/api/journey/[id]/consume"),
     ("GET", "/api/walkthrough"), ("POST", "/api/walkthrough/advance"), ("POST", "/api/walkthrough/dismiss"),
@@ -191,6 +191,7 @@ def test_store_pages_static_media_sandbox_and_track_stay_cookieless(client, foun
         ("GET", "/pay/sandbox/v1/checkouts/x", None),
         ("GET", "/pay/landing", None), ("GET", "/pay/back", None), ("GET", "/pay/logo.svg", None),
         ("POST", "/pay/notify", None), ("POST", "/api/billing/webhook", {}),
+        ("GET", "/rate/1.nothing", None), ("POST", "/rate/1.nothing", None),
         ("POST", "/api/track", {"product_id": "p", "event": "page_view", "session_id": "visitor-1234"}),
     ):
         response = founder().open(path, method=method, json=body)

@@ -77,6 +77,8 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_orders_yet", "order_not_found", "payment_unavailable",
     # domains
     "not_available",
+    # the support agent (its draft of a ticket's reply)
+    "ticket_not_found",
 }
 
 
