@@ -114,6 +114,12 @@ class Settings:
                                            "PT", "IT", "DK", "SE", "NO", "FI", "PL", "CZ", "AU", "NZ", "JP", "SG")
     # Domains (integrations/registrar): sandbox (deterministic, offline).
     registrar: str = "sandbox"
+    # The support desk's inbound mail (services/desk/inbound.py): a Maildir folder read by
+    # default, or an IMAP mailbox when IMAP_URL is set (its password is never logged), polled
+    # by the clock every MAIL_POLL_SECONDS and before GET /api/helpdesk answers.
+    inbound_maildir: str = str(VAR / "inbound")
+    imap_url: str | None = field(default=None, repr=False)
+    mail_poll_seconds: int = 60
 
     @property
     def embedded(self) -> bool:
@@ -289,6 +295,7 @@ def load_settings(environ=None) -> Settings:
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
         **_payments(env),
+        **_inbound(env),
     )
 
 
@@ -327,6 +334,28 @@ def _countries(env, name, default) -> tuple[str, ...]:
         raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
                             f"got {raw!r}")
     return tuple(dict.fromkeys(codes))
+
+
+def _inbound(env) -> dict:
+    """Where the support desk's mail is read: INBOUND_MAILDIR (relative paths are from the
+    repository root), or IMAP_URL (imaps://user:pass@host[:port]/FOLDER; imap:// for a
+    server on loopback only: the password would cross the network in clear)."""
+    raw = env.get("INBOUND_MAILDIR")
+    maildir = Settings.inbound_maildir if not raw else str(Path(raw) if Path(raw).is_absolute() else ROOT / raw)
+    imap = _url(env, "IMAP_URL", None, ("imap", "imaps"))
+    if imap is not None:
+        try:
+            parts = urlsplit(imap)
+            _ = parts.port
+        except ValueError:
+            parts = None
+        if parts is None or not parts.hostname or not parts.username or parts.password is None:
+            raise SettingsError(f"IMAP_URL must be imaps://user:password@host/FOLDER, got {_redact(imap)!r}")
+        if parts.scheme == "imap" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise SettingsError("IMAP_URL must use imaps:// for a server that is not on this machine (imap:// "
+                                f"sends the password in clear), got {_redact(imap)!r}")
+    return {"inbound_maildir": maildir, "imap_url": imap,
+            "mail_poll_seconds": _int(env, "MAIL_POLL_SECONDS", Settings.mail_poll_seconds, 5, 86400)}
 
 
 AI_BACKENDS = ("offline", "openai", "command")

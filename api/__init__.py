@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery", "metrics", "research", "ask",
               "brief", "workspace", "learning", "model3d", "webapp",
               "store", "storefront", "intents", "editor", "launch", "product", "funnel", "pay", "pay_sandbox",
-              "commerce", "suppliers", "domains", "samples", "settings", "todos", "support", "hosts"]
+              "commerce", "suppliers", "domains", "samples", "settings", "todos", "helpdesk", "support", "hosts"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:

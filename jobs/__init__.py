@@ -6,6 +6,7 @@ import workers.broker  # noqa: F401  (must come first: sets the broker)
 from jobs import (  # noqa: F401  (declares the actors)
     accounts,
     brief,  # noqa: F401  (the nightly research brief)
+    desk,  # noqa: F401  (the support desk's inbound mail)
     discovery,  # noqa: F401  (discovery runs and watch notices)
     maintenance,
     model3d,  # noqa: F401  (3D previews)

@@ -45,6 +45,7 @@ SETTINGS = Settings(
     base_url="http://localhost",
     secret_key="test-secret-key-not-for-production",
     outbox_dir=str(TMP / "outbox"),
+    inbound_maildir=str(TMP / "inbound"),
     build="test",
     worker_stale_seconds=60,
     job_stale_seconds=30,
@@ -205,6 +206,7 @@ def clean_state(request):
         _WORKERS[0].join()
     _truncate()
     shutil.rmtree(SETTINGS.outbox_dir, ignore_errors=True)
+    shutil.rmtree(SETTINGS.inbound_maildir, ignore_errors=True)
 
 
 def _truncate():

@@ -395,3 +395,48 @@ def published_store(founder, run_jobs):
     state = client.post("/api/store/publish").get_json()
     assert state["status"] == "published", state
     return client
+
+
+# --- The support desk: a founder customers can write to, and a customer's mail ---------------
+
+DESK_DOMAIN = "knife-strip.shop"
+
+
+def desk_founder(founder, run_jobs, *, pid="p00", domain=DESK_DOMAIN, local="support"):
+    """A founder who claimed product `pid`, built its store and can be written to at
+    local@domain (the support address saved, the domain connected to the store)."""
+    client = store_founder(founder, run_jobs, demo_item(pid))
+    assert client.post("/api/settings/business", json={"support_email_local": local}).status_code == 200
+    assert domains.connect_paid_domain(domain_order_id=order(client, domain).id) is True
+    return client
+
+
+def customer_mail(*, to=f"support@{DESK_DOMAIN}", sender="Ana Lima <ana@example.net>", subject="Where is my order?",
+                  text="Hello, I ordered a knife strip last week. When will it ship?", message_id=None,
+                  in_reply_to=None, references=None, headers=None) -> bytes:
+    """A customer's mail as a mail server would deliver it (RFC 5322 bytes)."""
+    import email.policy
+    import email.utils
+    from email.message import EmailMessage
+
+    mail = EmailMessage(policy=email.policy.SMTP)
+    mail["From"] = sender
+    mail["To"] = to
+    mail["Subject"] = subject
+    mail["Date"] = email.utils.formatdate()
+    mail["Message-ID"] = message_id or email.utils.make_msgid(domain="example.net")
+    if in_reply_to:
+        mail["In-Reply-To"] = in_reply_to
+    if references:
+        mail["References"] = references
+    for name, value in (headers or {}).items():
+        mail[name] = value
+    mail.set_content(text)
+    return mail.as_bytes()
+
+
+def deliver(raw: bytes) -> str:
+    """Delivers a message into the desk's Maildir (INBOUND_MAILDIR), as a mail server would."""
+    from integrations.mail.inbound import deliver_to_maildir
+
+    return deliver_to_maildir(SETTINGS.inbound_maildir, raw)

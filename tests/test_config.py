@@ -71,6 +71,12 @@ def test_base_url_follows_port_by_default():
     ({"SHIPPING_COUNTRIES": "USA,GB"}, "SHIPPING_COUNTRIES"),
     ({"SHIPPING_COUNTRIES": "United Kingdom"}, "SHIPPING_COUNTRIES"),
     ({"SHIPPING_COUNTRIES": ",,"}, "SHIPPING_COUNTRIES"),
+    ({"IMAP_URL": "pop3://user:pw@mail.example.com"}, "IMAP_URL"),
+    ({"IMAP_URL": "imaps://mail.example.com/INBOX"}, "IMAP_URL"),
+    ({"IMAP_URL": "imap://user:pw@mail.example.com/INBOX"}, "IMAP_URL"),
+    ({"IMAP_URL": "imaps://user:pw@mail.example.com:99999/INBOX"}, "IMAP_URL"),
+    ({"MAIL_POLL_SECONDS": "0"}, "MAIL_POLL_SECONDS"),
+    ({"MAIL_POLL_SECONDS": "a minute"}, "MAIL_POLL_SECONDS"),
 ])
 def test_malformed_setting_names_itself(env, named):
     merged = {k: v for k, v in {"SECRET_KEY": "x" * 32, **env}.items() if v is not None}
@@ -88,6 +94,21 @@ def test_error_never_prints_a_password():
         with pytest.raises(SettingsError) as caught:
             load_settings({"SECRET_KEY": "x" * 32, "AI_BASE_URL": url})
         assert "hunter2" not in str(caught.value)
+    for url in ("imap://desk:hunter2@mail.example.com/INBOX", "imaps://desk:hunter2@mail.example.com:99999/"):
+        with pytest.raises(SettingsError) as caught:
+            load_settings({"SECRET_KEY": "x" * 32, "IMAP_URL": url})
+        assert "hunter2" not in str(caught.value)
+
+
+def test_inbound_mail_defaults_to_a_maildir_and_reads_an_imap_url():
+    settings = load_settings({"SECRET_KEY": "x" * 32})
+    assert settings.inbound_maildir.endswith("var/inbound") and settings.imap_url is None
+    assert settings.mail_poll_seconds == 60
+    settings = load_settings({"SECRET_KEY": "x" * 32, "IMAP_URL": "imaps://desk:hunter2@mail.example.com/Support",
+                              "MAIL_POLL_SECONDS": "30", "INBOUND_MAILDIR": "var/other"})
+    assert settings.imap_url.startswith("imaps://") and settings.mail_poll_seconds == 30
+    assert settings.inbound_maildir.endswith("var/other")
+    assert "hunter2" not in repr(settings)
 
 
 def test_ai_backends_read_what_they_need():

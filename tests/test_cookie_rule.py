@@ -32,12 +32,10 @@ KEPT_COOKIELESS = {("POST", "/api/track")}
 # a newly built endpoint is checked by the rule at once.
 EXPECTED_ABSENT = {
     ("GET", "/api/ad"), ("GET", "/api/ads-manager"), ("POST", "/api/organic/research"),
-    ("GET", "/api/helpdesk"),
     ("POST", "/api/fix/event"), ("POST", "/api/ad/edit"), ("POST", "/api/growth/edit"),
     ("POST", "/api/ads-manager"), ("GET", "/api/adbalance"), ("POST", "/api/adbalance"),
     ("GET", "/api/adbalance/confirm"), ("POST", "/api/organic/approve"), ("GET", "/api/organic/log"),
-    ("POST", "/api/helpdesk"),
-    ("POST", "/api/settings/rules"), ("POST", "/api/fix"), ("GET", "/api/fix/mine"), ("POST", "/api/fix/adopt"),
+    ("POST", "/api/fix"), ("GET", "/api/fix/mine"), ("POST", "/api/fix/adopt"),
     ("POST", "/api/pages"), ("POST", "/api/journey"), ("POST", "/api/journey/[id]/consume"),
     ("GET", "/api/walkthrough"), ("POST", "/api/walkthrough/advance"), ("POST", "/api/walkthrough/dismiss"),
 }

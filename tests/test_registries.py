@@ -77,8 +77,9 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "no_orders_yet", "order_not_found", "payment_unavailable",
     # domains
     "not_available",
-    # the support agent (its draft of a ticket's reply)
-    "ticket_not_found",
+    # the support desk (and the support agent's draft of a ticket's reply)
+    "ticket_not_found", "unknown_action", "bad_field", "resolution_required", "empty_reply", "unknown_op",
+    "no_tickets_yet",
 }
 
 

@@ -131,6 +131,8 @@ def schedule(settings) -> list[Every | DailyAt | InClock]:
         # The sandbox provider's own clock: its checkouts expire and notify as Stripe's do.
         Every("expire_sandbox_checkouts", 60),
         DailyAt("nightly_brief", settings.brief_hour_utc),
+        # The support desk's inbound mail (jobs/desk.py): starts the `mail_poll` job.
+        Every("poll_mail", settings.mail_poll_seconds),
         # Last: with the database down but Redis up, the entries above still fire (a tick
         # stops at the first entry that meets an outage).
         InClock("reaper", settings.reaper_seconds, partial(reap, settings=settings)),

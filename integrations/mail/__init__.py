@@ -28,6 +28,16 @@ class Message:
     subject: str
     text: str
     html: str
+    # A conversation's mail (the support desk's replies): the Message-ID we give it (made up
+    # when None), the message it answers and the thread before it, where the customer's
+    # answer should go (Reply-To), the name shown with our From address, and whether it is
+    # written by a machine (Auto-Submitted, RFC 3834: a person's reply is not).
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    reply_to: str | None = None
+    from_name: str | None = None
+    auto_submitted: bool = True
 
 
 class MailUnavailable(Exception):
@@ -71,13 +81,24 @@ def compose(message: Message, from_address: str) -> EmailMessage:
     """
     try:
         mail = EmailMessage(policy=email.policy.default)
-        mail["From"] = from_address
+        if message.from_name:
+            mail["From"] = email.utils.formataddr((message.from_name, email.utils.parseaddr(from_address)[1]))
+        else:
+            mail["From"] = from_address
         mail["To"] = message.to
         mail["Subject"] = message.subject
         mail["Date"] = email.utils.format_datetime(datetime.now(UTC))
-        mail["Message-ID"] = email.utils.make_msgid(domain=from_address.rpartition("@")[2].strip("[]") or None)
-        # RFC 3834: tells vacation responders not to answer a no-reply address.
-        mail["Auto-Submitted"] = "auto-generated"
+        mail["Message-ID"] = message.message_id or email.utils.make_msgid(
+            domain=from_address.rpartition("@")[2].strip("[]") or None)
+        if message.in_reply_to:
+            mail["In-Reply-To"] = message.in_reply_to
+        if message.references:
+            mail["References"] = " ".join(message.references)
+        if message.reply_to:
+            mail["Reply-To"] = message.reply_to
+        if message.auto_submitted:
+            # RFC 3834: tells vacation responders not to answer a no-reply address.
+            mail["Auto-Submitted"] = "auto-generated"
         mail.set_content(message.text)
         mail.add_alternative(message.html, subtype="html")
         return mail

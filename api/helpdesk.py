@@ -1,0 +1,198 @@
+"""The support desk (spec 2.14, 4.6, 4.7; decisions.md "Desk, tasks and settings"): GET and
+POST /api/helpdesk and POST /api/settings/rules; services/desk/."""
+from marshmallow import Schema, fields
+
+from api.routing import Blueprint
+from api.session import current_session
+from jobs.send import start
+from services import business
+from services.desk import inbound, rules, tickets
+from services.discovery import resolve
+from services.ownership import owner_of
+
+bp = Blueprint("helpdesk", __name__, description="The support desk: customers' mail as tickets, and keyword rules.")
+
+# How long GET /api/helpdesk waits for the mail poll it starts before answering what the desk holds.
+POLL_WAIT_SECONDS = 3.0
+
+DECISIONS: list[str] = [
+    "Inbound mail: customers write to the founder's support address, support_email_local @ the domain connected to "
+    "the store of a product they claimed (GET /api/settings/business). The service reads a Maildir folder "
+    "(INBOUND_MAILDIR, default var/inbound: what is in new/ is unread, and is moved to cur/ once read) or, when "
+    "IMAP_URL is set, an IMAP mailbox (its UNSEEN messages, fetched without marking them, and flagged \\Seen only "
+    "after their tickets are committed). A message goes to each founder whose support address is among its To, "
+    "Cc, Delivered-To or X-Original-To recipients; mail for no founder's address is given to nobody (the poll "
+    "counts it as unrouted).",
+    "Threading and exactly once: a message whose In-Reply-To or References names a message of one of the "
+    "founder's tickets (the customer's earlier mail, or one of our replies) joins that ticket and opens it again; "
+    "anything else is a new ticket (subject, customer_email: the Reply-To or From address, the text part, else the "
+    "HTML's text). A message is kept under its Message-ID (a digest of its bytes when it has none), unique per "
+    "founder in the database: however many polls overlap, each message is on the desk once.",
+    f"Polling: the clock starts the `mail_poll` job every MAIL_POLL_SECONDS (60). GET /api/helpdesk starts the "
+    f"same job (or joins the one queued or running: one at a time) and waits up to {POLL_WAIT_SECONDS:g} s for it, "
+    "in every mode (a worker runs it; `make run` has one), then answers what the desk holds: `mail.checked` says "
+    "whether the poll finished first. A mailbox that cannot be read is tried again at the next poll; its "
+    "password is never logged.",
+    "GET /api/helpdesk (session) answers 200 always: {status: ok, tickets, counts: {open, pending, solved, "
+    "closed}, total, support_email, rules, mail: {checked}} with the founder's tickets, the latest changed "
+    f"first ({tickets.LISTED} at most), or {{status: no_tickets_yet, reason, explanation, tickets: [], counts, "
+    "total: 0, ...}. A ticket: {id, subject, customer_email, customer_name, status: open | pending | solved | "
+    "closed, priority: low | normal | high | urgent, category: question | order | shipping | return | billing | "
+    "other, messages: [{id, direction: in | out | note | draft, author: customer | founder | agent, from, to, "
+    "subject, text, created_at, message_id, sent}], resolution, satisfaction, product_id, support_address, "
+    "created_at, updated_at}. A new ticket is open, normal, question, before the keyword rules.",
+    "POST /api/helpdesk {action: set, ticket_id, field, value, resolution?} sets status, priority or category "
+    "(another field: 400 `bad_field`; a value the field does not take: 400 `invalid_ticket_value`); status solved "
+    "or closed needs a non-blank resolution (400 `resolution_required`, at most "
+    f"{tickets.MAX_RESOLUTION} characters), kept on the ticket. {{action: reply, ticket_id, text}} mails the reply "
+    "to the customer (From the service's address with the business name, Reply-To the store's support address, "
+    "a Message-ID at the support domain, In-Reply-To the customer's last message, References the thread) and "
+    "keeps it on the thread with `sent` (whether the mailer took it); an open ticket becomes pending. "
+    "{action: note, ticket_id, text} keeps a note only the founder sees. Blank text: 400 `empty_reply` / "
+    f"`empty_note`; over {tickets.MAX_TEXT} characters: 400 `text_too_long`. {{action: draft, ticket_id}} asks the "
+    "support agent for a draft reply (metered `support`: 429 usage_limit_reached / weekly_limit_reached). Another "
+    "action: 400 `unknown_action`; a ticket_id that is not one of the founder's tickets (another founder's alike): "
+    "400 `ticket_not_found`. Answers {status: updated | replied | noted | drafted, ticket, message?, draft?}.",
+    "POST /api/settings/rules {op: add, keyword, set: {category?, priority?, status?}} adds a keyword rule "
+    f"(keyword 1-{rules.MAX_KEYWORD} characters; status open or pending only, since solving needs a resolution; "
+    f"at most {rules.MAX_RULES} rules) and {{op: delete, id}} deletes one (not one of the founder's: 404 "
+    "`not_found`); a bad keyword, set or id is 400 `invalid_rule` with `field`, another op 400 `unknown_op`. "
+    "Answers {status: added | deleted, rules, rule}. A rule matches a new ticket whose subject or text contains "
+    "its keyword (case-insensitive) and sets what it names, once, when the ticket is made; oldest rule first, so "
+    "a newer rule's value stands. Messages joining a ticket are not matched again.",
+    "Tickets, their messages and rules are the founder's (session, or account once signed in; a session's become "
+    "the account's on sign-in). Another founder's are never answered or changed.",
+]
+
+
+class MessageRow(Schema):
+    id = fields.Integer(required=True)
+    direction = fields.String(required=True, metadata={"enum": ["in", "out", "note", "draft"]})
+    author = fields.String(required=True, metadata={"enum": ["customer", "founder", "agent"]})
+    from_ = fields.String(attribute="from", data_key="from", required=True, allow_none=True)
+    to = fields.String(required=True, allow_none=True)
+    subject = fields.String(required=True, allow_none=True)
+    text = fields.String(required=True)
+    created_at = fields.String(required=True)
+    message_id = fields.String(required=True, allow_none=True, metadata={"description": "RFC 5322 Message-ID"})
+    sent = fields.Boolean(required=True, allow_none=True, metadata={"description": "Replies: the mailer took it"})
+
+
+class TicketRow(Schema):
+    id = fields.Integer(required=True)
+    subject = fields.String(required=True)
+    customer_email = fields.String(required=True)
+    customer_name = fields.String(required=True, allow_none=True)
+    status = fields.String(required=True, metadata={"enum": ["open", "pending", "solved", "closed"]})
+    priority = fields.String(required=True, metadata={"enum": ["low", "normal", "high", "urgent"]})
+    category = fields.String(required=True, metadata={"enum": ["question", "order", "shipping", "return", "billing",
+                                                               "other"]})
+    messages = fields.List(fields.Nested(MessageRow), required=True)
+    resolution = fields.String(required=True, allow_none=True)
+    satisfaction = fields.Dict(required=True, allow_none=True, metadata={"description": "{score, comment, rated_at}"})
+    product_id = fields.String(required=True, allow_none=True)
+    support_address = fields.String(required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class Counts(Schema):
+    open = fields.Integer(required=True)
+    pending = fields.Integer(required=True)
+    solved = fields.Integer(required=True)
+    closed = fields.Integer(required=True)
+
+
+class RuleRow(Schema):
+    id = fields.Integer(required=True)
+    keyword = fields.String(required=True)
+    set = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    created_at = fields.String(required=True)
+
+
+class MailState(Schema):
+    checked = fields.Boolean(required=True, metadata={"description": "The mail poll finished before this answer"})
+
+
+class HelpdeskAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", "no_tickets_yet"]})
+    reason = fields.String()
+    explanation = fields.String()
+    tickets = fields.List(fields.Nested(TicketRow), required=True)
+    counts = fields.Nested(Counts, required=True)
+    total = fields.Integer(required=True)
+    support_email = fields.String(required=True, allow_none=True,
+                                  metadata={"description": "Where customers write (null until it is set up)"})
+    rules = fields.List(fields.Nested(RuleRow), required=True)
+    mail = fields.Nested(MailState, required=True)
+
+
+class ActionBody(Schema):
+    action = fields.String(metadata={"reason": "unknown_action", "enum": list(tickets.ACTIONS)})
+    ticket_id = fields.Integer(strict=True, metadata={"reason": "ticket_not_found"})
+    field = fields.String(metadata={"reason": "bad_field", "enum": list(tickets.SETTABLE)})
+    value = fields.String(metadata={"reason": "invalid_ticket_value"})
+    resolution = fields.String(allow_none=True, metadata={"reason": "resolution_required"})
+    text = fields.String(allow_none=True, metadata={"description": "reply and note"})
+
+
+class ActionAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["updated", "replied", "noted", "drafted"]})
+    ticket = fields.Nested(TicketRow, required=True)
+    message = fields.Nested(MessageRow, metadata={"description": "reply and note: the message kept"})
+    draft = fields.Dict(metadata={"description": "draft: what the support agent wrote"})
+
+
+class RulesBody(Schema):
+    op = fields.String(metadata={"reason": "unknown_op", "enum": list(rules.OPS)})
+    keyword = fields.String(metadata={"reason": "invalid_rule"})
+    set = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"reason": "invalid_rule"})
+    id = fields.Integer(strict=True, metadata={"reason": "invalid_rule"})
+
+
+class RulesAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["added", "deleted"]})
+    rules = fields.List(fields.Nested(RuleRow), required=True)
+    rule = fields.Nested(RuleRow, allow_none=True, required=True)
+
+
+@bp.get("/api/helpdesk")
+@bp.declare(changes_state=False)
+@bp.response(200, HelpdeskAnswer)
+def helpdesk():
+    """Polls the inbound mail, then answers the founder's tickets with counts by status."""
+    checked = _poll_mail()
+    session = current_session()
+    support_email = business.support_address(owner_of(session), resolve(session))
+    answer = tickets.desk(session=session, support_email=support_email)
+    return {**answer, "rules": rules.rules_of(session=session)["rules"], "mail": {"checked": checked}}
+
+
+@bp.post("/api/helpdesk")
+@bp.declare(changes_state=True, refuses={
+    400: ["unknown_action", "ticket_not_found", "bad_field", "invalid_ticket_value", "resolution_required",
+          "empty_reply", "empty_note", "text_too_long"],
+    429: ["usage_limit_reached", "weekly_limit_reached"]})
+@bp.arguments(ActionBody)
+@bp.response(200, ActionAnswer)
+def helpdesk_act(body):
+    """Sets a field of a ticket, replies to its customer, adds a note or drafts a reply."""
+    return tickets.act(session=current_session(), action=body.get("action"), ticket_id=body.get("ticket_id"),
+                       field=body.get("field"), value=body.get("value"), resolution=body.get("resolution"),
+                       text=body.get("text"))
+
+
+@bp.post("/api/settings/rules")
+@bp.declare(changes_state=True, refuses={400: ["unknown_op", "invalid_rule"], 404: ["not_found"]})
+@bp.arguments(RulesBody)
+@bp.response(200, RulesAnswer)
+def rules_change(body):
+    """Adds or deletes a keyword rule of the support desk."""
+    return rules.change(session=current_session(), op=body.get("op"), keyword=body.get("keyword"),
+                        sets=body.get("set"), rule_id=body.get("id"))
+
+
+def _poll_mail() -> bool:
+    """Starts the mail poll (or joins the one under way) and waits briefly; True when it finished."""
+    job = start(kind=inbound.MAIL_POLL, subject=inbound.MAIL_POLL_SUBJECT)
+    return inbound.finished(job.id, seconds=POLL_WAIT_SECONDS)

@@ -1,0 +1,23 @@
+"""The support desk (issue 25): customers' mail becomes tickets (inbound.py), the founder
+acts on them (tickets.py) and keeps keyword rules (rules.py). The support agent and the
+satisfaction ratings (agent.py, satisfaction.py) build on these.
+
+A founder's desk rows are keyed by owner ("session:<id>" or "account:<id>"), so when a
+session is bound to an account its tickets, their messages and its rules become the
+account's (the adopter below).
+"""
+from __future__ import annotations
+
+from models.desk import KeywordRule, Ticket, TicketMessage
+from services.ownership import adopter
+
+
+@adopter
+def adopt_desk(session_id: int, account_id: int) -> dict:
+    """A session's tickets, their messages and its keyword rules become its account's."""
+    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    moved = Ticket.update(owner=account_key, account=account_id).where(Ticket.owner == session_key).execute()
+    TicketMessage.update(owner=account_key).where(TicketMessage.owner == session_key).execute()
+    rules = (KeywordRule.update(owner=account_key, account=account_id)
+             .where(KeywordRule.owner == session_key).execute())
+    return {"desk": [f"{moved} tickets", f"{rules} rules"]} if moved or rules else {}

@@ -1,0 +1,224 @@
+"""The founder's desk (GET, POST /api/helpdesk): the tickets with counts by status, and the
+actions on one ticket: set (status, priority or category), reply, note and draft.
+
+A ticket is the founder's alone: any other id (another founder's, or none) is
+`ticket_not_found`, alike. Solving or closing needs a resolution, kept on the ticket. A
+reply is mailed to the customer through the mailer, threaded (our own Message-ID at the
+store's support domain, In-Reply-To the customer's last message, References the thread),
+with Reply-To the store's support address, so the customer's answer comes back to the desk
+and joins the same ticket; it leaves an open ticket pending (waiting on the customer). A
+note is for the founder only. A draft is the support agent's (services/desk/agent.py),
+written through the AI seam and metered `support`.
+"""
+from __future__ import annotations
+
+import email.utils
+import logging
+from dataclasses import dataclass
+
+import peewee as pw
+
+from config import get_settings
+from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
+from integrations.mail.render import render
+from models.clock import iso, utcnow
+from models.db import transaction
+from models.desk import Ticket, TicketMessage
+from models.session import Session
+from services.business import settings_of
+from services.errors import Refused
+from services.ownership import owner_of
+
+log = logging.getLogger("desk")
+
+ACTIONS = ("set", "reply", "note", "draft")
+SETTABLE = {"status": Ticket.STATUSES, "priority": Ticket.PRIORITIES, "category": Ticket.CATEGORIES}
+MAX_TEXT = 20_000  # characters of a reply or a note
+MAX_RESOLUTION = 2_000
+LISTED = 100  # tickets answered by GET, the latest changed first
+REFERENCES_KEPT = 20  # Message-IDs in a reply's References (the thread's latest)
+
+
+# --- Reading -----------------------------------------------------------------------------------
+
+def desk(*, session: Session, support_email: str | None = None) -> dict:
+    """GET /api/helpdesk: the founder's tickets (latest changed first) and their counts by status."""
+    owner = owner_of(session)
+    counts = {status: 0 for status in Ticket.STATUSES}
+    for status, count in (Ticket.select(Ticket.status, pw.fn.COUNT(Ticket.id)).where(Ticket.owner == owner.key)
+                          .group_by(Ticket.status).tuples()):
+        counts[status] = count
+    total = sum(counts.values())
+    if total == 0:
+        return {"status": "no_tickets_yet", "reason": "no_tickets_yet",
+                "explanation": "You have no support tickets yet. They will appear here when customers write to "
+                               + (support_email or "your support address") + ".",
+                "tickets": [], "counts": counts, "total": 0, "support_email": support_email}
+    rows = list(Ticket.select().where(Ticket.owner == owner.key)
+                .order_by(Ticket.updated_at.desc(), Ticket.id.desc()).limit(LISTED))
+    return {"status": "ok", "tickets": [ticket_answer(t) for t in rows], "counts": counts, "total": total,
+            "support_email": support_email}
+
+
+def ticket_answer(ticket: Ticket) -> dict:
+    """A ticket as the API answers it, with its messages oldest first."""
+    messages = TicketMessage.select().where(TicketMessage.ticket == ticket.id).order_by(TicketMessage.id)
+    return {"id": ticket.id, "subject": ticket.subject, "customer_email": ticket.customer_email,
+            "customer_name": ticket.customer_name, "status": ticket.status, "priority": ticket.priority,
+            "category": ticket.category, "messages": [_message_answer(m) for m in messages],
+            "resolution": ticket.resolution, "satisfaction": _satisfaction(ticket),
+            "product_id": ticket.product_id, "support_address": ticket.support_address,
+            "created_at": iso(ticket.created_at), "updated_at": iso(ticket.updated_at)}
+
+
+def _message_answer(message: TicketMessage) -> dict:
+    return {"id": message.id, "direction": message.direction, "author": message.author, "from": message.from_addr,
+            "to": message.to_addr, "subject": message.subject, "text": message.text,
+            "created_at": iso(message.created_at), "message_id": message.message_id, "sent": message.sent}
+
+
+def _satisfaction(ticket: Ticket) -> dict | None:
+    try:
+        from services.desk.satisfaction import ticket_satisfaction
+    except ImportError:  # satisfaction ratings (services/desk/satisfaction.py) are not on this build yet
+        return None
+    return ticket_satisfaction(ticket.id)
+
+
+# --- Acting ----------------------------------------------------------------------------------------
+
+def act(*, session: Session, action: str | None, ticket_id=None, field: str | None = None, value=None,
+        resolution=None, text=None) -> dict:
+    """POST /api/helpdesk: one action on one of the founder's tickets; answers the ticket as it now is."""
+    if action not in ACTIONS:
+        raise Refused("unknown_action", "The desk can set a ticket's status, priority or category, reply, add a "
+                                        "note or draft a reply (action set, reply, note or draft); nothing was "
+                                        "changed.")
+    ticket = _own(session, ticket_id)
+    if action == "set":
+        status = _set(ticket, field, value, resolution)
+        extra = {}
+    elif action == "reply":
+        words = _text(text, empty="empty_reply", what="reply")
+        message = send_reply(ticket.id, words, author=TicketMessage.FOUNDER)
+        status, extra = "replied", {"message": _message_answer(message)}
+    elif action == "note":
+        words = _text(text, empty="empty_note", what="note")
+        with transaction():
+            note = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.NOTE,
+                                        author=TicketMessage.FOUNDER, text=words, created_at=utcnow())
+            Ticket.update(updated_at=utcnow()).where(Ticket.id == ticket.id).execute()
+        status, extra = "noted", {"message": _message_answer(note)}
+    else:
+        agent = _agent()
+        if agent is None:
+            raise Refused("cli_unavailable", "The drafting assistant is not available on this service, so no draft "
+                                             "was written.")
+        drafted = agent.draft_reply(ticket.id, account_id=session.account_id)
+        status, extra = "drafted", {"draft": drafted}
+    return {"status": status, "ticket": ticket_answer(Ticket.get_by_id(ticket.id)), **extra}
+
+
+def _agent():
+    try:
+        from services.desk import agent
+    except ImportError:  # the support agent (services/desk/agent.py) is not on this build yet
+        return None
+    return agent
+
+
+def _own(session: Session, ticket_id) -> Ticket:
+    """The founder's ticket by id; another founder's (or none) is ticket_not_found, alike."""
+    if isinstance(ticket_id, bool) or not isinstance(ticket_id, int):
+        raise Refused("ticket_not_found", "Name the ticket by its id (a whole number from the desk); nothing was "
+                                          "changed.")
+    ticket = Ticket.get_or_none(Ticket.id == ticket_id, Ticket.owner == owner_of(session).key)
+    if ticket is None:
+        raise Refused("ticket_not_found", "There is no ticket with that id on your desk; nothing was changed.")
+    return ticket
+
+
+def _set(ticket: Ticket, field: str | None, value, resolution) -> str:
+    if field not in SETTABLE:
+        raise Refused("bad_field", "Only a ticket's status, priority or category can be set; nothing was changed.",
+                      field=field if isinstance(field, str) else None)
+    if value not in SETTABLE[field]:
+        raise Refused("invalid_ticket_value", f"A ticket's {field} is one of {', '.join(SETTABLE[field])}; nothing "
+                                              "was changed.", field=field)
+    changes = {field: value, "updated_at": utcnow()}
+    if field == "status" and value in Ticket.FINISHED:
+        words = resolution.strip() if isinstance(resolution, str) else ""
+        if not words:
+            raise Refused("resolution_required", f"A ticket is {value} only with a resolution: say in a sentence how "
+                                                 "it was resolved; nothing was changed.")
+        if len(words) > MAX_RESOLUTION:
+            raise Refused("text_too_long", f"A resolution can be {MAX_RESOLUTION} characters at most; nothing was "
+                                           "changed.")
+        changes["resolution"] = words
+    with transaction():
+        Ticket.update(**changes).where(Ticket.id == ticket.id).execute()
+    return "updated"
+
+
+def _text(text, *, empty: str, what: str) -> str:
+    words = text.strip() if isinstance(text, str) else ""
+    if not words:
+        raise Refused(empty, f"Your {what} is empty: write it first; nothing was {'sent' if what == 'reply' else 'saved'}.")
+    if len(words) > MAX_TEXT or "\x00" in words:
+        raise Refused("text_too_long", f"A {what} can be {MAX_TEXT} characters at most, with no NUL characters; "
+                                       "nothing was changed.")
+    return words
+
+
+# --- Replying (also the support agent's way to answer) -----------------------------------------------
+
+@dataclass(frozen=True)
+class _TicketOwner:
+    key: str
+
+
+def send_reply(ticket_id: int, text: str, *, author: str = TicketMessage.FOUNDER) -> TicketMessage:
+    """Mails a reply on the ticket to its customer and keeps it on the thread; answers the message
+    (`sent` says whether the mailer took it: a mailer that is down is reported, not hidden)."""
+    ticket = Ticket.get_by_id(ticket_id)
+    thread = list(TicketMessage.select().where(TicketMessage.ticket == ticket.id,
+                                               TicketMessage.direction.in_((TicketMessage.IN, TicketMessage.OUT)),
+                                               TicketMessage.message_id.is_null(False))
+                  .order_by(TicketMessage.id))
+    answered = next((m for m in reversed(thread) if m.direction == TicketMessage.IN), thread[-1] if thread else None)
+    domain = ticket.support_address.rpartition("@")[2] or None
+    message_id = email.utils.make_msgid(idstring="desk", domain=domain)
+    subject = ticket.subject if ticket.subject.lower().startswith("re:") else f"Re: {ticket.subject}"
+    now = utcnow()
+    with transaction():
+        row = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.OUT, author=author,
+                                   from_addr=ticket.support_address, to_addr=ticket.customer_email,
+                                   subject=subject[:300], text=text, message_id=message_id,
+                                   in_reply_to=answered.message_id if answered else None, created_at=now)
+        waiting = Ticket.PENDING if ticket.status == Ticket.OPEN else ticket.status
+        Ticket.update(updated_at=now, status=waiting).where(Ticket.id == ticket.id).execute()
+    link = _rating_link(row.id)
+    mail_subject, mail_text, mail_html = render("desk_reply", subject=subject, text=text, rating_link=link)
+    settings = settings_of(_TicketOwner(ticket.owner))
+    mail = Message(to=ticket.customer_email, subject=mail_subject, text=mail_text, html=mail_html,
+                   message_id=message_id, in_reply_to=row.in_reply_to,
+                   references=tuple(m.message_id for m in thread)[-REFERENCES_KEPT:],
+                   reply_to=ticket.support_address, from_name=settings["business_name"],
+                   auto_submitted=author != TicketMessage.FOUNDER)
+    try:
+        get_mailer(get_settings()).send(mail)
+        sent = True
+    except (MailUnavailable, MailRejected) as exc:
+        log.warning("desk reply not sent", extra={"fields": {"ticket_id": ticket.id, "message": row.id,
+                                                            "error": str(exc)[:200]}})
+        sent = False
+    TicketMessage.update(sent=sent).where(TicketMessage.id == row.id).execute()
+    return TicketMessage.get_by_id(row.id)
+
+
+def _rating_link(message_id: int) -> str | None:
+    try:
+        from services.desk.satisfaction import rating_link
+    except ImportError:  # satisfaction ratings (services/desk/satisfaction.py) are not on this build yet
+        return None
+    return rating_link(message_id)
