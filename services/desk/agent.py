@@ -19,9 +19,12 @@ from dataclasses import dataclass
 
 from integrations import ai
 from models.clock import utcnow
+from models.db import transaction
+from models.desk import Ticket, TicketMessage
 from models.session import Session
 from models.store import Store
 from services import business
+from services.desk import tickets
 from services.desk.answers import (
     ABSTAINED,
     ANSWER_KIND,
@@ -175,20 +178,18 @@ def _write(task: ai.Task, account_id: int | None) -> dict:
 
 # --- Tickets: drafts and automatic answers ---------------------------------------------------------
 
-def _ticket_task(ticket) -> tuple[ai.Task, StoreSource]:
-    from models.desk import TicketMessage
-
+def _ticket_task(ticket: Ticket) -> tuple[ai.Task, StoreSource]:
     source = store_for_owner(ticket.owner, ticket.product_id)
     if source is None:
         raise Refused("not_started", "You have no store built, so the agent has no store facts to answer from.")
-    first = (TicketMessage.select().where(TicketMessage.ticket == ticket.id, TicketMessage.direction == TicketMessage.IN)
-             .order_by(TicketMessage.created_at.desc(), TicketMessage.id.desc()).first())
-    mail = (first.text if first is not None else "")[:MAX_MAIL]
+    latest_in = (TicketMessage.select().where(TicketMessage.ticket == ticket.id, TicketMessage.direction == TicketMessage.IN)
+                 .order_by(TicketMessage.id.desc()).first())
+    mail = (latest_in.text if latest_in is not None else "")[:MAX_MAIL]
     asked = question_of(mail) or ticket.subject
     return task_for(source, DRAFT_KIND, asked), source
 
 
-def _draft_copy(ticket, account_id: int | None) -> dict:
+def _draft_copy(ticket: Ticket, account_id: int | None) -> dict:
     """The reply the agent writes for the ticket's latest customer message; Refused when it
     cannot (no store, an abstention: not_in_store_facts, the meter's 429)."""
     task, _source = _ticket_task(ticket)
@@ -204,15 +205,16 @@ def _draft_copy(ticket, account_id: int | None) -> dict:
 
 def draft_reply(ticket_id: int, *, account_id: int | None) -> dict:
     """Writes the agent's draft reply to a ticket as a draft message, metered `support` for the account."""
-    from models.desk import Ticket, TicketMessage
-
     ticket = Ticket.get_or_none(Ticket.id == ticket_id)
     if ticket is None:
         raise Refused("ticket_not_found")
     copy = _draft_copy(ticket, account_id)
-    message = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.DRAFT,
-                                   author=TicketMessage.AGENT, subject=_reply_subject(ticket.subject),
-                                   text=copy["text"], created_at=utcnow())
+    now = utcnow()
+    with transaction():
+        message = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.DRAFT,
+                                       author=TicketMessage.AGENT, subject=_reply_subject(ticket.subject),
+                                       text=copy["text"], created_at=now)
+        Ticket.update(updated_at=now).where(Ticket.id == ticket.id).execute()
     return {"status": "drafted", "message_id": message.id, "text": copy["text"], "cites": copy["cites"]}
 
 
@@ -225,13 +227,11 @@ def on_new_ticket(ticket_id: int) -> None:
     """Called once a new ticket is in and its rules applied: with ai_email_mode draft the agent
     drafts a reply, with auto it sends the answers it can back (and leaves the rest open), off:
     nothing. Never raises for what the agent cannot do: the ticket simply stays for the founder."""
-    from models.desk import Ticket, TicketMessage
-    from services.desk import tickets
-
     ticket = Ticket.get_or_none(Ticket.id == ticket_id)
     if ticket is None:
         return
-    mode = business.settings_of(owner_from_key(ticket.owner))["ai_email_mode"]
+    founder = owner_from_key(ticket.owner)  # the meter's subject: the account whose desk it is
+    mode = business.settings_of(founder)["ai_email_mode"]
     if mode not in ("draft", "auto"):
         return
     # At most once per ticket: a second call (a poll that ran the hook again) finds the agent's message.
@@ -239,9 +239,9 @@ def on_new_ticket(ticket_id: int) -> None:
         return
     try:
         if mode == "draft":
-            draft_reply(ticket.id, account_id=ticket.account_id)
+            draft_reply(ticket.id, account_id=founder.account_id)
             return
-        copy = _draft_copy(ticket, ticket.account_id)
+        copy = _draft_copy(ticket, founder.account_id)
     except Refused as refused:
         log.info("support agent left the ticket", extra={"fields": {"ticket_id": ticket.id, "mode": mode,
                                                                     "reason": refused.reason}})

@@ -137,7 +137,7 @@ def _owner(ticket: Ticket):
     return owner_from_key(ticket.owner)
 
 
-def rating_of_ticket(ticket_id: int) -> dict | None:
+def ticket_satisfaction(ticket_id: int) -> dict | None:
     """The ticket answer's `satisfaction`: the newest rating of its replies ({score, comment, rated_at}) or None."""
     row = (SatisfactionRating.select().where(SatisfactionRating.ticket == ticket_id)
            .order_by(SatisfactionRating.rated_at.desc(), SatisfactionRating.id.desc()).first())
