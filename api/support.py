@@ -171,10 +171,15 @@ def _page(html: str, status: int = 200):
     return response
 
 
+_INVALID = "A page saying the link does not work (a malformed, tampered or unknown token)"
+
+
 # A customer's rating link: no founder cookie is read or issued (the customer is not a founder).
+# A link that does not verify is answered 404 with a page a customer can read, not JSON.
 @bp.get("/rate/<token>")
-@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.declare(changes_state=False, session=False)
 @bp.response(200, _HTML, content_type="text/html")
+@bp.alt_response(404, schema=_HTML, content_type="text/html", description=_INVALID)
 def rate_page(token):
     """Shows the one-click rating page of a reply (records nothing)."""
     html, status = rating.page(token)
@@ -182,9 +187,10 @@ def rate_page(token):
 
 
 @bp.post("/rate/<token>")
-@bp.declare(changes_state=True, session=False, form=True, refuses={400: ["invalid_rating"], 404: ["not_found"]})
+@bp.declare(changes_state=True, session=False, form=True, refuses={400: ["invalid_rating"]})
 @bp.arguments(RatingForm, location="form")
 @bp.response(200, _HTML, content_type="text/html")
+@bp.alt_response(404, schema=_HTML, content_type="text/html", description=_INVALID)
 def rate(form, token):
     """Records the customer's rating of a reply, once."""
     html, status = rating.record(token, score=form["score"], comment=form["comment"])
