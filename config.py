@@ -6,8 +6,6 @@ that names the setting; the entry points print that line and exit instead of sta
 """
 from __future__ import annotations
 
-import json
-import logging
 import os
 import re
 import secrets
@@ -18,6 +16,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import urlsplit
+
+# The log format lives beside the settings (logformat.py), and is named here as it always was.
+from logformat import JsonLogFormatter, configure_logging  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent
 VAR = ROOT / "var"
@@ -114,9 +115,7 @@ class Settings:
                                            "PT", "IT", "DK", "SE", "NO", "FI", "PL", "CZ", "AU", "NZ", "JP", "SG")
     # Domains (integrations/registrar): sandbox (deterministic, offline).
     registrar: str = "sandbox"
-    # The support desk's inbound mail (services/desk/inbound.py): a Maildir folder read by
-    # default, or an IMAP mailbox when IMAP_URL is set (its password is never logged), polled
-    # by the clock every MAIL_POLL_SECONDS and before GET /api/helpdesk answers.
+    # The support desk's inbound mail (services/desk/inbound.py): a Maildir, or IMAP when set.
     inbound_maildir: str = str(VAR / "inbound")
     imap_url: str | None = field(default=None, repr=False)
     mail_poll_seconds: int = 60
@@ -337,24 +336,16 @@ def _countries(env, name, default) -> tuple[str, ...]:
 
 
 def _inbound(env) -> dict:
-    """Where the support desk's mail is read: INBOUND_MAILDIR (relative paths are from the
-    repository root), or IMAP_URL (imaps://user:pass@host[:port]/FOLDER; imap:// for a
-    server on loopback only: the password would cross the network in clear)."""
-    raw = env.get("INBOUND_MAILDIR")
-    maildir = Settings.inbound_maildir if not raw else str(Path(raw) if Path(raw).is_absolute() else ROOT / raw)
+    """INBOUND_MAILDIR (relative to the repository), IMAP_URL (imaps://user:pass@host/FOLDER;
+    imap:// on loopback only, as it sends the password in clear) and MAIL_POLL_SECONDS."""
     imap = _url(env, "IMAP_URL", None, ("imap", "imaps"))
-    if imap is not None:
-        try:
-            parts = urlsplit(imap)
-            _ = parts.port
-        except ValueError:
-            parts = None
-        if parts is None or not parts.hostname or not parts.username or parts.password is None:
-            raise SettingsError(f"IMAP_URL must be imaps://user:password@host/FOLDER, got {_redact(imap)!r}")
-        if parts.scheme == "imap" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
-            raise SettingsError("IMAP_URL must use imaps:// for a server that is not on this machine (imap:// "
-                                f"sends the password in clear), got {_redact(imap)!r}")
-    return {"inbound_maildir": maildir, "imap_url": imap,
+    parts = urlsplit(imap or "imaps://u:p@localhost")
+    if not (parts.hostname and parts.username and parts.password is not None and _http_url(f"http://{parts.netloc}")
+            and (parts.scheme == "imaps" or parts.hostname in ("127.0.0.1", "localhost", "::1"))):
+        raise SettingsError(f"IMAP_URL must be imaps://user:password@host/FOLDER (imap:// only on this machine), "
+                            f"got {_redact(imap)!r}")
+    return {"inbound_maildir": str(ROOT / env["INBOUND_MAILDIR"]) if env.get("INBOUND_MAILDIR") else
+            Settings.inbound_maildir, "imap_url": imap,
             "mail_poll_seconds": _int(env, "MAIL_POLL_SECONDS", Settings.mail_poll_seconds, 5, 86400)}
 
 
@@ -444,33 +435,3 @@ def settings_or_exit() -> Settings:
     except SettingsError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-
-
-class JsonLogFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and any `fields` passed in extra."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = {
-            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        line.update(getattr(record, "fields", {}) or {})
-        if record.exc_info:
-            line["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
-
-
-def configure_logging(settings: Settings) -> None:
-    """Sends every log record to stderr as one JSON line."""
-    root = logging.getLogger()
-    if any(isinstance(h.formatter, JsonLogFormatter) for h in root.handlers):
-        root.setLevel(settings.log_level)
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonLogFormatter())
-    root.addHandler(handler)
-    root.setLevel(settings.log_level)
-    # Werkzeug's own request lines carry query strings (sign-in tokens); ours do not.
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)

@@ -60,6 +60,7 @@ MAIL_POLL = "mail_poll"  # the job's kind (jobs/desk.py)
 MAIL_POLL_SUBJECT = "inbound"  # one subject: one poll of the mailbox at a time
 POLLS_KEPT = timedelta(days=1)  # finished poll jobs kept (the clock starts one a minute)
 BATCH = 200  # messages read per poll; the next poll takes the rest
+MAX_BYTES = 25 * 1024 * 1024  # a larger message is not read (the mail server's usual cap)
 MAX_TEXT = 100_000  # characters of a message's text kept
 MAX_SUBJECT = 300
 MAX_ID = 300
@@ -153,7 +154,9 @@ def _take(mail: InboundMail, result: PollResult) -> bool:
 
 
 def parse(raw: bytes) -> Parsed | None:
-    """The parts of a message the desk keeps, or None when it has no sender to answer."""
+    """The parts of a message the desk keeps, or None when it has no sender to answer (or is too large)."""
+    if len(raw) > MAX_BYTES:
+        return None
     try:
         message = email.message_from_bytes(raw, policy=email.policy.default)
         sender = _addresses(message, "From") or _addresses(message, "Sender")

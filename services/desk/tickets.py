@@ -56,13 +56,18 @@ def desk(*, session: Session, support_email: str | None = None) -> dict:
                 "tickets": [], "counts": counts, "total": 0, "support_email": support_email}
     rows = list(Ticket.select().where(Ticket.owner == owner.key)
                 .order_by(Ticket.updated_at.desc(), Ticket.id.desc()).limit(LISTED))
-    return {"status": "ok", "tickets": [ticket_answer(t) for t in rows], "counts": counts, "total": total,
-            "support_email": support_email}
+    threads: dict[int, list[TicketMessage]] = {t.id: [] for t in rows}
+    for message in (TicketMessage.select().where(TicketMessage.ticket.in_(list(threads)))
+                    .order_by(TicketMessage.id)):  # one query for every listed ticket's messages
+        threads[message.ticket_id].append(message)
+    return {"status": "ok", "tickets": [ticket_answer(t, messages=threads[t.id]) for t in rows], "counts": counts,
+            "total": total, "support_email": support_email}
 
 
-def ticket_answer(ticket: Ticket) -> dict:
+def ticket_answer(ticket: Ticket, *, messages: list[TicketMessage] | None = None) -> dict:
     """A ticket as the API answers it, with its messages oldest first."""
-    messages = TicketMessage.select().where(TicketMessage.ticket == ticket.id).order_by(TicketMessage.id)
+    if messages is None:
+        messages = TicketMessage.select().where(TicketMessage.ticket == ticket.id).order_by(TicketMessage.id)
     return {"id": ticket.id, "subject": ticket.subject, "customer_email": ticket.customer_email,
             "customer_name": ticket.customer_name, "status": ticket.status, "priority": ticket.priority,
             "category": ticket.category, "messages": [_message_answer(m) for m in messages],

@@ -16,6 +16,7 @@ const ROUTES = {
   "/app/launch": { load: () => import("./screens/launch.js") },
   "/app/orders": { load: () => import("./screens/orders.js") },
   "/app/suppliers": { load: () => import("./screens/suppliers.js") },
+  "/app/desk": { load: () => import("./screens/desk.js") },
   "/app/domains": { load: () => import("./screens/domains.js") },
   "/app/research": { load: () => import("./screens/research.js") },
   "/app/insights": { load: () => import("./screens/insights.js") },
@@ -31,7 +32,7 @@ const ROUTES = {
 const NAV = [
   ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
   ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
-  ["Launch", "/app/launch"], ["Orders", "/app/orders"], ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"],
+  ["Launch", "/app/launch"], ["Orders", "/app/orders"], ["Desk", "/app/desk"], ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"],
   ["Research", "/app/research"], ["Insights", "/app/insights"], ["Workspace", "/app/workspace"],
   ["Learn", "/app/learn"], ["Meter", "/app/meter"], ["Account", "/app/account"],
 ];
