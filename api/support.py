@@ -167,7 +167,9 @@ def _page(html: str, status: int = 200):
     response.headers["Content-Security-Policy"] = rating.CSP
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Cache-Control"] = "private, no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"  # the token stays out of other sites' logs
+    # The token stays out of other sites' logs; same-origin, not no-referrer: with no-referrer
+    # the browser posts the rating form with `Origin: null`, which the cross-site guard refuses.
+    response.headers["Referrer-Policy"] = "same-origin"
     return response
 
 
