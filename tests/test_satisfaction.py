@@ -15,6 +15,8 @@ from models.desk import Ticket, TicketMessage
 from models.satisfaction import SatisfactionRating
 from services.desk.satisfaction import rating_link, token_for
 from tests.factories import NOW, path_of, published_store, session_of
+from tests.helpers import in_threads
+from tests.mailbox import sign_in_here
 
 NOW_MONDAY = NOW - timedelta(days=NOW.weekday())  # NOW is a Sunday: its week began the Monday before
 
@@ -104,6 +106,16 @@ def test_a_forged_or_tampered_token_rates_nothing(founder, tamper):
     assert page.status_code == 404 and 'data-rating-state="invalid"' in page.get_data(as_text=True)
     assert rate(customer, message, 5, token=forged).status_code == 404
     assert SatisfactionRating.select().count() == 0
+
+
+def test_twenty_clicks_at_once_record_one_rating(app, founder):
+    message = reply(founder())
+    customers = [app.test_client() for _ in range(20)]
+    pages = in_threads(20, lambda i: rate(customers[i], message, 1 + i % 5).get_data(as_text=True))
+    states = [re.search(r'data-rating-state="(\w+)"', page).group(1) for page in pages]
+    assert sorted(set(states)) in (["already", "recorded"], ["recorded"]) and states.count("recorded") == 1
+    [row] = SatisfactionRating.select()
+    assert row.score == 1 + states.index("recorded") % 5
 
 
 def test_only_a_sent_reply_can_be_rated(founder):
@@ -201,3 +213,13 @@ def test_another_founders_ratings_are_never_visible(founder):
     rated(bob, 5)
     assert (analysis(bob)["count"], analysis(bob)["score"]["average"]) == (1, 5.0)
     assert (analysis(alice)["count"], analysis(alice)["score"]["average"]) == (2, 1.5)
+
+
+def test_signing_in_keeps_the_sessions_ratings(founder, run_jobs):
+    client = founder()
+    rated(client, 2, category="billing")
+    clock.reset()
+    sign_in_here(client, run_jobs, "rated@example.com")
+    body = analysis(client)
+    assert (body["count"], body["worst_categories"][0]["category"]) == (1, "billing")
+    assert SatisfactionRating.get().owner == owner_key(client)
