@@ -151,6 +151,14 @@ def test_a_customer_asks_a_published_store_by_its_product_id(founder, run_jobs):
     assert customer.get_cookie("ff_session") is not None  # a spec endpoint: the cookie rule holds
 
 
+def test_a_customer_is_answered_the_price_the_published_store_charges(founder, run_jobs):
+    owner = published_store(founder, run_jobs)
+    assert owner.post("/api/product", json={"price": 45}).status_code == 200  # not republished yet
+    body = answered(ask(founder(), "What is the price?", product_id="p00"))
+    assert body["cites"] == [{"kind": "offer", "field": "price", "value": "$30.00"}]
+    assert "$30.00" in store_pages(founder()) and "$45.00" not in store_pages(founder())
+
+
 def test_a_store_not_published_answers_only_its_own_founder(founder, run_jobs):
     owner = claimed_founder(founder)
     built(owner, run_jobs)

@@ -113,16 +113,27 @@ def _source(store: Store, document: dict) -> StoreSource:
 
 
 def task_for(source: StoreSource, kind: str, question: str) -> ai.Task:
-    """The AI task: the store's facts, its copy's FAQ, shipping, returns and guarantee, and the question."""
+    """The AI task: the product as the store shows it, the price it charges, its copy's FAQ,
+    shipping, returns and guarantee, the business's name and address, and the question.
+
+    The store document answered from (the published version for a customer) wins over the
+    catalog record read now: a customer is answered what the page they read says, and an order
+    is charged the published version's price (services/commerce/orders.py)."""
+    document = source.document
     loaded = store_facts.load(source.product_id)
-    product = loaded.product if loaded else {}
-    offer = loaded.offer if loaded else None
-    if loaded is not None and offer is None:
-        offer = {"price": loaded.price, "currency": product.get("currency")}
+    product = dict(loaded.product) if loaded else {"product_id": source.product_id}
+    shown = document.get("product") or {}
+    product.update({k: shown[k] for k in ("name", "description", "category") if shown.get(k)})
+    if document.get("price"):
+        offer = {"price": document["price"], "currency": document.get("currency") or product.get("currency")}
+    elif loaded is not None:
+        offer = {"price": loaded.price, "currency": (loaded.offer or {}).get("currency") or product.get("currency")}
+    else:
+        offer = None
     settings = business.settings_of(source.owner)
-    doc_business = source.document.get("business") or {}
+    doc_business = document.get("business") or {}
     shop = settings["business_name"] or doc_business.get("name")
-    copy = source.document.get("copy") or {}
+    copy = document.get("copy") or {}
     facts = ai.Facts(product=product, evidence=[], offer=offer,
                      business={"business_name": shop, "support_email": doc_business.get("support_email")})
     current = {key: copy.get(key) for key in ("faq", "shipping", "returns", "guarantee")}
