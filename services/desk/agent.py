@@ -210,8 +210,8 @@ def _draft_copy(ticket: Ticket, account_id: int | None) -> dict:
     try:
         return _write(task, account_id)
     except _Abstained as abstained:
-        raise Refused("not_in_store_facts", (abstained.copy.get("abstain_reason") or "") +
-                      " No draft was written; answer this one yourself.") from None
+        why = abstained.copy.get("abstain_reason") or abstention(task.instructions, [])
+        raise Refused("not_in_store_facts", f"{why} No draft was written; answer this one yourself.") from None
 
 
 def draft_reply(ticket_id: int, *, account_id: int | None) -> dict:

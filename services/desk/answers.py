@@ -197,8 +197,12 @@ def _choose(question: str, found: list[Passage]) -> tuple[list[Passage], list[st
 
 
 def abstention(question: str, missing: list[str]) -> str:
+    """The sentence of an abstention, naming the question's words the facts do not cover."""
     if not terms_of(question):
         return "The question has no words the store's facts could answer."
+    if not missing:
+        return ("The store's facts (its product record, price, FAQ, shipping, returns and contact details) do not "
+                "back an answer to this question, so the agent does not guess.")
     listed = ", ".join(f"“{w}”" for w in missing[:5])
     return (f"The store's facts (its product record, price, FAQ, shipping, returns and contact details) say "
             f"nothing about {listed}, so the agent does not guess.")[:300]
