@@ -219,7 +219,7 @@ class StrictJsonParser(FlaskParser):
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):
         messages = error.normalized_messages()
         # webargs namespaces the messages under their location ({"json": {...}}).
-        if len(messages) == 1 and next(iter(messages)) in ("json", "query", "querystring"):
+        if len(messages) == 1 and next(iter(messages)) in ("json", "query", "querystring", "form"):
             messages = next(iter(messages.values()))
         detail = "; ".join(f"{name}: {' '.join(_flatten(msg))}" for name, msg in messages.items())
         raise ApiError(400, reason_for(schema, messages), fields={"fields": messages}, detail=detail)

@@ -35,6 +35,7 @@ from models.payment import (
                             SandboxRefund,
 )
 from models.research import Outcome, Research
+from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
 from models.supplier import SupplierConnection
@@ -48,4 +49,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
-              Ticket, TicketMessage, KeywordRule]
+              Ticket, TicketMessage, KeywordRule, SatisfactionRating]

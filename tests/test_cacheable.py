@@ -18,10 +18,12 @@ from flask import make_response
 
 from api import create_app
 from api.routing import Declaration, declaration_of, declared_arguments
+from models.desk import Ticket, TicketMessage
 from models.payment import Payment
 from models.session import Session
 from models.store import Store
 from services import referrals
+from services.desk.satisfaction import token_for
 from services.sessions import hash_token
 from tests.conftest import SETTINGS
 from tests.factories import built, claimed_founder, data_url, png_bytes, saved, started
@@ -60,6 +62,11 @@ def world(founder, run_jobs):
     unpublished = saved(owner, images=[public, data_url(png_bytes(color=(10, 20, 30)))])["product"]["images"][1]
     customer = founder()
     order = started(customer)
+    owner_key = f"session:{session_of(owner).id}"
+    ticket = Ticket.create(owner=owner_key, subject="Hello", customer_email="c@example.com",
+                           support_address="help@example.com", product="p00")
+    reply = TicketMessage.create(ticket=ticket.id, owner=owner_key, direction=TicketMessage.OUT,
+                                 author=TicketMessage.FOUNDER, text="Hi", message_id="<r@example.com>")
     return {
         "owner": owner,
         "public_image": public,
@@ -69,6 +76,7 @@ def world(founder, run_jobs):
         "checkout_id": urlsplit(order["checkout_url"]).path.rsplit("/", 1)[1],
         "payment_id": Payment.select().order_by(Payment.created_at.desc()).first().id,
         "code": referrals.code_for(session_of(owner)),
+        "rating_token": token_for(reply.id),
     }
 
 
@@ -82,6 +90,7 @@ def _paths(rule, world) -> list[str]:
         "product_id": ["p00"],
         "checkout_id": [world["checkout_id"]],
         "code": [world["code"]],
+        "token": [world["rating_token"], "1.not-a-signature"],  # a reply's rating page, and a bad link
     }
     if rule.endpoint == "product.media":
         choices["name"] = [world["public_image"].rsplit("/", 1)[1], world["private_image"].rsplit("/", 1)[1]]

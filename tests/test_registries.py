@@ -79,7 +79,7 @@ AWAITING_FEATURE = set(SPEC_7_2 + SPEC_OTHER) - {
     "not_available",
     # growth: ads, organic research, the campaign book and the ad balance
     "invalid_platform", "invalid_editor_response", "legacy_checkout_retired",
-    # the support desk
+    # the support desk (and the support agent's draft of a ticket's reply)
     "ticket_not_found", "unknown_action", "bad_field", "resolution_required", "empty_reply", "unknown_op",
     "no_tickets_yet",
 }

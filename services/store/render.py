@@ -375,3 +375,14 @@ def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: boo
     return _env.get_template("thanks.html").render(store=store, order=order, links=_links(base_path), nav=NAV,
                                                    cancelled=cancelled, amount=amount,
                                                    tracker=TRACKER if store["product_id"] else None)
+
+
+def render_rating(document: dict | None, *, base_path: str, state: str, score: int | None = None,
+                  business_name: str = "", action: str = "") -> str:
+    """The one-click rating page of a reply (services/desk/satisfaction.py), in the store's own
+    look when it has a published store (`document`), else plain with the business's name.
+    `state`: ask (the choices, posting to `action`), recorded, already or invalid."""
+    store = _store(document) if document is not None else None
+    name = store["business_name"] if store else (_text(business_name) or "Customer support")
+    return _env.get_template("rate.html").render(store=store, links=_links(base_path) if store else None, nav=NAV,
+                                                 state=state, score=score, name=name, action=action)

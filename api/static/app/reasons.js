@@ -74,6 +74,8 @@ const KNOWN = {
   payload_too_large: ["Too much to send at once", "warn", null],
   workspace_full: ["Your workspace is full", "warn", null],
   no_orders_yet: ["No orders yet", "info", { href: "#/app/store", label: "Go to your store" }],
+  no_ratings_yet: ["No ratings yet", "info", null],
+  not_in_store_facts: ["Your store's facts do not answer this", "info", null],
   order_not_found: ["No such order", "warn", null],
   store_not_published: ["Your store is not published", "info", { href: "#/app/store", label: "Go to your store" }],
   no_product_id: ["Name a product to search for", "warn", null],
