@@ -172,6 +172,9 @@ def helpdesk():
 @bp.declare(changes_state=True, refuses={
     400: ["unknown_action", "ticket_not_found", "bad_field", "invalid_ticket_value", "resolution_required",
           "empty_reply", "empty_note", "text_too_long"],
+    # A draft the agent could not back, or could not write (services/desk/agent.py); nothing is charged.
+    200: ["not_in_store_facts", "no_query_terms", "cli_unavailable", "cli_failed"],
+    409: ["not_started"],
     429: ["usage_limit_reached", "weekly_limit_reached"]})
 @bp.arguments(ActionBody)
 @bp.response(200, ActionAnswer)

@@ -1,14 +1,8 @@
 """POST /api/helpdesk {action: draft}: the support agent's draft reply, written against the
 contract between the two desk parts (desk-contract.md): services.desk.agent.draft_reply
 (ticket_id, *, account_id) writes a draft TicketMessage (direction draft, author agent)
-through the AI seam, metered `support`, and raises Refused for a 429 or an abstention.
-
-The agent is part F's (services/desk/agent.py). Until both parts are merged these tests are
-expected to fail (strict xfail: reported as such, never skipped silently); once the agent is
-there they run and must pass, and a pass before then fails the run (strict)."""
+through the AI seam, metered `support`, and raises Refused for a 429 or an abstention."""
 from __future__ import annotations
-
-import importlib.util
 
 import pytest
 
@@ -18,10 +12,6 @@ from models.desk import TicketMessage
 from services import meter
 from tests.factories import customer_mail, deliver, desk_founder, refusal
 from tests.mailbox import sign_in_here
-
-AGENT_MERGED = importlib.util.find_spec("services.desk.agent") is not None
-pytestmark = pytest.mark.xfail(not AGENT_MERGED, strict=True, run=True,
-                               reason="the support agent (services/desk/agent.py, part F) is not merged yet")
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ ticket, the agent is handed each new ticket once, the clock and GET /api/helpdes
 `mail_poll` job, and POST /api/settings/rules with every refusal and isolation."""
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
 from models.desk import KeywordRule, Ticket, TicketMessage
 from models.job import Job
-from services.desk import inbound
+from services.desk import agent, inbound
 from tests.conftest import SETTINGS
 from tests.factories import customer_mail, deliver, desk_founder, refusal
 from tests.helpers import in_threads
@@ -167,12 +165,10 @@ def test_signing_in_keeps_the_sessions_tickets_and_rules(desk, run_jobs):
 
 @pytest.fixture
 def agent_calls(monkeypatch):
-    """A stand-in for services/desk/agent.py (helper F's), recording the tickets handed to it."""
+    """The agent's hook recording the tickets handed to it (what the agent then does is
+    tests/test_support_drafts.py's)."""
     calls = []
-    fake = types.ModuleType("services.desk.agent")
-    fake.on_new_ticket = calls.append
-    fake.draft_reply = lambda ticket_id, *, account_id: {"ticket_id": ticket_id}
-    monkeypatch.setitem(sys.modules, "services.desk.agent", fake)
+    monkeypatch.setattr(agent, "on_new_ticket", calls.append)
     return calls
 
 
@@ -195,7 +191,7 @@ def test_an_agent_that_fails_leaves_the_ticket_on_the_desk(desk, monkeypatch, ag
     def failing(ticket_id):
         raise RuntimeError("the model is down")
 
-    monkeypatch.setattr(sys.modules["services.desk.agent"], "on_new_ticket", failing)
+    monkeypatch.setattr(agent, "on_new_ticket", failing)
     deliver(customer_mail())
     assert inbound.poll()["new_tickets"] == 1 and len(tickets_of(desk)) == 1
 

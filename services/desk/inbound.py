@@ -50,7 +50,7 @@ from models.discovery import Claim
 from models.domain import DomainOrder
 from models.job import Job
 from services.business import settings_of
-from services.desk import rules
+from services.desk import agent, rules
 from services.jobs import wait_for_job
 from services.ownership import Owner
 
@@ -331,26 +331,15 @@ def _thread_of(parsed: Parsed, owner: Owner) -> Ticket | None:
 
 # --- The agent, once per new ticket -----------------------------------------------------------------
 
-def _agent():
-    try:
-        from services.desk import agent
-    except ImportError:  # the support agent (services/desk/agent.py) is not on this build yet
-        return None
-    return agent
-
-
 def _run_agent(result: PollResult) -> None:
     """Hands each new ticket not yet handed to the agent to it, once (also those an earlier
     poll committed but stopped before handing over)."""
-    agent = _agent()
     pending = [t.id for t in Ticket.select(Ticket.id).where(Ticket.agent_done_at.is_null()).order_by(Ticket.id)
                .limit(BATCH)]
     for ticket_id in pending:
         # Claimed with one conditional UPDATE: two polls never hand one ticket over twice.
         if Ticket.update(agent_done_at=utcnow()).where(Ticket.id == ticket_id,
                                                        Ticket.agent_done_at.is_null()).execute() != 1:
-            continue
-        if agent is None:
             continue
         try:
             agent.on_new_ticket(ticket_id)

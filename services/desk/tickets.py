@@ -26,6 +26,7 @@ from models.db import transaction
 from models.desk import Ticket, TicketMessage
 from models.session import Session
 from services.business import settings_of
+from services.desk import satisfaction
 from services.errors import Refused
 from services.ownership import owner_of
 
@@ -83,11 +84,7 @@ def _message_answer(message: TicketMessage) -> dict:
 
 
 def _satisfaction(ticket: Ticket) -> dict | None:
-    try:
-        from services.desk.satisfaction import ticket_satisfaction
-    except ImportError:  # satisfaction ratings (services/desk/satisfaction.py) are not on this build yet
-        return None
-    return ticket_satisfaction(ticket.id)
+    return satisfaction.ticket_satisfaction(ticket.id)
 
 
 # --- Acting ----------------------------------------------------------------------------------------
@@ -115,20 +112,15 @@ def act(*, session: Session, action: str | None, ticket_id=None, field: str | No
             Ticket.update(updated_at=utcnow()).where(Ticket.id == ticket.id).execute()
         status, extra = "noted", {"message": _message_answer(note)}
     else:
-        agent = _agent()
-        if agent is None:
-            raise Refused("cli_unavailable", "The drafting assistant is not available on this service, so no draft "
-                                             "was written.")
-        drafted = agent.draft_reply(ticket.id, account_id=session.account_id)
+        drafted = _agent().draft_reply(ticket.id, account_id=session.account_id)
         status, extra = "drafted", {"draft": drafted}
     return {"status": status, "ticket": ticket_answer(Ticket.get_by_id(ticket.id)), **extra}
 
 
 def _agent():
-    try:
-        from services.desk import agent
-    except ImportError:  # the support agent (services/desk/agent.py) is not on this build yet
-        return None
+    # Imported when used: the agent sends its answers through this module (send_reply).
+    from services.desk import agent
+
     return agent
 
 
@@ -222,8 +214,4 @@ def send_reply(ticket_id: int, text: str, *, author: str = TicketMessage.FOUNDER
 
 
 def _rating_link(message_id: int) -> str | None:
-    try:
-        from services.desk.satisfaction import rating_link
-    except ImportError:  # satisfaction ratings (services/desk/satisfaction.py) are not on this build yet
-        return None
-    return rating_link(message_id)
+    return satisfaction.rating_link(message_id)

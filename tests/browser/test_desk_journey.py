@@ -46,6 +46,9 @@ def test_a_customers_mail_becomes_a_ticket_the_founder_answers_and_closes(open_a
     page = screen(app, "/#/app/desk", "desk")
     empty = page.locator("main [data-reason=no_tickets_yet]")
     assert "help@knife-co.shop" in empty.inner_text()
+    # How customers rate the answers has its place on the desk, empty until a first rating.
+    rated = page.locator("section[aria-labelledby=rated-title] [data-picture=satisfaction]")
+    assert "No customer has rated an answer yet" in rated.inner_text()
     founder_words_only(page)
     app.shot("desk-empty")
 

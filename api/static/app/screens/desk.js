@@ -5,6 +5,7 @@
 import { h, fill, title, field, button, busy, when, linkButton, plural, uid } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { satisfactionChart } from "../desk/satisfaction.js";
 
 export const name = "desk";
 export const label = "Desk";
@@ -27,7 +28,7 @@ function select(labelText, fieldName, words, chosen, blank) {
 export async function render(ctx) {
   const showing = ctx.params.get("status") || "open";
   const ticketId = Number(ctx.rest[0]) || null;
-  const answer = await get("/api/helpdesk");
+  const [answer, rated] = await Promise.all([get("/api/helpdesk"), ticketId ? null : get("/api/satisfaction")]);
   if (!ctx.alive()) return;
   const said = refusalOf(answer);
   if (said && said.reason !== "no_tickets_yet") {
@@ -40,6 +41,9 @@ export async function render(ctx) {
     + "it with how it was resolved."),
   whereCustomersWrite(desk),
   ticketId ? ticketView(ctx, ticket) : listView(desk, showing),
+  // No ratings yet is an answer too: the picture says so in its place.
+  rated && rated.http === 200 && rated.data && typeof rated.data.count === "number" ? h("section", { class: "panel", "aria-labelledby": "rated-title" },
+    h("h2", { id: "rated-title" }, "How customers rate your answers"), satisfactionChart(rated.data)) : null,
   rulesView(ctx, desk.rules || []));
 }
 
@@ -54,7 +58,7 @@ function whereCustomersWrite(desk) {
     h("p", { class: "notice-title" }, "Customers cannot write to you yet"),
     h("p", {}, "Your support address is the name you choose in your business settings at your store's own domain. "
       + "Connect a domain to your store and choose the name (support, say)."),
-    h("p", { class: "actions" }, linkButton("Domains", "#/app/domains")));
+    h("p", { class: "actions" }, linkButton("Domains", "#/app/domains"), linkButton("Settings", "#/app/settings")));
 }
 
 function listView(desk, showing) {
