@@ -77,6 +77,9 @@ def test_a_founder_sets_up_their_business_and_payout(open_app):
     assert PayoutDestination.get().account_masked == "a••••@example.com"
     app.shot("settings-saved")
 
+    sorting = page.locator("section[aria-labelledby=sorting-title]")
+    assert sorting.get_by_role("link", name="Open the Desk").get_attribute("href") == "#/app/desk"
+
     page = screen(app, "/#/app/settings", "settings")  # as saved, after a reload
     assert page.locator("form[data-form=business]").get_by_label("Business name").input_value() == "Acacia & Co"
     assert page.locator("form[data-form=business]").get_by_label("Draft replies for me").is_checked()

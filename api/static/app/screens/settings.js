@@ -28,7 +28,13 @@ export async function render(ctx) {
     h("section", { class: "panel", "aria-labelledby": "business-title" },
       h("h2", { id: "business-title" }, "Your business"), businessSlot),
     h("section", { class: "panel", "aria-labelledby": "payout-title" },
-      h("h2", { id: "payout-title" }, "Where you are paid"), payoutSlot));
+      h("h2", { id: "payout-title" }, "Where you are paid"), payoutSlot),
+    // The keyword rules are kept beside the tickets they sort, on the Desk.
+    h("section", { class: "panel", "aria-labelledby": "sorting-title" },
+      h("h2", { id: "sorting-title" }, "Sorting customer mail"),
+      h("p", {}, "Rules that give new mail a kind, a priority or a status when it mentions a word live on the Desk, "
+        + "beside the tickets they sort."),
+      h("p", { class: "actions" }, linkButton("Open the Desk", "#/app/desk"))));
 
   const [business, payout] = await Promise.all([get("/api/settings/business"), get("/api/settings/payout")]);
   if (!ctx.alive()) return;
