@@ -1,11 +1,13 @@
 """The support desk in Chromium (issue 25), on a phone (390 px) and a desktop: a customer's
 mail, delivered into the desk's Maildir as a mail server would, becomes a ticket when the
-founder opens the Desk; the founder answers it (the reply is mailed to the customer, threaded)
-and closes it with a resolution, which closing without one asks for first. Screenshots are
+founder opens the Desk; the founder answers it (the reply is mailed to the customer, threaded),
+the customer rates the answer from the reply's link, and the founder closes the ticket with a
+resolution (closing without one asks for it first) and sees the rating on the Desk. Screenshots are
 saved at each step; no screen shows a route, a setting's name or a field name."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -80,6 +82,14 @@ def test_a_customers_mail_becomes_a_ticket_the_founder_answers_and_closes(open_a
     founder_words_only(page)
     app.shot("desk-replied")
 
+    # Ana rates the answer from the link at the end of the reply, in one click on her phone.
+    rating = re.search(r"https?://\S+/rate/\S+", mailbox.text_of(mail)).group(0)
+    customer = open_app("phone")
+    customer.page.goto(customer.base_url + urlsplit(rating).path)
+    customer.page.get_by_role("button", name="5 · Very happy").click()
+    customer.page.locator("main[data-rating-state=recorded]").wait_for()
+    customer.shot("customer-rated")
+
     # Closing asks for how it was resolved first.
     app.allow_console(r"status of 400 .* at .*/api/helpdesk")
     page.get_by_role("button", name="Close ticket").click()
@@ -97,4 +107,6 @@ def test_a_customers_mail_becomes_a_ticket_the_founder_answers_and_closes(open_a
     page = screen(app, "/#/app/desk?status=closed", "desk")
     assert page.locator("a[data-status=closed]").get_attribute("data-count") == "1"
     assert page.locator("main .desk-list li[data-status=closed]").count() == 1
+    rated = page.locator("section[aria-labelledby=rated-title] figure[data-picture=satisfaction]")
+    assert rated.get_attribute("data-count") == "1" and "on average 5 out of 5" in rated.inner_text()
     app.shot("desk-closed-list")
