@@ -90,6 +90,8 @@ SESSION_REFERENCES = {
                          "'session:<id>'); adopted tickets are the account's (ON DELETE SET NULL)",
     "keyword_rule.session_id": "keeps the session while a keyword rule of its desk is its own (owner "
                                "'session:<id>'); adopted rules are the account's (ON DELETE SET NULL)",
+    "satisfaction_rating.session_id": "kept without the reference (ON DELETE SET NULL): a rating belongs to its "
+                                      "ticket, and the ticket keeps an anonymous founder's session while it is theirs",
     "todo.session_id": "history: an anonymous founder's task list, deleted with it (ON DELETE CASCADE); a task "
                        "written within the cutoff keeps it",
     "organic_research.session_id": "history: deleted with it (ON DELETE CASCADE); research within the cutoff "
