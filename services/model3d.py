@@ -247,7 +247,7 @@ def name_card_texture(product: Product) -> Texture:
     """A card that shows the product's name (and category) in plain text; a plain card
     when no font is installed to write it with (its description must not promise a name)."""
     kind = NAME_CARD if sans_serif_font()[0] else PLAIN_CARD
-    lines = _wrap(product.name, width=20, most=5)
+    lines = wrap(product.name, width=20, most=5, empty="(unnamed)")
     top = 256 - 22 * len(lines)
     text = "".join(f'<tspan x="256" y="{top + 44 * i + 30}">{escape(line)}</tspan>' for i, line in enumerate(lines))
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512" viewBox="0 0 512 512">'
@@ -262,7 +262,9 @@ def name_card_texture(product: Product) -> Texture:
     return Texture(kind, png, "image/png", width, height)
 
 
-def _wrap(text: str, *, width: int, most: int) -> list[str]:
+def wrap(text: str, *, width: int, most: int, empty: str = "") -> list[str]:
+    """The text's words in lines of at most `width` characters, at most `most` lines (the last
+    cut with an ellipsis); [empty] for no words. The 3D card and the ad image draw text with it."""
     lines: list[str] = []
     for word in text.split():
         if lines and len(lines[-1]) + 1 + len(word) <= width:
@@ -271,8 +273,8 @@ def _wrap(text: str, *, width: int, most: int) -> list[str]:
             lines.append(word[:width])
     if len(lines) > most:
         lines = lines[:most]
-        lines[-1] = lines[-1][: width - 1] + "…"
-    return lines or ["(unnamed)"]
+        lines[-1] = lines[-1][: width - 1].rstrip() + "…"
+    return lines or [empty]
 
 
 def rasterise_svg(svg: str) -> bytes:

@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 import resvg_py
 
 from models.own_product import FounderImage
-from services.model3d import MAX_PHOTO_BYTES, STATIC_DIR, STATIC_PREFIX, sans_serif_font
+from services.model3d import MAX_PHOTO_BYTES, STATIC_DIR, STATIC_PREFIX, sans_serif_font, wrap
 from services.store import own as own_details
 
 BACKGROUND = "#F7F4EE"
@@ -97,20 +97,6 @@ def _text_block(text: str, box: tuple[int, int, int, int], *, size: int, fill: s
                     for i, line in enumerate(lines))
     return (f'<text font-family="sans-serif" font-size="{size}" font-weight="700" fill="{fill}" '
             f'text-anchor="middle">{spans}</text>')
-
-
-def wrap(text: str, *, width: int, most: int) -> list[str]:
-    """The text's words in lines of at most `width` characters, at most `most` lines."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word[:width])
-    if len(lines) > most:
-        lines = lines[:most]
-        lines[-1] = lines[-1][: width - 1].rstrip() + "…"
-    return lines or [""]
 
 
 def render(svg: str, *, width: int, height: int) -> bytes:
