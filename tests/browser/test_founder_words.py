@@ -1,6 +1,7 @@
 """Every screen of the app in a founder's words: a founder who has signed in, claimed a
 product and built its store walks every entry of the navigation, every subject's lessons on
-the Learn screen, the account and the sign-in screens, and no screen shows an API route, a
+the Learn screen, the account and the sign-in screens (and, signed out, the screens open to
+anyone: Fix among them), and no screen shows an API route, a
 setting's name, a JSON path, a code of the service's or a product's id where its name
 belongs. The footer (the API document's links) is left out:
 it is for the operator. What sits in a closed <details> is small print for the operator
@@ -117,5 +118,5 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     page.get_by_role("button", name=re.compile("Sign out", re.I)).click()
     page.locator("#who").get_by_role("link", name="Sign in").wait_for()
     page.wait_for_selector("main[data-screen=home][data-state=ready]", state="attached")
-    found.update(walk(app, ["#login", "#/app/workspace", "#/app/meter"], ids, who="signed-out"))
+    found.update(walk(app, ["#login", "#/app/workspace", "#/app/meter", "#/app/fix"], ids, who="signed-out"))
     assert not found, "\n".join(f"{route}:\n  " + "\n  ".join(problems) for route, problems in found.items())

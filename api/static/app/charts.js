@@ -1,7 +1,8 @@
 // Pictures of the figures the API serves, drawn as SVG in the page: a trend line per evidence
-// series, the price split into what it pays for, revenue per day and the store's funnel.
+// series, the price split into what it pays for, revenue per day, the store's funnel, the pass
+// bars and a store's score before and after its repairs.
 // Built like dom.js builds HTML: elements made one by one, text only through textContent, so
-// nothing the server or a catalog wrote becomes markup. No library: four small drawings did
+// nothing the server or a catalog wrote becomes markup. No library: a few small drawings did
 // not need one, and this way nothing is fetched from another host or built.
 //
 // Each picture is an <svg role="img"> whose <title> and aria-label state its numbers, with
@@ -269,4 +270,47 @@ export function passGauge({ what, bar, kind, format, value = null }) {
     h("p", { class: "chart-axis", "aria-hidden": "true" },
       h("span", {}, format(0)), h("span", { class: "gauge-bar-label" }, `${floor ? "floor" : "ceiling"} ${format(bar)}`),
       h("span", {}, format(top))));
+}
+
+// --- A store's score before and after its repairs (Fix) ------------------------------------------
+
+/** The words of the two scores: "Your score out of 100: 54 before the repairs, 92 after them". */
+export function scoresWords(before, after) {
+  const known = (value) => value !== null && value !== undefined;
+  if (!known(before)) return "Your score out of 100: not measured";
+  if (!known(after)) return `Your score out of 100: ${before} before the repairs; no score after them yet`;
+  const change = after - before;
+  const moved = change > 0 ? `, up ${change}` : change < 0 ? `, down ${-change}` : ", unchanged";
+  return `Your score out of 100: ${before} before the repairs, ${after} after them${moved}`;
+}
+
+/** Two bars side by side on a scale of 0 to 100, the score before the repairs and after them,
+ * each with its figure over it and its name under it; the same figures as a list beside it. */
+export function scoresChart(before, after) {
+  const width = 220;
+  const height = 150;
+  const base = 120; // the bars stand on this line; their names sit under it
+  const tall = 96; // a score of 100
+  const bar = (value, x, kind, words) => {
+    const known = value !== null && value !== undefined;
+    const top = base - (known ? (Math.max(0, Math.min(100, value)) / 100) * tall : 0);
+    return [
+      s("rect", { x, y: (base - tall).toFixed(2), width: 64, height: tall, class: "score-room" }),
+      known ? s("rect", { x, y: top.toFixed(2), width: 64, height: (base - top).toFixed(2), class: `score-bar score-${kind}`,
+        "data-score": value }) : null,
+      s("text", { x: x + 32, y: (top - 6).toFixed(2), "text-anchor": "middle", class: "score-figure" }, known ? String(value) : "—"),
+      s("text", { x: x + 32, y: base + 20, "text-anchor": "middle", class: "score-name" }, words),
+    ];
+  };
+  return h("figure", { class: "chart-figure scores", dataset: { picture: "scores", before: String(before ?? ""), after: String(after ?? "") } },
+    picture(scoresWords(before, after), { width, height, kind: "scores" },
+      bar(before, 30, "before", "Before"),
+      bar(after, 126, "after", "After"),
+      s("line", { x1: 10, x2: width - 10, y1: base, y2: base, class: "axis" })),
+    h("figcaption", {},
+      h("ul", { class: "chart-legend" },
+        h("li", { dataset: { score: "before" } }, h("span", { class: "swatch score-before", "aria-hidden": "true" }),
+          `Before the repairs: ${before ?? "—"} out of 100`),
+        h("li", { dataset: { score: "after" } }, h("span", { class: "swatch score-after", "aria-hidden": "true" }),
+          `After them: ${after ?? "—"} out of 100`))));
 }

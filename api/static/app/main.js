@@ -25,6 +25,7 @@ const ROUTES = {
   "/app/learn": { load: () => import("./screens/learn.js") },
   "/app/tasks": { load: () => import("./screens/tasks.js") },
   "/app/settings": { load: () => import("./screens/settings.js") },
+  "/app/fix": { load: () => import("./screens/fix.js") },
   "/app/meter": { load: () => import("./screens/meter.js") },
   "/app/account": { load: () => import("./screens/account.js") },
   "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },
@@ -36,7 +37,7 @@ const NAV = [
   ["Home", "/app/home"], ["Your products", "/app/find/yours"], ["Find", "/app/find"], ["Offer", "/app/offer"],
   ["Dashboard", "/app/dashboard"], ["Store", "/app/store"], ["Edit", "/app/edit"], ["Product", "/app/product"],
   ["Launch", "/app/launch"], ["Tasks", "/app/tasks"], ["Orders", "/app/orders"], ["Desk", "/app/desk"],
-  ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"], ["Growth", "/app/growth"], ["Research", "/app/research"],
+  ["Suppliers", "/app/suppliers"], ["Domains", "/app/domains"], ["Fix", "/app/fix"], ["Growth", "/app/growth"], ["Research", "/app/research"],
   ["Insights", "/app/insights"], ["Workspace", "/app/workspace"], ["Learn", "/app/learn"], ["Meter", "/app/meter"],
   ["Settings", "/app/settings"], ["Account", "/app/account"],
 ];

@@ -106,6 +106,10 @@ const KNOWN = {
   invalid_scope: ["Approve a post or a whole campaign", "warn", null],
   campaign_book_full: ["Your campaign book is full", "warn", null],
   unknown_campaign: ["No such campaign", "warn", null],
+  // Fix (a store checked and repaired).
+  invalid_url: ["Check the address", "warn", null],
+  address_not_public: ["That address cannot be checked", "warn", null],
+  invalid_email: ["Check the email address", "warn", null],
 };
 
 export function knows(reason) {

@@ -1,0 +1,151 @@
+// Fix: any store checked and repaired, with no account and no product needed. The visitor
+// gives their store's address (and an email, if they like); the check runs in the background
+// and the screen follows it stage by stage, then shows the report (fix/report.js). The run's
+// token stays in the address (#/app/fix?token=…), so a reload or a bookmark shows the same
+// run; the visitor's earlier checks are listed under the form.
+import { h, fill, title, field, button, busy, when, linkButton } from "../dom.js";
+import { get, post, refusalOf } from "../api.js";
+import { refusal } from "../reasons.js";
+import { poll } from "../poll.js";
+import { FINISHED, record, recordViewedOnce, report, stageList, stageWord } from "../fix/report.js";
+
+export const name = "fix";
+export const label = "Fix your store";
+
+const LEDE = "Give us your store's address: we read its pages, check what trips up shoppers and search engines, "
+  + "and write the repairs for you to copy or download. No account needed.";
+
+// How often a running check is asked about (ms).
+const EVERY = 1500;
+
+const runHref = (token) => `#/app/fix?token=${encodeURIComponent(token)}`;
+
+/** An address as typed ("mystore.com") made one the service takes ("https://mystore.com"). */
+function asAddress(typed) {
+  const text = typed.trim();
+  if (!text || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
+  return `https://${text}`;
+}
+
+/** Starts a check of `url` and opens it: its token goes into the address, which renders it. */
+async function start(ctx, url, email, outcome) {
+  const body = email ? { url, email } : { url };
+  const result = await post("/api/fix", body);
+  if (!ctx.alive()) return;
+  const said = refusalOf(result);
+  if (said) {
+    fill(outcome, refusal(said, {}, result.http));
+    return;
+  }
+  location.hash = runHref(result.data.token);
+}
+
+function form(ctx, { url = "" } = {}) {
+  const outcome = h("div", { "aria-live": "polite" });
+  const node = h("form", { class: "stack fix-form", novalidate: true, dataset: { form: "fix" } },
+    field("Your store's address", { type: "url", name: "url", required: true, value: url, autocomplete: "url",
+      inputmode: "url", spellcheck: "false", placeholder: "https://yourstore.com" },
+    { hint: "The page your customers land on. We read it and up to 20 more pages of the same site." }),
+    field("Your email (if you like)", { type: "email", name: "email", autocomplete: "email" },
+      { hint: "For the report by mail. Leave it empty to see it here only." }),
+    h("p", { class: "actions" }, button("Check and repair my store", null, { type: "submit" })),
+    outcome);
+  node.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const url = asAddress(node.url.value);
+    if (!url) {
+      fill(outcome, h("p", { class: "notice notice-warn", role: "alert" }, "Type your store's address first."));
+      node.url.focus();
+      return;
+    }
+    fill(outcome);
+    await busy(node.querySelector("button[type=submit]"), () => start(ctx, url, node.email.value.trim(), outcome));
+  });
+  return node;
+}
+
+/** The visitor's earlier checks (this browser's, or their account's) and who gets mail. */
+async function earlier(ctx) {
+  const result = await get("/api/fix/mine");
+  if (!ctx.alive() || refusalOf(result)) return null; // the form works without the list
+  const runs = result.data.runs || [];
+  const subscriptions = (result.data.subscriptions || []).filter((sub) => sub.follow_up);
+  if (!runs.length && !subscriptions.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "fix-earlier-title", dataset: { runs: String(runs.length) } },
+    h("h2", { id: "fix-earlier-title" }, "Your earlier checks"),
+    runs.length ? h("ul", { class: "fix-runs" }, runs.map((run) => h("li", { dataset: { token: run.token, stage: run.stage } },
+      h("a", { href: runHref(run.token), class: "fix-run-address" }, run.url),
+      h("span", { class: "muted" }, ` ${when(run.created_at)} · ${stageWord(run.stage)}`,
+        run.stage === "done" && run.score_before !== null && run.score_after !== null
+          ? ` · score ${run.score_before} before, ${run.score_after} after` : "")))) : null,
+    subscriptions.length ? h("p", { class: "hint" }, "We will write to you about ",
+      subscriptions.map((sub, i) => [i ? "; " : "", `${sub.url} at ${sub.email}`]), ".") : null);
+}
+
+async function startScreen(ctx) {
+  fill(ctx.main, title("Fix your store", LEDE),
+    h("section", { class: "panel narrow" }, form(ctx)));
+  const list = await earlier(ctx);
+  if (list && ctx.alive()) ctx.main.append(list);
+}
+
+/** Asks for the same address to be checked again. */
+function again(ctx, run) {
+  return button("Check it again", (event) => {
+    const control = event.currentTarget;
+    const outcome = control.closest("section").querySelector("[data-outcome]");
+    record(run.token, "rerun_requested");
+    return busy(control, () => start(ctx, run.url, "", outcome));
+  }, { kind: "secondary", "data-action": "rerun" });
+}
+
+async function runScreen(ctx, token) {
+  const body = h("div", { class: "stack", "aria-live": "polite" });
+  fill(ctx.main, title("Fix your store", "Your store, checked and repaired."), body,
+    h("p", { class: "actions" }, linkButton("Check another address", "#/app/fix")));
+  const stages = stageList();
+  const result = await poll(ctx, () => get(`/api/fix/mine?token=${encodeURIComponent(token)}`), {
+    waiting: ({ data }) => Boolean(data && data.run && !FINISHED.has(data.run.stage)),
+    onWait: ({ data }) => {
+      if (!body.contains(stages.node)) {
+        fill(body, h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: data.run.stage } },
+          h("h2", { id: "fix-run-title", class: "fix-page-address" }, `Checking ${data.run.url}`), stages.node));
+      }
+      body.querySelector("[data-run-stage]").dataset.runStage = data.run.stage;
+      stages.update(data.run.stage);
+    },
+    every: EVERY,
+  });
+  if (!result) return; // the visitor moved on
+  const said = refusalOf(result);
+  if (said) {
+    fill(body, refusal(said, {}, result.http, { headings: { not_found: "We have no check at this address" } }),
+      h("section", { class: "panel narrow" }, form(ctx)));
+    return;
+  }
+  const { run } = result.data;
+  const outcome = h("div", { "aria-live": "polite", dataset: { outcome: "" } });
+  if (run.stage === "failed") {
+    fill(body, h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "failed" } },
+      h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url),
+      h("div", { class: "notice notice-error", role: "alert", dataset: { reason: run.reason || "" } },
+        h("p", { class: "notice-title" }, "We could not check this store"),
+        h("p", {}, run.explanation || "The check stopped before it finished.")),
+      h("p", { class: "actions" }, again(ctx, run)), outcome));
+    return;
+  }
+  stages.update("done");
+  fill(body,
+    h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "done", token: run.token } },
+      h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url),
+      h("details", { class: "fix-done-stages" }, h("summary", {}, "Every step done"), stages.node),
+      h("p", { class: "actions" }, again(ctx, run)), outcome),
+    report(ctx, run));
+  recordViewedOnce(run.token);
+}
+
+export async function render(ctx) {
+  const token = ctx.params.get("token");
+  if (token) await runScreen(ctx, token);
+  else await startScreen(ctx);
+}
