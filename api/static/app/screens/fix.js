@@ -100,7 +100,8 @@ function again(ctx, run) {
 }
 
 async function runScreen(ctx, token) {
-  const body = h("div", { class: "stack", "aria-live": "polite" });
+  // No live region around it: the stages speak through their own status line (poll.js).
+  const body = h("div", { class: "stack" });
   fill(ctx.main, title("Fix your store", "Your store, checked and repaired."), body,
     h("p", { class: "actions" }, linkButton("Check another address", "#/app/fix")));
   const stages = stageList();
