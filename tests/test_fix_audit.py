@@ -291,6 +291,7 @@ def test_the_corrected_page_keeps_everything_a_repair_did_not_touch():
     pages = shop_pages()
     corrected, _ = repaired(pages, audit(pages, status_of=Probe()))
     mug = corrected[1].html
+    assert mug.startswith("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
     for kept in ('<html lang="en">', '<meta charset="utf-8">', '<h1>Blue Ceramic Mug</h1>',
                  '<p>A sturdy mug for slow mornings. It holds 350 ml of coffee or tea and keeps its colour wash after '
                  'wash.</p>', '<img src="http://old.example/lifestyle.jpg" alt="A kitchen shelf" width="400" height="300">',
@@ -371,6 +372,9 @@ def test_same_site_links_are_absolute_unique_in_order_and_on_the_same_host():
     assert same_site_links(shop) == ["https://shop.example/b", "https://shop.example/a", "https://shop.example/b?x=1",
                                      "https://shop.example/c", "https://shop.example/products/g"]
     assert same_site_links(shop, limit=2) == ["https://shop.example/b", "https://shop.example/a"]
+    files = page("https://shop.example/", html='<a href="/manual.PDF">Manual</a><a href="/files/mug.jpg">Mug</a>'
+                                              '<a href="/pages/care">Care</a>')
+    assert same_site_links(files) == ["https://shop.example/pages/care"]
     based = page("https://shop.example/x", html='<html><head><base href="/shop/"></head><body><a href="y">Y</a></body></html>')
     assert same_site_links(based) == ["https://shop.example/shop/y"]
 
@@ -419,6 +423,28 @@ def test_a_drafted_sentence_the_page_does_not_back_is_dropped_by_the_seam(monkey
     facts = ai.Facts(product={"name": "Blue mug", "description": "A sturdy blue mug."}, evidence=[], offer=None)
     answer = ai.complete(ai.Task(kind=FIX_META, facts=facts), settings=SETTINGS.but(ai_backend="boastful"))
     assert answer.copy == {"description": "A sturdy blue mug."} and answer.dropped[0]["why"] == "number"
+
+
+def test_a_backend_that_failed_for_good_leaves_the_finding_unrepaired_and_the_rest_of_the_report_standing():
+    def failing(_task):
+        raise ai.AIError(ai.errors.FAILED, "the model answered with an error")
+
+    pages = shop_pages()
+    findings = audit(pages, status_of=Probe())
+    _, fixed = repaired(pages, findings, write=failing)
+    found = by_id(fixed)
+    assert found["meta_description:1:0"]["fixed"] is False and found["meta_description:1:0"]["fix"] is None
+    assert found["image_alt:1:0"]["fix"] is None
+    assert found["viewport:1:0"]["fixed"] is True and found["product_data:1:0"]["fixed"] is True
+
+
+def test_a_page_declaring_another_character_set_is_declared_utf8():
+    html = ('<html><head><meta charset="windows-1252"><meta http-equiv="Content-Type" content="text/html; '
+            'charset=ISO-8859-1"><title>Café mugs</title></head><body><h1>Café</h1></body></html>')
+    shop = page("https://shop.example/", html=html)
+    corrected, _ = repair(shop, [], drafts=Drafts(), status_of=Probe(), image_size=SIZES.get)
+    assert '<meta charset="utf-8">' in corrected and 'content="text/html; charset=utf-8"' in corrected
+    assert "<title>Café mugs</title>" in corrected
 
 
 @pytest.mark.parametrize("check", CHECKS)

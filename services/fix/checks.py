@@ -735,9 +735,14 @@ def score(findings: list[dict]) -> int:
     return 100 - sum(min(CAPS[check], weight) for check, weight in spent.items())
 
 
+FILE_ENDINGS = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".ico", ".pdf", ".zip", ".mp4", ".webm",
+                ".mp3", ".css", ".js", ".json", ".xml", ".txt", ".csv")
+
+
 def same_site_links(page: Page, *, limit: int = 20) -> list[str]:
     """The page's <a href> links on its own site (same scheme, host and port), absolute,
-    without fragments, each once, in document order, the page's own address left out."""
+    without fragments, each once, in document order; the page's own address and links to
+    files (pictures, PDFs, ...: FILE_ENDINGS) left out."""
     soup = parse(page.html)
     base = base_of(page.url, soup)
     home = origin(page.url)
@@ -746,6 +751,8 @@ def same_site_links(page: Page, *, limit: int = 20) -> list[str]:
     for tag in soup.find_all("a", href=True):
         url = absolute(base, tag["href"])
         if not is_http(url) or origin(url) != home or url == own or url in links:
+            continue
+        if urlsplit(url).path.lower().endswith(FILE_ENDINGS):  # a picture or a download, not a page
             continue
         links.append(url)
         if len(links) >= limit:

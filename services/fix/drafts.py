@@ -16,6 +16,7 @@ words around the image when the name says nothing ("IMG_0042.jpg").
 """
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import unquote, urlsplit
 
@@ -25,6 +26,8 @@ from integrations.ai.offline import cut, join
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from services import ai_tasks
+
+log = logging.getLogger("fix")
 
 FIX_META = "fix_meta_description"
 FIX_ALT = "fix_alt_text"
@@ -114,10 +117,22 @@ ai.register(ai.Kind(FIX_ALT, ALT_SCHEMA, ASKS_ALT, offline=write_alt_text))
 
 class Drafts:
     """What repairs.py asks for: each answer a draft for the founder to read before using it.
-    `write` is the seam's entry (services/ai_tasks.write), replaceable in a test."""
+    `write` is the seam's entry (services/ai_tasks.write), replaceable in a test.
+
+    A backend that cannot be reached raises TransientError through ai_tasks.write, so the run
+    is tried again. A backend that failed for good (an error answer, twice an answer out of
+    shape) leaves that one finding unrepaired (""): the rest of the report still stands."""
 
     def __init__(self, write=ai_tasks.write):
         self._write = write
+
+    def _ask(self, kind: str, facts: Facts, field: str) -> str:
+        try:
+            answer = self._write(Task(kind=kind, facts=facts))
+        except ai.AIError as exc:
+            log.warning("fix draft not written", extra={"fields": {"kind": kind, "reason": exc.reason}})
+            return ""
+        return " ".join(str(answer.copy.get(field) or "").split())
 
     def meta_description(self, *, title: str, text: str) -> str:
         """A search result description of at most 155 characters, from the page's own words."""
@@ -125,8 +140,7 @@ class Drafts:
         if not title and not text:
             return ""
         facts = Facts(product={"name": title, "description": text}, evidence=[], offer=None)
-        answer = self._write(Task(kind=FIX_META, facts=facts))
-        return cut(" ".join(answer.copy["description"].split()), META_MOST)
+        return cut(self._ask(FIX_META, facts, "description"), META_MOST)
 
     def alt_text(self, *, src: str, context: str) -> str:
         """An image's alt text of at most 120 characters, from its file name and the words near it."""
@@ -134,5 +148,4 @@ class Drafts:
         if not name and not context:
             return ""
         facts = Facts(product={"name": context, "description": name}, evidence=[], offer=None)
-        answer = self._write(Task(kind=FIX_ALT, facts=facts))
-        return cut(" ".join(answer.copy["alt"].split()), ALT_MOST, "")
+        return cut(self._ask(FIX_ALT, facts, "alt"), ALT_MOST, "")

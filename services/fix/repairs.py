@@ -33,6 +33,8 @@ fix None. What is repaired, and from what:
   address) answers below 400.
 - image_size: width and height from image_size(address) -> (width, height) | None; a
   dimension already set is kept and the other follows the picture's proportions.
+- A page that declares a character set other than UTF-8 is declared UTF-8: the corrected
+  page is text, saved and served as UTF-8.
 - Not repaired (reported only): https (the server's setting), one_h1 (the page's design),
   broken_links (where a link should lead is not guessed), page_weight, and noindex (it may
   be meant).
@@ -40,6 +42,7 @@ fix None. What is repaired, and from what:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -440,6 +443,17 @@ def _number(value) -> float | None:
     return number if number > 0 else None
 
 
+def declare_utf8(soup: BeautifulSoup) -> None:
+    """The corrected page is text, saved and served as UTF-8: a page that declares another
+    character set (windows-1252, say) declares UTF-8 instead, or its accents would be garbled."""
+    for tag in soup.find_all("meta"):
+        if tag.get("charset") is not None and tag["charset"].strip().lower() not in ("utf-8", "utf8"):
+            tag["charset"] = "utf-8"
+        elif (tag.get("http-equiv") or "").strip().lower() == "content-type" and re.search(
+                r"charset\s*=\s*(?!utf-?8\b)", tag.get("content") or "", re.I):
+            tag["content"] = "text/html; charset=utf-8"
+
+
 REPAIRS = {"title": _title, "meta_description": _meta_description, "image_alt": _image_alt,
            "product_data": _product_data, "canonical": _canonical, "open_graph": _open_graph,
            "viewport": _viewport, "mixed_content": _mixed_content, "image_size": _image_size}
@@ -451,6 +465,10 @@ def repair(page: Page, findings: list[dict], *, drafts, status_of, image_size) -
     other pages come back unchanged. Repairs run in CHECKS order, so the link preview's
     tags read the title and description as repaired."""
     work = _Work(page, drafts=drafts, status_of=status_of, image_size=image_size)
+    for node in work.soup.contents:
+        if isinstance(node, Doctype):
+            node.SUFFIX = ">"  # Beautiful Soup adds a line break after it; the page has its own
+    declare_utf8(work.soup)
     results: dict[str, dict] = {}
     mine = [f for f in findings if f.get("page") == page.url]
     for finding in sorted(mine, key=lambda f: CHECKS.index(f["check"]) if f["check"] in CHECKS else len(CHECKS)):
