@@ -11,8 +11,8 @@ their own words:
   160 characters.
 - `one_h1` — the page's main heading: none, or more than one (Lighthouse's `heading-order`
   and Shopify's templates both expect one).
-- `image_alt` — Lighthouse SEO/accessibility `image-alt` and Shopify theme check
-  `ImgAltText`: an <img> without alt text; alt="" passes only with role="presentation".
+- `image_alt` — Lighthouse SEO/accessibility `image-alt`: an <img> without alt text;
+  alt="" passes only with role="presentation".
 - `product_data` — Lighthouse SEO `structured-data` (manual audit) and Google's product
   rich results: a page that shows a price with no JSON-LD Product, and a first page with no
   JSON-LD Organization.
@@ -32,8 +32,9 @@ their own words:
   stylesheets and frames are blocked by browsers (high); pictures and media are shown
   with a warning (medium).
 - `page_weight` — Lighthouse performance `total-byte-weight` and Shopify theme check
-  `AssetSizeJavaScript`/`ParserBlockingJavaScript`: HTML over 500 KB, and scripts loaded
-  without async or defer, which hold the page until they run.
+  `ParserBlockingScript` (formerly `ParserBlockingJavaScript`; its `AssetSize*` checks weigh
+  files the same way): HTML over 500 KB, and scripts loaded without async or defer, which
+  hold the page until they run.
 - `image_size` — Lighthouse best practices `unsized-images` and Shopify theme check
   `ImgWidthAndHeight`: an <img> without width and height attributes, so the page jumps as
   it loads. It is a check of its own rather than part of page_weight: it is repaired per
@@ -463,8 +464,8 @@ def _one_h1(view: _View, _probe) -> list[tuple]:
 
 
 def _image_alt(view: _View, _probe) -> list[tuple]:
-    """Lighthouse `image-alt` and Shopify theme check `ImgAltText`: every <img> has alt text;
-    alt="" is left alone only when the image says it is decoration (role="presentation")."""
+    """Lighthouse `image-alt`: every <img> has alt text; alt="" is left alone only when the
+    image says it is decoration (role="presentation")."""
     missing = []
     for tag in view.soup.find_all("img"):
         alt = tag.get("alt")
@@ -629,7 +630,7 @@ def _mixed_content(view: _View, _probe) -> list[tuple]:
 
 
 def _page_weight(view: _View, _probe) -> list[tuple]:
-    """Lighthouse `total-byte-weight` and Shopify theme check `ParserBlockingJavaScript`."""
+    """Lighthouse `total-byte-weight` and Shopify theme check `ParserBlockingScript`."""
     found = []
     if view.page.size > HEAVY_BYTES:
         found.append(("medium", f"This page's HTML alone weighs {view.page.size // 1024} KB (more than "
