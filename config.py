@@ -119,6 +119,8 @@ class Settings:
     inbound_maildir: str = str(VAR / "inbound")
     imap_url: str | None = field(default=None, repr=False)
     mail_poll_seconds: int = 60
+    # Hosts (host or host:port) the Fix fetcher may reach although inward: test servers only (integrations/web).
+    fix_allow_hosts: tuple[str, ...] = ()
 
     @property
     def embedded(self) -> bool:
@@ -295,6 +297,7 @@ def load_settings(environ=None) -> Settings:
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
         **_payments(env),
         **_inbound(env),
+        fix_allow_hosts=_hosts(env, "FIX_ALLOW_HOSTS"),
     )
 
 
@@ -333,6 +336,15 @@ def _countries(env, name, default) -> tuple[str, ...]:
         raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
                             f"got {raw!r}")
     return tuple(dict.fromkeys(codes))
+
+
+def _hosts(env, name) -> tuple[str, ...]:
+    """Comma-separated `host` or `host:port` entries (an IPv6 host in brackets), trimmed, empty ones dropped."""
+    entries = tuple(entry.strip() for entry in (env.get(name) or "").split(",") if entry.strip())
+    bad = [e for e in entries if not re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/@\[\]]+)(:[0-9]{1,5})?", e)]
+    if bad:
+        raise SettingsError(f"{name} must be host or host:port entries separated by commas, got {bad[0]!r}")
+    return entries
 
 
 def _inbound(env) -> dict:
