@@ -119,6 +119,9 @@ class Settings:
     inbound_maildir: str = str(VAR / "inbound")
     imap_url: str | None = field(default=None, repr=False)
     mail_poll_seconds: int = 60
+    # Fix: hosts (host[:port]) its fetcher may reach although inward (test servers), follow-up delay.
+    fix_allow_hosts: tuple[str, ...] = ()
+    fix_follow_up_days: int = 7
 
     @property
     def embedded(self) -> bool:
@@ -293,8 +296,10 @@ def load_settings(environ=None) -> Settings:
         target_margin_pct=_int(env, "TARGET_MARGIN_PCT", 30, 1, 90),
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
+        fix_follow_up_days=_int(env, "FIX_FOLLOW_UP_DAYS", Settings.fix_follow_up_days, 1, 90),
         **_payments(env),
         **_inbound(env),
+        fix_allow_hosts=_hosts(env, "FIX_ALLOW_HOSTS"),
     )
 
 
@@ -333,6 +338,14 @@ def _countries(env, name, default) -> tuple[str, ...]:
         raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
                             f"got {raw!r}")
     return tuple(dict.fromkeys(codes))
+
+
+def _hosts(env, name) -> tuple[str, ...]:
+    """Comma-separated `host` or `host:port` entries (an IPv6 host in brackets), trimmed, empty ones dropped."""
+    entries = tuple(entry.strip() for entry in (env.get(name) or "").split(",") if entry.strip())
+    if bad := [e for e in entries if not re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/@\[\]]+)(:[0-9]{1,5})?", e)]:
+        raise SettingsError(f"{name} must be host or host:port entries separated by commas, got {bad[0]!r}")
+    return entries
 
 
 def _inbound(env) -> dict:

@@ -51,8 +51,10 @@ DECISIONS = [
     "save (default `web`) and always read back from the stored account.",
     "POST /api/account from a session already signed in to a different account answers 409 "
     "`bound_to_another_account` (its claims cannot be adopted twice); sign out first.",
-    "POST /api/account answers also carry `email`, `verified` and `email_sent`. `fix_token` is accepted; the Fix "
-    "run it names is adopted once Fix runs exist.",
+    "POST /api/account answers also carry `email`, `verified` and `email_sent`. `fix_token` names a Fix run "
+    "to attach to the session's account (or to the session while the address is unconfirmed; it follows the "
+    "session to the account on sign-in): the answer then carries `adopted_fix_runs`, its token, or is [] for an unknown "
+    "token (the address is saved either way).",
     "Sign-in mail is sent by a job for known and unknown addresses alike; the job sends nothing for an unknown "
     f"address, and at most {sign_in.MAILS_PER_HOUR} links an hour to one address (further requests answer the "
     "same and send nothing). "
@@ -131,6 +133,7 @@ class SavedAnswer(Schema):
     adopted_claims = fields.List(fields.String(), required=True)
     source = fields.String(required=True)
     email_sent = fields.Boolean(required=True)
+    adopted_fix_runs = fields.List(fields.String(), metadata={"description": "The Fix run fix_token named, if known"})
 
 
 class EmailBody(Schema):
@@ -179,7 +182,24 @@ def save(body):
     """Saves the session to an email address and sends a sign-in link to it."""
     outcome = save_account(session_id=current_session().id, email=body["email"], source=body["source"])
     send_all([outcome.mail_job])
-    return saved_answer(outcome, email_sent=mailer_accepting())
+    answer = saved_answer(outcome, email_sent=mailer_accepting())
+    if body["fix_token"]:
+        answer["adopted_fix_runs"] = _adopt_fix_run(body["fix_token"])
+    return answer
+
+
+def _adopt_fix_run(token: str | None) -> list[str]:
+    """The Fix run named by `fix_token`, attached to the session as it now stands (its account
+    once bound); an unknown token adopts nothing and refuses nothing (the address is saved)."""
+    if not token:
+        return []
+    from services.errors import Refused
+    from services.fix import runs
+
+    try:
+        return [runs.adopt(session=current_session(), token=token).token]
+    except Refused:
+        return []
 
 
 @bp.post("/api/login/request")

@@ -8,6 +8,7 @@ from jobs import (  # noqa: F401  (declares the actors)
     brief,  # noqa: F401  (the nightly research brief)
     desk,  # noqa: F401  (the support desk's inbound mail)
     discovery,  # noqa: F401  (discovery runs and watch notices)
+    fix,  # noqa: F401  (Fix: store audits and their follow-up mail)
     growth,  # noqa: F401  (ads: writing and editing them)
     maintenance,
     model3d,  # noqa: F401  (3D previews)

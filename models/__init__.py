@@ -18,6 +18,7 @@ from models.catalog import Evidence, Product
 from models.desk import KeywordRule, Ticket, TicketMessage
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
+from models.fix import FixEvent, FixPage, FixRun
 from models.funnel import FunnelEvent, Presence
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
@@ -49,4 +50,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
-              Ticket, TicketMessage, KeywordRule, SatisfactionRating]
+              Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent]

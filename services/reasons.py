@@ -8,6 +8,11 @@ from services.reasons_spec import SPEC_REASONS
 
 # Codes the service adds to those the interface spec names.
 SERVICE_REASONS: dict[str, Reason] = {
+    "address_not_public": Reason(400, "Fix reads only public web pages on the usual web ports: that address points inside a private network, names a port or spelling Fix does not read, or carries a password. Nothing was fetched."),
+    "invalid_url": Reason(400, "Type your store's web address, such as https://yourstore.com; nothing was checked."),
+    "not_a_web_page": Reason(200, "That address did not answer with a web page, so there was nothing to check. Type the address of your store's home page."),
+    "page_too_large": Reason(200, "Your page is larger than the 2 MB Fix reads, so it was not checked. Try the address of a smaller page of your store."),
+    "store_unreachable": Reason(200, "We could not read your store: it did not answer within 10 seconds, answered with an error, or sent us through too many redirects. Check the address opens in a browser, then try again."),
     "amount_out_of_bounds": Reason(400, "A top-up of your ad balance must be at least $5.00 and at most $5,000.00; nothing was charged."),
     "bound_to_another_account": Reason(409, "This session is signed in to another account, so that address cannot be saved to it; sign out first."),
     "campaign_book_full": Reason(409, "Your campaign book already holds as many campaigns as it keeps. Remove one before adding another; nothing was saved."),

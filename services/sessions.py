@@ -98,6 +98,8 @@ SESSION_REFERENCES = {
                                    "keeps it",
     "organic_approval.session_id": "history: deleted with it (ON DELETE CASCADE); an approval within the cutoff "
                                    "keeps it",
+    "fix_run.session_id": "kept without the reference (ON DELETE SET NULL): a run is reached by its token, which "
+                          "its visitor holds; only the session's list of its runs goes with the session",
     "payment.session_id": "kept without the reference (ON DELETE SET NULL): a payment is the money's record and "
                           "outlives whoever started it",
     "customer_order.session_id": "kept without the reference (ON DELETE SET NULL): a store's order belongs to the "

@@ -31,7 +31,7 @@ SPEC_7_2 = [
     "unknown_op", "no_question", "empty_question", "no_query_terms", "invalid_name", "invalid_description",
     "invalid_price", "invalid_images", "images_too_large", "nothing_to_record", "invalid_outcome",
     "no_claim_record", "nothing_to_analyze", "no_product_id", "not_presearch_qualified", "no_worker",
-    "no_orders_yet", "no_tickets_yet", "nothing_to_watch", "order_not_found", "not_available", "unknown_event",
+    "no_orders_yet", "no_tickets_yet", "nothing_to_watch", "order_not_found", "not_available",
 ]
 # Also named by the spec outside 7.2, or by decisions.md.
 SPEC_OTHER = ["unknown_surface", "not_found", "invalid_action", "bad_signature", "internal_error", "invalid_json",

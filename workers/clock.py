@@ -133,6 +133,8 @@ def schedule(settings) -> list[Every | DailyAt | InClock]:
         DailyAt("nightly_brief", settings.brief_hour_utc),
         # The support desk's inbound mail (jobs/desk.py): starts the `mail_poll` job.
         Every("poll_mail", settings.mail_poll_seconds),
+        # Fix's follow-up mail, each due run's once (jobs/fix.py).
+        Every("fix_follow_ups", 3600),
         # Last: with the database down but Redis up, the entries above still fire (a tick
         # stops at the first entry that meets an outage).
         InClock("reaper", settings.reaper_seconds, partial(reap, settings=settings)),

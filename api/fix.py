@@ -1,0 +1,222 @@
+"""Fix, the store-repair tool (spec 2.15, 4.6 fix/event and fix/feedback, 4.7 fix, fix/mine and
+fix/adopt; decisions.md "Fix (store repair)"): anyone submits a store address, a `fix_run` job
+audits and repairs its pages, and the report is read by the run's token."""
+from flask import make_response
+from marshmallow import Schema, fields, validate
+
+from api.routing import Blueprint
+from api.session import current_session
+from jobs.send import send_all
+from services.fix import audit_run, checks, runs
+
+bp = Blueprint("fix", __name__, description="Fix: a store audit that repairs.")
+
+DECISIONS: list[str] = [
+    f"POST /api/fix {{url, email?}} is open to anyone (a session cookie is issued as everywhere, so the run is "
+    f"listed as the visitor's own): 200 {{status: queued, token, url}}. The address is trimmed, given https:// when "
+    f"it has no scheme, and must be an http(s) URL of at most {runs.MAX_URL} characters with a host (400 "
+    "`invalid_url`); an address that plainly names an inward host (loopback, private, link-local, metadata, an "
+    "odd spelling of one), credentials, or a port other than 80 and 443 is 400 `address_not_public` at once; one "
+    "whose name resolves inward fails in the job with the same reason. A malformed email is 400 `invalid_email`.",
+    "The `fix_run` job moves the run through queued, fetching, auditing, repairing, done (or failed with `reason` "
+    "and `explanation`: address_not_public, invalid_url, store_unreachable (no answer, an error status, more than 5 "
+    "redirects or 10 s), page_too_large (over 2 MiB) or not_a_web_page (not HTML)). It reads the page and up to "
+    f"{audit_run.MAX_EXTRA_PAGES} same-site pages it links to, through a fetcher that connects only to checked public "
+    "addresses (README: Fix).",
+    "GET /api/fix/mine?token=T answers {status: ok, run}; an unknown token is 404 `not_found`. Without a token it "
+    f"answers the caller's own runs (the session's, or the account's once signed in), newest first, at most "
+    f"{runs.MAX_LISTED}, and `subscriptions`: [{{url, email, follow_up}}], the addresses those runs mail. A run is "
+    "{token, url, stage, pages, pages_detail: [{url, status, download}], score_before, score_after (0-100, null "
+    "until known), findings: [{id, check, check_label, severity: high | medium | low, page, detail, fixed, fix: "
+    "{kind: snippet | store_version, snippet?, where?, draft, value?, version?} | null}], repaired_in_place, "
+    "store_version, follow_up, created_at, finished_at}.",
+    "GET /api/fix/page?token=T&page=N answers the corrected HTML of page N as an attachment (text/html); an "
+    "unknown token or page is 404 `not_found`.",
+    "POST /api/fix/adopt {token} attaches the run to the caller (its account when signed in, else its session); "
+    "an unknown token is 404 `not_found`. POST /api/account with `fix_token` adopts the same way. On sign-in a "
+    "session's runs become its account's.",
+    f"POST /api/fix/event and POST /api/fix/feedback take {{token, event, detail?}} with event one of "
+    f"{', '.join(runs.EVENTS)} (400 `unknown_event` otherwise, checked before the token; 404 `not_found` for "
+    f"an unknown token); detail is kept up to {runs.MAX_DETAIL} characters. 200 {{status: recorded}}. A `feedback` "
+    "whose detail asks for no follow-up (\"no follow-up\", \"don't email me\", \"unsubscribe\", ...) also answers "
+    "follow_up: false and an explanation, and stops the follow-up mail of every run mailing that address.",
+    "A run given an email mails its report once when done, and one follow-up FIX_FOLLOW_UP_DAYS (default 7) after "
+    "it (the clock's `fix_follow_ups`, hourly), unless feedback asked for none.",
+    "A store built by this service (its /store/<slug> address on BASE_URL, or its connected domain) is read from "
+    "its published version rather than over the network; when the run is its owner's, the search title and "
+    "description repairs are written as a new store version (repaired_in_place: true, store_version), to be "
+    "published like any edit. Anyone else's run of it gets the report and snippets only.",
+]
+
+_TOKEN = fields.String(required=True, validate=validate.Length(min=1, max=64), metadata={"description": "The run's token"})
+
+
+class FixBody(Schema):
+    url = fields.String(required=True, validate=validate.Length(min=1, max=runs.MAX_URL),
+                        metadata={"reason": "invalid_url", "description": "The store's address, http(s)"})
+    email = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=254),
+                          metadata={"reason": "invalid_email", "description": "Where to mail the report (optional)"})
+
+
+class FixQueued(Schema):
+    status = fields.String(required=True, metadata={"enum": ["queued"]})
+    token = fields.String(required=True)
+    url = fields.String(required=True)
+
+
+class FixFix(Schema):
+    kind = fields.String(required=True, metadata={"enum": ["snippet", "store_version"]})
+    snippet = fields.String()
+    where = fields.String()
+    draft = fields.Boolean()
+    value = fields.String()
+    version = fields.Integer()
+
+
+class FixFinding(Schema):
+    id = fields.String(required=True)
+    check = fields.String(required=True, metadata={"enum": list(checks.CHECKS)})
+    check_label = fields.String(required=True)
+    severity = fields.String(required=True, metadata={"enum": ["high", "medium", "low"]})
+    page = fields.String(required=True)
+    detail = fields.String(required=True)
+    fixed = fields.Boolean(required=True)
+    fix = fields.Nested(FixFix, allow_none=True, required=True)
+
+
+class FixPageDetail(Schema):
+    url = fields.String(required=True)
+    status = fields.Integer(allow_none=True)
+    download = fields.String(allow_none=True, required=True)
+
+
+class FixRunSchema(Schema):
+    token = fields.String(required=True)
+    url = fields.String(required=True)
+    stage = fields.String(required=True, metadata={"enum": list(runs.STAGES)})
+    reason = fields.String()
+    explanation = fields.String()
+    pages = fields.List(fields.String(), required=True)
+    pages_detail = fields.List(fields.Nested(FixPageDetail), required=True)
+    score_before = fields.Integer(allow_none=True, required=True)
+    score_after = fields.Integer(allow_none=True, required=True)
+    findings = fields.List(fields.Nested(FixFinding), required=True)
+    repaired_in_place = fields.Boolean(required=True)
+    store_version = fields.Integer(allow_none=True, required=True)
+    follow_up = fields.Boolean(required=True)
+    created_at = fields.String(required=True)
+    finished_at = fields.String(allow_none=True, required=True)
+
+
+class FixSubscription(Schema):
+    url = fields.String(required=True)
+    email = fields.String(required=True)
+    follow_up = fields.Boolean(required=True)
+
+
+class FixMineQuery(Schema):
+    token = fields.String(load_default=None, validate=validate.Length(min=1, max=64),
+                          metadata={"description": "A run's token"})
+
+
+class FixMineAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    run = fields.Nested(FixRunSchema)
+    runs = fields.List(fields.Nested(FixRunSchema))
+    subscriptions = fields.List(fields.Nested(FixSubscription))
+
+
+class FixTokenBody(Schema):
+    token = _TOKEN
+
+
+class FixAdopted(Schema):
+    status = fields.String(required=True, metadata={"enum": ["adopted"]})
+    run = fields.Nested(FixRunSchema, required=True)
+
+
+class FixEventBody(Schema):
+    token = _TOKEN
+    event = fields.String(required=True, validate=validate.Length(min=1, max=40),
+                          metadata={"reason": "unknown_event", "enum": list(runs.EVENTS)})
+    detail = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=20_000),
+                           metadata={"description": f"Free text, kept up to {runs.MAX_DETAIL} characters"})
+
+
+class FixEventAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["recorded"]})
+    follow_up = fields.Boolean()
+    explanation = fields.String()
+
+
+class FixPageQuery(Schema):
+    token = _TOKEN
+    page = fields.Integer(required=True, validate=validate.Range(min=0, max=1000),
+                          metadata={"description": "The page's position in the run, from 0"})
+
+
+@bp.post("/api/fix")
+@bp.declare(changes_state=True, refuses={400: ["invalid_url", "address_not_public", "invalid_email"]})
+@bp.arguments(FixBody)
+@bp.response(200, FixQueued)
+def fix_start(body):
+    """Queues an audit and repair of the store at `url`; answers the run's token."""
+    run, job = runs.start(session=current_session(), url=body["url"], email=body["email"])
+    send_all([job])
+    return {"status": "queued", "token": run.token, "url": run.url}
+
+
+@bp.get("/api/fix/mine")
+@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.arguments(FixMineQuery, location="query")
+@bp.response(200, FixMineAnswer)
+def fix_mine(query):
+    """A run by its token, or your own runs and the addresses they mail."""
+    if query["token"] is not None:
+        return {"status": "ok", "run": runs.answer(runs.by_token(query["token"]))}
+    return {"status": "ok", **runs.mine(session=current_session())}
+
+
+@bp.get("/api/fix/page")
+@bp.declare(changes_state=False, refuses={404: ["not_found"]})
+@bp.arguments(FixPageQuery, location="query")
+@bp.response(200, {"type": "string", "format": "binary"}, content_type="text/html")
+def fix_page(query):
+    """The corrected page, to download."""
+    url, html = runs.corrected_page(token=query["token"], position=query["page"])
+    response = make_response(html)
+    response.headers["Content-Type"] = "text/html; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="corrected-page-{query["page"] + 1}.html"'
+    # Never rendered by a browser as our page: it is a stranger's HTML.
+    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
+
+
+@bp.post("/api/fix/adopt")
+@bp.declare(changes_state=True, refuses={404: ["not_found"]})
+@bp.arguments(FixTokenBody)
+@bp.response(200, FixAdopted)
+def fix_adopt(body):
+    """Attaches a run to you (your account when signed in)."""
+    return {"status": "adopted", "run": runs.answer(runs.adopt(session=current_session(), token=body["token"]))}
+
+
+@bp.post("/api/fix/event")
+@bp.declare(changes_state=True, refuses={400: ["unknown_event"], 404: ["not_found"]})
+@bp.arguments(FixEventBody)
+@bp.response(200, FixEventAnswer)
+def fix_event(body):
+    """Records what you did with a report."""
+    return runs.record_event(token=body["token"], event=body["event"], detail=body["detail"])
+
+
+@bp.post("/api/fix/feedback")
+@bp.declare(changes_state=True, refuses={400: ["unknown_event"], 404: ["not_found"]})
+@bp.arguments(FixEventBody)
+@bp.response(200, FixEventAnswer)
+def fix_feedback(body):
+    """Records your feedback on a report (the same events as /api/fix/event)."""
+    return runs.record_event(token=body["token"], event=body["event"], detail=body["detail"])
+

@@ -1,0 +1,75 @@
+"""Fix, the store-repair tool (issue 26; spec 2.15, decisions.md "Fix (store repair)"): a run
+audits a store's pages and writes their repairs; its events and feedback are kept beside it.
+
+A run is found by its token, which anyone who started it holds (POST /api/fix is public), and
+is listed as the session's (or, once adopted or started signed in, the account's) own: the
+token is the only way to reach someone else's run. The corrected pages are rows of their own
+(a page may be up to the fetcher's 2 MiB) so a run's answer never loads them.
+"""
+import peewee as pw
+
+from models.account import Account
+from models.catalog import Product
+from models.clock import utcnow
+from models.db import BaseModel, JSONField
+from models.session import Session
+
+
+class FixRun(BaseModel):
+    QUEUED, FETCHING, AUDITING, REPAIRING, DONE, FAILED = (
+        "queued", "fetching", "auditing", "repairing", "done", "failed")
+    STAGES = (QUEUED, FETCHING, AUDITING, REPAIRING, DONE, FAILED)
+    FINISHED = (DONE, FAILED)
+
+    id = pw.BigAutoField()
+    token = pw.CharField(max_length=64, unique=True)
+    url = pw.TextField()
+    email = pw.CharField(max_length=254, null=True)  # where the report and one follow-up go, if given
+    session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
+    account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
+    stage = pw.CharField(max_length=12, default=QUEUED)
+    reason = pw.CharField(max_length=40, null=True)  # a registered reason, when failed
+    pages = JSONField(default=list)  # [{url, status, size}] in the order fetched
+    findings = JSONField(default=list)  # [{id, check, severity, page, detail, fixed, fix, target}]
+    score_before = pw.IntegerField(null=True)
+    score_after = pw.IntegerField(null=True)
+    # A store built by this service, repaired in place for its owner: the version written.
+    product = pw.ForeignKeyField(Product, null=True, on_delete="SET NULL", column_name="product_id", backref="+")
+    store_version = pw.IntegerField(null=True)
+    follow_up = pw.BooleanField(default=True)  # false once feedback asks for no follow-up
+    report_mailed_at = pw.DateTimeField(null=True)
+    followed_up_at = pw.DateTimeField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+    finished_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "fix_run"
+
+
+class FixPage(BaseModel):
+    """The corrected HTML of one page of a run, offered for download."""
+
+    id = pw.BigAutoField()
+    run = pw.ForeignKeyField(FixRun, on_delete="CASCADE", backref="+")
+    position = pw.IntegerField()
+    url = pw.TextField()
+    html = pw.TextField()
+
+    class Meta:
+        table_name = "fix_page"
+        indexes = ((("run", "position"), True),)
+
+
+class FixEvent(BaseModel):
+    REPORT_VIEWED, FIX_COPIED, FIX_APPLIED = "report_viewed", "fix_copied", "fix_applied"
+    PAGE_DOWNLOADED, RERUN_REQUESTED, FEEDBACK = "page_downloaded", "rerun_requested", "feedback"
+    EVENTS = (REPORT_VIEWED, FIX_COPIED, FIX_APPLIED, PAGE_DOWNLOADED, RERUN_REQUESTED, FEEDBACK)
+
+    id = pw.BigAutoField()
+    run = pw.ForeignKeyField(FixRun, on_delete="CASCADE", backref="+", index=True)
+    event = pw.CharField(max_length=20)
+    detail = pw.TextField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "fix_event"
