@@ -49,7 +49,7 @@ def png(width: int, height: int) -> bytes:
     return out.getvalue()
 
 
-class TestStore:
+class LocalStore:
     """The store on 127.0.0.1:<port> (ThreadingHTTPServer in a thread). Its home page waits
     for `release` while `hold` is set, so the test sees the check reading it."""
 
@@ -105,7 +105,7 @@ class TestStore:
 
 @pytest.fixture
 def test_store(settings_with):
-    store = TestStore()
+    store = LocalStore()
     # The fetcher refuses loopback addresses and other ports; the suite names this store.
     settings_with(fix_allow_hosts=(store.address,))
     yield store
@@ -174,9 +174,9 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     waiting = page.locator("main li[data-stage=queued][data-state=current]")
     waiting.wait_for()
     assert waiting.inner_text().startswith("Waiting for its turn")
-    stages = page.locator("main ol.fix-stages li").all_inner_texts()
-    assert [s.split(" (")[0] for s in stages] == ["Waiting for its turn", "Reading your pages", "Checking them",
-                                                  "Writing repairs", "Done"]
+    # Each step in words; the one running is marked for screen readers too ("(now)", visually hidden).
+    stages = page.locator("main ol.fix-stages li").all_text_contents()
+    assert stages == ["Waiting for its turn (now)", "Reading your pages", "Checking them", "Writing repairs", "Done"]
     founder_words_only(page)
     fits_a_phone(app)
     app.shot("fix-waiting")

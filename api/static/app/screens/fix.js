@@ -75,7 +75,7 @@ async function earlier(ctx) {
     h("h2", { id: "fix-earlier-title" }, "Your earlier checks"),
     runs.length ? h("ul", { class: "fix-runs" }, runs.map((run) => h("li", { dataset: { token: run.token, stage: run.stage } },
       h("a", { href: runHref(run.token), class: "fix-run-address" }, run.url),
-      h("span", { class: "muted" }, ` ${when(run.created_at)} · ${stageWord(run.stage)}`,
+      h("span", { class: "muted" }, `${when(run.created_at)} · ${stageWord(run.stage)}`,
         run.stage === "done" && run.score_before !== null && run.score_after !== null
           ? ` · score ${run.score_before} before, ${run.score_after} after` : "")))) : null,
     subscriptions.length ? h("p", { class: "hint" }, "We will write to you about ",
