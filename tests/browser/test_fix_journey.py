@@ -128,11 +128,11 @@ def events(token: str, event: str) -> list[FixEvent]:
                 .where(FixRun.token == token, FixEvent.event == event))
 
 
-def eventually(check, *, seconds: float = 10.0):
+def eventually(check, what: str, *, seconds: float = 10.0):
     """Waits for `check()` to be true: the screen records events without waiting for them."""
     deadline = time.monotonic() + seconds
     while not check():
-        assert time.monotonic() < deadline, "never came true"
+        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
         time.sleep(0.1)
 
 
@@ -183,11 +183,14 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
 
     held_worker.resume()
     assert test_store.reading.wait(timeout=30), "the check never asked for the store's home page"
-    reading = page.locator("main li[data-stage=fetching][data-state=current]")
-    reading.wait_for(timeout=8_000)
-    assert "Reading your pages" in reading.inner_text()
-    assert page.locator("main li[data-stage=queued]").get_attribute("data-state") == "done"
-    test_store.release.set()
+    try:
+        # The store answers once the screen shows it being read (within the fetcher's 10 s).
+        reading = page.locator("main li[data-stage=fetching][data-state=current]")
+        reading.wait_for(timeout=8_000)
+        assert reading.text_content() == "Reading your pages (now)"
+        assert page.locator("main li[data-stage=queued]").get_attribute("data-state") == "done"
+    finally:
+        test_store.release.set()
 
     page.wait_for_selector("main[data-screen=fix][data-state=ready] [data-run-stage=done]", state="attached",
                            timeout=60_000)
@@ -224,7 +227,7 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     repaired = page.locator("main li.fix-finding[data-fixed=true]")
     assert repaired.count() >= 1
     assert page.locator("main li.fix-finding[data-check=broken_links]").first.get_by_text("Not repaired").count() == 1
-    eventually(lambda: len(events(token, "report_viewed")) == 1)
+    eventually(lambda: len(events(token, "report_viewed")) == 1, "the report recorded as viewed once")
     founder_words_only(page)
     fits_a_phone(app)
     app.shot("fix-report")
@@ -238,7 +241,7 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     assert download.suggested_filename.endswith(".html")
     assert "Magnetic knife strip" in corrected and corrected != HOME
     assert 'name="viewport"' in corrected and "canonical" in corrected
-    eventually(lambda: len(events(token, "page_downloaded")) == 1)
+    eventually(lambda: len(events(token, "page_downloaded")) == 1, "the download recorded")
 
     # A repair copied: the clipboard holds its snippet, and the copy is recorded.
     snippet_row = page.locator("main li.fix-finding:has(pre.fix-snippet)").first
@@ -247,7 +250,7 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     snippet_row.get_by_role("button", name=re.compile(r"^Copy")).click()
     snippet_row.locator("button[data-copied=true]").wait_for()
     assert page.evaluate("navigator.clipboard.readText()") == snippet
-    eventually(lambda: [e.detail for e in events(token, "fix_copied")] == [finding_id])
+    eventually(lambda: [e.detail for e in events(token, "fix_copied")] == [finding_id], "the copy recorded")
     app.shot("fix-copied")
 
     # A reload shows the same run's report, and does not count it as viewed again.
