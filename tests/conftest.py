@@ -59,6 +59,23 @@ SETTINGS = Settings(
 use_settings(SETTINGS)
 
 
+def _no_outside_dns(host: str, port: int) -> list[str]:
+    """The suite never reaches the internet: Fix's fetcher resolves no name unless a test
+    gives it a resolver (or patches this one), so a fuzzed address fails fast as unresolvable."""
+    from integrations.web import FetchRefused
+
+    raise FetchRefused("unresolvable", host)
+
+
+def _offline_fetcher() -> None:
+    from integrations.web import fetch
+
+    fetch.system_resolver = _no_outside_dns
+
+
+_offline_fetcher()
+
+
 def reconnect():
     """Points the database proxy at the suite's database, with the suite's pool settings."""
     from models.db import init_db

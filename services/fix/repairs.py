@@ -38,136 +38,53 @@ fix None. What is repaired, and from what:
 - Not repaired (reported only): https (the server's setting), one_h1 (the page's design),
   broken_links (where a link should lead is not guessed), page_weight, and noindex (it may
   be meant).
+
+Each repair is here but the JSON-LD one (structured_data.py); the page being repaired and
+the way it is written back are in repair_work.py, the page reading shared with the checks in
+page_html.py.
 """
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from bs4 import BeautifulSoup, Doctype, NavigableString, Tag
-from bs4.dammit import EntitySubstitution
-from bs4.formatter import HTMLFormatter
+from bs4 import BeautifulSoup, Doctype, Tag
 
 from integrations.ai.offline import cut
-from services.fix.checks import (
-    CHECKS,
-    TITLE_MOST,
+from services.fix.checks import CHECKS
+from services.fix.page_checks import TITLE_MOST
+from services.fix.page_html import (
     TITLE_SEPARATORS,
     Page,
     absolute,
-    base_of,
     canonical_tag,
     content_of,
-    elements,
-    find_price,
     head_title,
-    headings,
     is_http,
     main_text,
     meta_named,
     og_tag,
     own_address,
-    parse,
     words,
 )
+from services.fix.repair_work import Fix, Work, html_of
+from services.fix.structured_data import canonical_address, first_image, repair_product_data, safe_json
+
+__all__ = ["REPAIRABLE", "repair", "safe_json"]
 
 VIEWPORT = "width=device-width, initial-scale=1"
-
-
-class _AsWritten(HTMLFormatter):
-    """Writes the page back as it was written: attributes in their own order (Beautiful Soup
-    sorts them by default), void elements without a closing slash, and only &, < and > (and
-    quotes in attributes) escaped, so the corrected page differs from the page only where a
-    repair changed it."""
-
-    def attributes(self, tag):
-        return list(tag.attrs.items()) if tag.attrs else []
-
-
-AS_WRITTEN = _AsWritten(entity_substitution=EntitySubstitution.substitute_xml, void_element_close_prefix=None)
-
-
-def html_of(node) -> str:
-    """A tag (a snippet) or the whole page as HTML."""
-    return node.decode(formatter=AS_WRITTEN)
 DESCRIPTION_CUT = 155  # a too-long description is cut a little inside the limit
-
-
-@dataclass
-class _Fix:
-    snippet: str
-    where: str
-    draft: bool
-    complete: bool
-
-
-class _Work:
-    """The page being repaired: its soup (changed in place), the tags as they were first parsed
-    (findings name them by position), and an untouched parse to read the page's own facts."""
-
-    def __init__(self, page: Page, *, drafts, status_of, image_size):
-        self.page = page
-        self.soup = parse(page.html)
-        self.tags = elements(self.soup)
-        self.base = base_of(page.url, self.soup)
-        self.original = parse(page.html)
-        self.drafts, self.status_of, self.image_size = drafts, status_of, image_size
-        self.drafted_description = False
-        self._head: Tag | None = None
-        self._probes: dict[str, int | None] = {}
-
-    def head(self) -> Tag:
-        if self._head is None:
-            self._head = self.soup.head or self._new_head()
-        return self._head
-
-    def _new_head(self) -> Tag:
-        head = self.soup.new_tag("head")
-        if self.soup.html is not None:
-            self.soup.html.insert(0, head)
-        else:
-            doctype = next((c for c in self.soup.contents if isinstance(c, Doctype)), None)
-            if doctype is not None:
-                doctype.insert_after(head)
-            else:
-                self.soup.insert(0, head)
-        return head
-
-    def add_to_head(self, tag: Tag) -> Tag:
-        head = self.head()
-        head.append(NavigableString("\n"))
-        head.append(tag)
-        head.append(NavigableString("\n"))
-        return tag
-
-    def tag_at(self, position) -> Tag | None:
-        return self.tags[position] if isinstance(position, int) and 0 <= position < len(self.tags) else None
-
-    def probe(self, url: str) -> int | None:
-        if url not in self._probes:
-            self._probes[url] = self.status_of(url)
-        return self._probes[url]
-
-    def title_text(self) -> str:
-        tag = head_title(self.soup)
-        return words(tag.get_text()) if tag is not None else ""
-
-    def heading(self, soup: BeautifulSoup | None = None) -> str:
-        found = headings(soup or self.original)
-        return words(found[0].get_text(" ")) if found else ""
 
 
 # --- One repair per check --------------------------------------------------------------------
 
-def _title(work: _Work, target: dict) -> _Fix | None:
+def _title(work: Work, target: dict) -> Fix | None:
     if target.get("problem") == "too_long":
         tag = head_title(work.soup)
         if tag is None:
             return None
         tag.string = trimmed_title(target.get("text") or work.title_text())
-        return _Fix(html_of(tag), "replace", False, True)
+        return Fix(html_of(tag), "replace", False, True)
     name = work.heading() or content_of(og_tag(work.original, "og:title"))
     shop = words(target.get("shop")) or content_of(og_tag(work.original, "og:site_name"))
     if not name and not (shop and target.get("home")):
@@ -178,9 +95,9 @@ def _title(work: _Work, target: dict) -> _Fix | None:
     if tag is None:
         tag = work.add_to_head(work.soup.new_tag("title"))
         tag.string = text
-        return _Fix(html_of(tag), "head", False, True)
+        return Fix(html_of(tag), "head", False, True)
     tag.string = text
-    return _Fix(html_of(tag), "replace", False, True)
+    return Fix(html_of(tag), "replace", False, True)
 
 
 def trimmed_title(text: str) -> str:
@@ -194,13 +111,13 @@ def trimmed_title(text: str) -> str:
     return cut(text, TITLE_MOST)
 
 
-def _meta_description(work: _Work, target: dict) -> _Fix | None:
+def _meta_description(work: Work, target: dict) -> Fix | None:
     tag = meta_named(work.soup, "description")
     if target.get("problem") == "too_long":
         if tag is None:
             return None
         tag["content"] = cut(words(target.get("text") or tag.get("content")), DESCRIPTION_CUT)
-        return _Fix(html_of(tag), "replace", False, True)
+        return Fix(html_of(tag), "replace", False, True)
     written = work.drafts.meta_description(title=work.title_text() or work.heading(), text=main_text(work.original))
     written = cut(words(written), DESCRIPTION_CUT)
     if not written:
@@ -208,12 +125,12 @@ def _meta_description(work: _Work, target: dict) -> _Fix | None:
     work.drafted_description = True
     if tag is None:
         tag = work.add_to_head(work.soup.new_tag("meta", attrs={"name": "description", "content": written}))
-        return _Fix(html_of(tag), "head", True, True)
+        return Fix(html_of(tag), "head", True, True)
     tag["content"] = written
-    return _Fix(html_of(tag), "replace", True, True)
+    return Fix(html_of(tag), "replace", True, True)
 
 
-def _image_alt(work: _Work, target: dict) -> _Fix | None:
+def _image_alt(work: Work, target: dict) -> Fix | None:
     done, images = [], target.get("images") or []
     for image in images:
         tag = work.tag_at(image.get("position"))
@@ -224,10 +141,10 @@ def _image_alt(work: _Work, target: dict) -> _Fix | None:
         if alt:
             tag["alt"] = alt
             done.append(html_of(tag))
-    return _Fix("\n".join(done), "replace", True, len(done) == len(images)) if done else None
+    return Fix("\n".join(done), "replace", True, len(done) == len(images)) if done else None
 
 
-def image_context(tag: Tag, work: _Work) -> str:
+def image_context(tag: Tag, work: Work) -> str:
     """The words a visitor sees with the image: its caption, its link's words or title, the
     heading above it, else the page's main heading or title."""
     figure = tag.find_parent("figure")
@@ -245,96 +162,26 @@ def image_context(tag: Tag, work: _Work) -> str:
     return ""
 
 
-def safe_json(value) -> str:
-    """JSON for inside a <script>: no character of it can end the element or start markup."""
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
-
-def product_facts(work: _Work) -> dict | None:
-    """The JSON-LD Product the page states: only the fields it states; None without a name."""
-    page = work.original
-    name = work.heading() or content_of(og_tag(page, "og:title"))
-    if not name:
-        title = head_title(page)
-        name = TITLE_SEPARATORS.split(words(title.get_text()))[0] if title is not None else ""
-    if not name:
-        return None
-    product: dict = {"@context": "https://schema.org", "@type": "Product", "name": name}
-    description = content_of(meta_named(page, "description")) or content_of(og_tag(page, "og:description"))
-    if description:
-        product["description"] = description
-    image = first_image(work)
-    if image:
-        product["image"] = image
-    product["url"] = canonical_address(work)
-    price = find_price(page)
-    if price is not None and price.currency:
-        product["offers"] = {"@type": "Offer", "price": price.amount, "priceCurrency": price.currency}
-    return product
-
-
-def first_image(work: _Work) -> str:
-    """og:image, else the first picture of the page's main part (else of the page), absolute."""
-    page = work.original
-    stated = content_of(og_tag(page, "og:image"))
-    if stated:
-        return urljoin(work.base, stated)
-    area = page.find("main") or page.find("article") or page
-    for scope in (area, page):
-        for img in scope.find_all("img"):
-            src = (img.get("src") or "").strip()
-            if src and not src.startswith("data:") and is_http(urljoin(work.base, src)):
-                return urljoin(work.base, src)
-    return ""
-
-
-def canonical_address(work: _Work) -> str:
-    tag = canonical_tag(work.soup)
-    href = words(tag.get("href")) if tag is not None else ""
-    return href if href and is_http(href) else own_address(work.page.url)
-
-
-def _jsonld(work: _Work, value: dict) -> _Fix:
-    script = work.soup.new_tag("script", attrs={"type": "application/ld+json"})
-    script.string = safe_json(value)
-    work.add_to_head(script)
-    return _Fix(html_of(script), "head", False, True)
-
-
-def _product_data(work: _Work, target: dict) -> _Fix | None:
-    if target.get("missing") == "Product":
-        product = product_facts(work)
-        return _jsonld(work, product) if product else None
-    if target.get("missing") == "Organization":
-        name, url = words(target.get("name")), target.get("url") or ""
-        if not name or not is_http(url):
-            return None
-        return _jsonld(work, {"@context": "https://schema.org", "@type": "Organization", "name": name, "url": url})
-    return None
-
-
-def _canonical(work: _Work, target: dict) -> _Fix | None:
+def _canonical(work: Work, target: dict) -> Fix | None:
     if target.get("problem") == "missing":
         tag = canonical_tag(work.soup)
         if tag is not None:  # present with an empty href
             tag["href"] = own_address(work.page.url)
-            return _Fix(html_of(tag), "replace", False, True)
+            return Fix(html_of(tag), "replace", False, True)
         tag = work.soup.new_tag("link", attrs={"rel": "canonical", "href": own_address(work.page.url)})
         work.add_to_head(tag)
-        return _Fix(html_of(tag), "head", False, True)
+        return Fix(html_of(tag), "head", False, True)
     if target.get("problem") == "not_absolute":
         tag = canonical_tag(work.soup)
         if tag is None:
             return None
         resolved = absolute(work.base, target.get("href") or "")
         tag["href"] = resolved if is_http(resolved) else own_address(work.page.url)
-        return _Fix(html_of(tag), "replace", False, True)
+        return Fix(html_of(tag), "replace", False, True)
     return None
 
 
-def _open_graph(work: _Work, target: dict) -> _Fix | None:
+def _open_graph(work: Work, target: dict) -> Fix | None:
     missing = target.get("missing") or []
     description = content_of(meta_named(work.soup, "description"))
     values = {"og:title": work.title_text() or work.heading(),
@@ -353,19 +200,19 @@ def _open_graph(work: _Work, target: dict) -> _Fix | None:
         else:
             added.append(html_of(work.add_to_head(work.soup.new_tag("meta", attrs={"property": prop, "content": value}))))
         draft = draft or (prop == "og:description" and work.drafted_description)
-    return _Fix("\n".join(added), "head", draft, len(added) == len(missing)) if added else None
+    return Fix("\n".join(added), "head", draft, len(added) == len(missing)) if added else None
 
 
-def _viewport(work: _Work, target: dict) -> _Fix | None:
+def _viewport(work: Work, target: dict) -> Fix | None:
     tag = meta_named(work.soup, "viewport")
     if tag is None:
         tag = work.add_to_head(work.soup.new_tag("meta", attrs={"name": "viewport", "content": VIEWPORT}))
-        return _Fix(html_of(tag), "head", False, True)
+        return Fix(html_of(tag), "head", False, True)
     tag["content"] = VIEWPORT
-    return _Fix(html_of(tag), "replace", False, True)
+    return Fix(html_of(tag), "replace", False, True)
 
 
-def _mixed_content(work: _Work, target: dict) -> _Fix | None:
+def _mixed_content(work: Work, target: dict) -> Fix | None:
     resources = target.get("resources") or []
     secure: dict[str, str] = {}
     for resource in resources:
@@ -395,7 +242,7 @@ def _mixed_content(work: _Work, target: dict) -> _Fix | None:
             changed.append(tag)
     if not changed:
         return None
-    return _Fix("\n".join(html_of(t) for t in changed), "replace", False, rewritten == len(resources))
+    return Fix("\n".join(html_of(t) for t in changed), "replace", False, rewritten == len(resources))
 
 
 def _rewrite_srcset(srcset: str, base: str, secure: dict[str, str]) -> str:
@@ -410,7 +257,7 @@ def _rewrite_srcset(srcset: str, base: str, secure: dict[str, str]) -> str:
     return ", ".join(candidates)
 
 
-def _image_size(work: _Work, target: dict) -> _Fix | None:
+def _image_size(work: Work, target: dict) -> Fix | None:
     done, images = [], target.get("images") or []
     for image in images:
         tag = work.tag_at(image.get("position"))
@@ -432,7 +279,7 @@ def _image_size(work: _Work, target: dict) -> _Fix | None:
         if height is not None:
             tag["height"] = str(height)
         done.append(html_of(tag))
-    return _Fix("\n".join(done), "replace", False, len(done) == len(images)) if done else None
+    return Fix("\n".join(done), "replace", False, len(done) == len(images)) if done else None
 
 
 def _number(value) -> float | None:
@@ -455,7 +302,7 @@ def declare_utf8(soup: BeautifulSoup) -> None:
 
 
 REPAIRS = {"title": _title, "meta_description": _meta_description, "image_alt": _image_alt,
-           "product_data": _product_data, "canonical": _canonical, "open_graph": _open_graph,
+           "product_data": repair_product_data, "canonical": _canonical, "open_graph": _open_graph,
            "viewport": _viewport, "mixed_content": _mixed_content, "image_size": _image_size}
 REPAIRABLE = tuple(REPAIRS)
 
@@ -464,7 +311,7 @@ def repair(page: Page, findings: list[dict], *, drafts, status_of, image_size) -
     """The page's corrected HTML and its findings with fixed and fix filled in. Findings of
     other pages come back unchanged. Repairs run in CHECKS order, so the link preview's
     tags read the title and description as repaired."""
-    work = _Work(page, drafts=drafts, status_of=status_of, image_size=image_size)
+    work = Work(page, drafts=drafts, status_of=status_of, image_size=image_size)
     for node in work.soup.contents:
         if isinstance(node, Doctype):
             node.SUFFIX = ">"  # Beautiful Soup adds a line break after it; the page has its own

@@ -1,0 +1,94 @@
+"""The repair of structured data (the product_data check): a JSON-LD Product built only from
+what the page states (product_facts(): name, description, image, address and an offer when
+the page states a price and its currency) and a JSON-LD Organization from the shop's name and
+address, added to the page's <head> as JSON safe inside a <script> (safe_json()); with the
+page's first picture and canonical address (first_image(), canonical_address()), which the
+Open Graph repair reads too."""
+from __future__ import annotations
+
+import json
+from urllib.parse import urljoin
+
+from services.fix.page_html import (
+    TITLE_SEPARATORS,
+    canonical_tag,
+    content_of,
+    head_title,
+    is_http,
+    meta_named,
+    og_tag,
+    own_address,
+    words,
+)
+from services.fix.prices import find_price
+from services.fix.repair_work import Fix, Work, html_of
+
+
+def safe_json(value) -> str:
+    """JSON for inside a <script>: no character of it can end the element or start markup."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def product_facts(work: Work) -> dict | None:
+    """The JSON-LD Product the page states: only the fields it states; None without a name."""
+    page = work.original
+    name = work.heading() or content_of(og_tag(page, "og:title"))
+    if not name:
+        title = head_title(page)
+        name = TITLE_SEPARATORS.split(words(title.get_text()))[0] if title is not None else ""
+    if not name:
+        return None
+    product: dict = {"@context": "https://schema.org", "@type": "Product", "name": name}
+    description = content_of(meta_named(page, "description")) or content_of(og_tag(page, "og:description"))
+    if description:
+        product["description"] = description
+    image = first_image(work)
+    if image:
+        product["image"] = image
+    product["url"] = canonical_address(work)
+    price = find_price(page)
+    if price is not None and price.currency:
+        product["offers"] = {"@type": "Offer", "price": price.amount, "priceCurrency": price.currency}
+    return product
+
+
+def first_image(work: Work) -> str:
+    """og:image, else the first picture of the page's main part (else of the page), absolute."""
+    page = work.original
+    stated = content_of(og_tag(page, "og:image"))
+    if stated:
+        return urljoin(work.base, stated)
+    area = page.find("main") or page.find("article") or page
+    for scope in (area, page):
+        for img in scope.find_all("img"):
+            src = (img.get("src") or "").strip()
+            if src and not src.startswith("data:") and is_http(urljoin(work.base, src)):
+                return urljoin(work.base, src)
+    return ""
+
+
+def canonical_address(work: Work) -> str:
+    tag = canonical_tag(work.soup)
+    href = words(tag.get("href")) if tag is not None else ""
+    return href if href and is_http(href) else own_address(work.page.url)
+
+
+def _jsonld(work: Work, value: dict) -> Fix:
+    script = work.soup.new_tag("script", attrs={"type": "application/ld+json"})
+    script.string = safe_json(value)
+    work.add_to_head(script)
+    return Fix(html_of(script), "head", False, True)
+
+
+def repair_product_data(work: Work, target: dict) -> Fix | None:
+    if target.get("missing") == "Product":
+        product = product_facts(work)
+        return _jsonld(work, product) if product else None
+    if target.get("missing") == "Organization":
+        name, url = words(target.get("name")), target.get("url") or ""
+        if not name or not is_http(url):
+            return None
+        return _jsonld(work, {"@context": "https://schema.org", "@type": "Organization", "name": name, "url": url})
+    return None
