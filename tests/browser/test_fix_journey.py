@@ -253,6 +253,15 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     eventually(lambda: [e.detail for e in events(token, "fix_copied")] == [finding_id], "the copy recorded")
     app.shot("fix-copied")
 
+    # Feedback asking for no more mail: the screen says the follow-up is off, and it is.
+    page.get_by_label("Anything we should know?").fill("Very useful, but please don't email me again.")
+    page.locator("main form[data-form=feedback]").get_by_role("button", name="Send").click()
+    answer = page.locator("main [data-feedback-answer]")
+    answer.filter(has_text="follow-up").wait_for()
+    assert "not send you any follow-up" in answer.inner_text()
+    eventually(lambda: len(events(token, "feedback")) == 1, "the feedback recorded")
+    app.shot("fix-feedback")
+
     # A reload shows the same run's report, and does not count it as viewed again.
     page.reload()
     page.wait_for_selector("main[data-screen=fix][data-state=ready] [data-run-stage=done]", state="attached")

@@ -4,7 +4,7 @@
 // it was repaired, each repair's snippet with a Copy button and a download of the corrected
 // page. Every piece of text, the snippets included, goes in through dom.js (textContent).
 // What the visitor does with the report is recorded (POST /api/fix/event), never waited on.
-import { h, button, linkButton, plural, when } from "../dom.js";
+import { h, button, field, fill, linkButton, plural, when } from "../dom.js";
 import { post } from "../api.js";
 import { progress } from "../poll.js";
 import { scoresChart } from "../charts.js";
@@ -202,6 +202,35 @@ function pageSection(ctx, run, page, index) {
     page.findings.length ? h("ul", { class: "fix-findings" }, page.findings.map((f) => findingRow(ctx, run, f))) : null);
 }
 
+/** A box for what the visitor thinks of the report. Asking for no more mail in it ("please
+ * don't email me") stops the follow-up, and the answer says so in the service's own words. */
+function feedbackPanel(ctx, run) {
+  const box = field("Anything we should know?", { name: "feedback", rows: "3", maxlength: "2000" },
+    { multiline: true, hint: run.follow_up
+      ? "We will mail you once more to suggest checking again. Say so here if you would rather we did not."
+      : "Tell us what helped, or what did not." });
+  const said = h("p", { class: "hint", role: "status", dataset: { feedbackAnswer: "" } });
+  const form = h("form", { class: "fix-feedback", dataset: { form: "feedback" } }, box,
+    h("p", { class: "actions" }, button("Send", null, { type: "submit", kind: "secondary" })), said);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = form.elements.feedback.value.trim();
+    if (!text) {
+      fill(said, "Write a few words first.");
+      return;
+    }
+    post("/api/fix/feedback", { token: run.token, event: "feedback", detail: text }).then(({ data }) => {
+      if (!ctx.alive()) return;
+      const taken = data && data.status === "recorded";
+      fill(said, taken ? data.explanation || "Thank you: we read every note."
+        : "We could not take your note just now. Try again in a moment.");
+      if (taken) form.elements.feedback.value = "";
+    });
+  });
+  return h("section", { class: "panel", "aria-labelledby": "fix-feedback-title", dataset: { report: "feedback" } },
+    h("h2", { id: "fix-feedback-title" }, "Tell us what you think"), form);
+}
+
 /** The finished report: the scores, a sentence of what was done, then each page. */
 export function report(ctx, run) {
   const findings = run.findings || [];
@@ -225,5 +254,6 @@ export function report(ctx, run) {
     h("section", { "aria-labelledby": "fix-pages-title", dataset: { report: "pages" } },
       h("h2", { id: "fix-pages-title" }, "What we found, page by page"),
       pages.map((page, index) => pageSection(ctx, run, page, index))),
+    feedbackPanel(ctx, run),
   ];
 }
