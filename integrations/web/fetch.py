@@ -375,8 +375,9 @@ class _Deadline:
             self._sockets = []
 
 
-class _WatchedHTTPConnection(HTTPConnection):
-    """urllib3's connection, with its socket handed to the call's deadline as soon as it exists."""
+class _Watched:
+    """Mixed into urllib3's connections: the socket is handed to the call's deadline as soon as
+    it exists (for TLS, before the handshake, so the deadline covers that too)."""
 
     def __init__(self, *args, deadline: _Deadline, **kwargs):
         super().__init__(*args, **kwargs)
@@ -388,17 +389,12 @@ class _WatchedHTTPConnection(HTTPConnection):
         return sock
 
 
-class _WatchedHTTPSConnection(HTTPSConnection):
-    """The same for TLS: the deadline also covers the handshake."""
+class _WatchedHTTPConnection(_Watched, HTTPConnection):
+    pass
 
-    def __init__(self, *args, deadline: _Deadline, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._deadline = deadline
 
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        self._deadline.watch(sock)
-        return sock
+class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
+    pass
 
 
 class _HTTPPool(urllib3.HTTPConnectionPool):
