@@ -153,7 +153,11 @@ _WORKERS = []
 def worker(broker):
     """A real Dramatiq worker (threads in this process) on the configured broker."""
     import dramatiq
+    import dramatiq.worker
 
+    # Pausing the worker (held_worker) stops its consumer, which Dramatiq then restarts after
+    # its connection-error delay, 3 s: every held test paid it. This process's worker only.
+    dramatiq.worker.CONSUMER_RESTART_DELAY_SECS = 0.05
     running = dramatiq.Worker(broker, worker_threads=8, worker_timeout=50)
     running.start()
     _WORKERS.append(running)
