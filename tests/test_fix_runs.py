@@ -54,6 +54,12 @@ def test_a_run_reads_the_site_audits_and_repairs_it_and_the_score_rises(client, 
     assert run["score_before"] < run["score_after"] <= 100
     broken = [f for f in run["findings"] if f["check"] == "broken_links"]
     assert broken and all(f["fixed"] is False and f["fix"] is None for f in broken)
+    # On the home page every repairable finding is repaired (its image's size read by fetching
+    # it); what stays is what no snippet can mend: the address's scheme, two headings, a dead link.
+    home = [f for f in run["findings"] if f["page"] == site.origin + "/"]
+    assert {f["check"] for f in home if not f["fixed"]} == {"https", "one_h1", "broken_links"}
+    assert {"image_size", "image_alt", "product_data", "meta_description"} <= {f["check"] for f in home if f["fixed"]}
+    assert "/img/blue-ceramic-mug.png" in site.hits
     repaired = [f for f in run["findings"] if f["fixed"]]
     assert repaired and all(f["fix"]["snippet"] for f in repaired)
     assert all(f["check_label"] and "target" not in f for f in run["findings"])
