@@ -17,7 +17,9 @@ DECISIONS: list[str] = [
     f"it has no scheme, and must be an http(s) URL of at most {runs.MAX_URL} characters with a host (400 "
     "`invalid_url`); an address that plainly names an inward host (loopback, private, link-local, metadata, an "
     "odd spelling of one), credentials, or a port other than 80 and 443 is 400 `address_not_public` at once; one "
-    "whose name resolves inward fails in the job with the same reason. A malformed email is 400 `invalid_email`.",
+    "whose name resolves inward fails in the job with the same reason. A malformed email is 400 `invalid_email`. "
+    f"A session with {runs.MAX_UNFINISHED} runs queued or running is 429 `fix_runs_busy` until one finishes "
+    "(each run reads up to 21 pages of a site and probes its links: a visitor cannot make the service hammer one).",
     "The `fix_run` job moves the run through queued, fetching, auditing, repairing, done (or failed with `reason` "
     "and `explanation`: address_not_public, invalid_url, store_unreachable (no answer, an error status, more than 5 "
     "redirects or 10 s), page_too_large (over 2 MiB) or not_a_web_page (not HTML)). It reads the page and up to "
@@ -156,7 +158,8 @@ class FixPageQuery(Schema):
 
 
 @bp.post("/api/fix")
-@bp.declare(changes_state=True, refuses={400: ["invalid_url", "address_not_public", "invalid_email"]})
+@bp.declare(changes_state=True, refuses={400: ["invalid_url", "address_not_public", "invalid_email"],
+                                         429: ["fix_runs_busy"]})
 @bp.arguments(FixBody)
 @bp.response(200, FixQueued)
 def fix_start(body):

@@ -9,6 +9,7 @@ from services.reasons_spec import SPEC_REASONS
 # Codes the service adds to those the interface spec names.
 SERVICE_REASONS: dict[str, Reason] = {
     "address_not_public": Reason(400, "Fix reads only public web pages on the usual web ports: that address points inside a private network, names a port or spelling Fix does not read, or carries a password. Nothing was fetched."),
+    "fix_runs_busy": Reason(429, "You already have 3 store checks waiting or running. Wait for one to finish, then start the next; nothing new was started."),
     "invalid_url": Reason(400, "Type your store's web address, such as https://yourstore.com; nothing was checked."),
     "not_a_web_page": Reason(200, "That address did not answer with a web page, so there was nothing to check. Type the address of your store's home page."),
     "page_too_large": Reason(200, "Your page is larger than the 2 MB Fix reads, so it was not checked. Try the address of a smaller page of your store."),

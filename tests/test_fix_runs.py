@@ -137,6 +137,17 @@ def test_an_address_that_is_not_a_web_page_fails_as_such(client, run_jobs, setti
     assert run["stage"] == "failed" and run["reason"] == "not_a_web_page"
 
 
+def test_a_session_with_three_unfinished_runs_waits_for_one(client, run_jobs, site, held_worker):
+    for _ in range(3):
+        started(client, site.origin + "/")
+    answer = client.post("/api/fix", json={"url": site.origin + "/"})
+    assert answer.status_code == 429 and answer.get_json()["reason"] == "fix_runs_busy"
+    assert FixRun.select().count() == 3
+    held_worker.resume()
+    run_jobs()
+    started(client, site.origin + "/")
+
+
 def test_a_malformed_email_is_refused(client, site):
     answer = client.post("/api/fix", json={"url": site.origin + "/", "email": "not-an-address"})
     assert answer.status_code == 400 and answer.get_json()["reason"] == "invalid_email"

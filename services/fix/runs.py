@@ -36,6 +36,9 @@ KIND = "fix_run"
 MAX_URL = 2000
 MAX_DETAIL = 2000  # an event's free text
 MAX_LISTED = 50  # runs answered by GET /api/fix/mine without a token
+# Runs one session may have queued or running at once: each reads up to 21 pages of someone's
+# site and probes its links, so a visitor cannot make the service hammer a site.
+MAX_UNFINISHED = 3
 # A feedback whose detail asks for no more mail, in the words people use.
 _NO_FOLLOW_UP = re.compile(
     r"unsubscribe|\b(no|don'?t|do not|stop|never)\b[^.!?]{0,30}\b(follow[- ]?ups?|e-?mails?|mail|contact|"
@@ -82,6 +85,11 @@ def start(*, session: Session, url, email=None) -> tuple[FixRun, Job]:
     """Queues a run for the store at `url` and its job (sent by the caller after commit)."""
     address = checked_url(url)
     mail_to = normalize_email(email, reason="invalid_email") if isinstance(email, str) and email.strip() else None
+    # A soft bound, counted before the insert: two requests at the same instant may both pass,
+    # which a limit against hammering can afford (it is not a guarantee anyone relies on).
+    unfinished = FixRun.select().where(FixRun.session == session.id, FixRun.stage.not_in(FixRun.FINISHED)).count()
+    if unfinished >= MAX_UNFINISHED:
+        raise Refused("fix_runs_busy")
     with transaction():
         run = FixRun.create(token=secrets.token_urlsafe(24), url=address, email=mail_to, session=session.id,
                             account=session.account_id, created_at=utcnow())

@@ -8,6 +8,9 @@ const UNREACHABLE = {
   explanation: "The service could not be reached. Check your connection and try again.",
 };
 
+// The meter's refusals; another 429 (too many store checks at once) is the screen's to explain.
+const METER_REASONS = new Set(["usage_limit_reached", "weekly_limit_reached"]);
+
 export async function call(method, path, body) {
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
   if (body !== undefined) {
@@ -26,7 +29,7 @@ export async function call(method, path, body) {
   } catch {
     data = { status: "error", reason: null, explanation: `The service answered ${response.status} without a JSON body.` };
   }
-  if (response.status === 429 && data && data.reason) {
+  if (response.status === 429 && data && METER_REASONS.has(data.reason)) {
     // The credit meter said no: the meter screen shows what stays usable and the ways up.
     window.dispatchEvent(new CustomEvent("app:limit", { detail: data }));
   }

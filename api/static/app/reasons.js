@@ -110,6 +110,7 @@ const KNOWN = {
   invalid_url: ["Check the address", "warn", null],
   address_not_public: ["That address cannot be checked", "warn", null],
   invalid_email: ["Check the email address", "warn", null],
+  fix_runs_busy: ["Your checks are still running", "warn", null],
 };
 
 export function knows(reason) {
