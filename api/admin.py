@@ -1,0 +1,112 @@
+"""GET /admin and GET /marketing: the operators' pages (spec 4.7's internal paths), HTML
+rendered on the server from services/admin.py's figures and services/admin_charts.py's SVG.
+
+Both ask for HTTP Basic with ADMIN_PASSWORD (any user name), compared in constant time as
+GET /metrics does; with no ADMIN_PASSWORD they refuse everyone. They read no session and
+issue no cookie, are never cached, cannot be framed, and run no script at all.
+"""
+from __future__ import annotations
+
+import hmac
+from functools import wraps
+
+from flask import Response, render_template, request
+from marshmallow import Schema, fields, validate
+
+from api.errors import ApiError
+from api.routing import Blueprint
+from config import get_settings
+from services import admin, admin_charts
+
+bp = Blueprint("admin", __name__, description="The operators' pages (HTTP Basic with ADMIN_PASSWORD).")
+
+PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; "
+            "frame-ancestors 'none'")
+
+DECISIONS = [
+    "GET /admin and GET /marketing are the operators' HTML pages. They ask for HTTP Basic with ADMIN_PASSWORD as "
+    "the password (any user name), compared in constant time; without it, or with another, they answer JSON 401 "
+    "`admin_credentials_required` with WWW-Authenticate: Basic; with no ADMIN_PASSWORD set they refuse everyone "
+    "with 403 `admin_not_configured`. Every answer of theirs, refusals included, is `no-store, private`, carries "
+    "X-Frame-Options: DENY and the Content-Security-Policy `" + PAGE_CSP + "` (no script; styles from "
+    "/static/admin/), and they neither read nor issue the session cookie.",
+    f"GET /admin lists accounts, claims and jobs ({admin.PAGE_SIZE} rows of each per page, newest first), worker "
+    "health, job states, the queue's waiting times and meter use per bucket. `q` narrows the lists (an account's "
+    "email; a claim's product id, product name or account email; a job's kind or subject; case-insensitive, "
+    f"taken literally), at most {admin.MAX_SEARCH} characters, else 400 `invalid_search`. `page` is a whole number "
+    f"from 1 to {admin.MAX_PAGE} (default 1), else 400 `invalid_page`; a page past a list's last shows it empty. "
+    "GET /marketing shows the referral funnel, the store funnel over the last "
+    f"{admin.FUNNEL_DAYS} days and Fix runs per day over the last {admin.FIX_DAYS}. Charts are inline SVG drawn on "
+    "the server, each with a <title> stating its figures.",
+]
+
+_HTML = {"type": "string", "description": "An operator page (HTML)"}
+_REFUSES = {401: ["admin_credentials_required"], 403: ["admin_not_configured"]}
+
+
+class AdminQuery(Schema):
+    q = fields.String(load_default="", validate=validate.Length(max=admin.MAX_SEARCH), metadata={
+        "reason": "invalid_search", "description": "Words an account email, product id or name, or job kind holds"})
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=admin.MAX_PAGE), metadata={
+        "reason": "invalid_page", "description": "The page of each list, from 1"})
+
+
+def _admin_only(view):
+    """Refuses the request before anything else is read unless it carries the admin password."""
+
+    @wraps(view)
+    def run(*args, **kwargs):
+        password = get_settings().admin_password
+        if not password:
+            raise ApiError(403, "admin_not_configured")
+        credentials = request.authorization
+        given = credentials.password if credentials is not None and credentials.type == "basic" else None
+        # Compared in constant time, so the answer's timing says nothing about the password.
+        if given is None or not hmac.compare_digest(given.encode(), password.encode()):
+            raise ApiError(401, "admin_credentials_required",
+                           headers={"WWW-Authenticate": 'Basic realm="admin", charset="UTF-8"'})
+        return view(*args, **kwargs)
+
+    return run
+
+
+@bp.after_request
+def _never_kept(response: Response) -> Response:
+    """Every answer of these routes, refusals included: never stored, never framed."""
+    response.headers["Cache-Control"] = "no-store, private"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _page(template: str, **context) -> Response:
+    return Response(render_template(template, **context), mimetype="text/html")
+
+
+@bp.get("/admin")
+@bp.declare(changes_state=False, session=False, refuses={400: ["invalid_page", "invalid_search"], **_REFUSES})
+@_admin_only
+@bp.arguments(AdminQuery, location="query")
+@bp.response(200, _HTML, content_type="text/html")
+def admin_page(query):
+    """The operators' page: accounts, claims, jobs, worker health and meter use, searchable and paged."""
+    q, page = query["q"].strip(), query["page"]
+    by_hour, ages, meter = admin.jobs_by_hour(), admin.queue_ages(), admin.meter_use()
+    return _page("admin/admin.html", q=q, page=page, page_size=admin.PAGE_SIZE,
+                 accounts=admin.accounts(q, page), claims=admin.claims(q, page), jobs=admin.jobs(q, page),
+                 states=admin.job_states(), workers=admin.workers(get_settings().worker_stale_seconds),
+                 meter=meter, charts=[admin_charts.jobs_chart(by_hour), admin_charts.queue_age_chart(ages),
+                                      admin_charts.meter_chart(meter)])
+
+
+@bp.get("/marketing")
+@bp.declare(changes_state=False, session=False, refuses=_REFUSES)
+@_admin_only
+@bp.response(200, _HTML, content_type="text/html")
+def marketing_page():
+    """The operators' marketing figures: referrals, the store funnel and Fix runs."""
+    referrals, funnel, fix = admin.referrals(), admin.store_funnel(), admin.fix_days()
+    return _page("admin/marketing.html", referrals=referrals, funnel=funnel, fix=fix,
+                 charts=[admin_charts.referral_chart(referrals), admin_charts.store_funnel_chart(funnel),
+                         admin_charts.fix_chart(fix)])
