@@ -230,7 +230,8 @@ def test_admin_charts_state_the_figures(client, password):
     jobs = chart_title(html, "chart-jobs")
     assert "Jobs created in the last 24 hours, by state now: queued 2, running 0, done 1, failed 1" in jobs
     ages = chart_title(html, "chart-queue-age")
-    assert "under 1 min 1, 1-5 min 0, 5-15 min 1, 15-60 min 0" in ages and "oldest 6" in ages
+    assert "under 1 min 1, 1-5 min 0, 5-15 min 1, 15-60 min 0, 1-6 h 0, 6-24 h 0, over a day 0" in ages
+    assert re.search(r"oldest 60\d s$", ages)
     meter = chart_title(html, "chart-meter")
     assert "this week per meter bucket, every account: website_edit 0, growth_edit 0, find 25, ad 0" in meter
     assert "this five-hour window: website_edit 0, growth_edit 0, find 10, ad 0" in meter
@@ -270,4 +271,5 @@ def test_marketing_shows_referrals_the_store_funnel_and_fix_runs(client, passwor
     assert "4 runs, 3 done, 1 failed; average score before 36.7, after 63.3" in fix
     [latest, *_rest] = rows(html, "fix")
     assert latest == [today.isoformat(), "3", "2", "1", "50.0", "85.0"]
+    assert f"<title>{today.isoformat()[5:]}: done 2</title>" in html and f"{today.isoformat()[5:]}: failed 1" in html
     assert "(67% of the step before)" in html  # add_to_cart of page_view
