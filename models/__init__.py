@@ -40,6 +40,7 @@ from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
 from models.supplier import SupplierConnection
+from models.walkthrough import JourneyCarrier, Walkthrough
 from models.workspace import ResearchNote, SavedQuery, ShortlistEntry
 
 ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken, SignInConfirmation, Milestone,
@@ -50,4 +51,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
-              Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent]
+              Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent,
+              Walkthrough, JourneyCarrier]

@@ -100,6 +100,10 @@ SESSION_REFERENCES = {
                                    "keeps it",
     "fix_run.session_id": "kept without the reference (ON DELETE SET NULL): a run is reached by its token, which "
                           "its visitor holds; only the session's list of its runs goes with the session",
+    "walkthrough.session_id": "history: an anonymous founder's place in the walkthrough, deleted with it (ON "
+                              "DELETE CASCADE); it keeps no session",
+    "journey_carrier.session_id": "kept without the reference (ON DELETE SET NULL): a carrier is reached by its "
+                                  "id for 15 minutes, whoever issued it",
     "payment.session_id": "kept without the reference (ON DELETE SET NULL): a payment is the money's record and "
                           "outlives whoever started it",
     "customer_order.session_id": "kept without the reference (ON DELETE SET NULL): a store's order belongs to the "

@@ -29,6 +29,7 @@ const ROUTES = {
   "/app/meter": { load: () => import("./screens/meter.js") },
   "/app/account": { load: () => import("./screens/account.js") },
   "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },
+  "/app/continue": { load: () => import("./screens/continue.js") },
   login: { load: () => import("./screens/login.js") },
 };
 // The main navigation, in order: [label, path]. "Your products" is the Find screen's view of

@@ -2,6 +2,8 @@
 import { h, fill, title, linkButton } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { walkthroughPanel } from "../walkthrough.js";
+import { handoffPanel } from "../handoff.js";
 
 export const name = "home";
 export const label = "Home";
@@ -14,8 +16,12 @@ const STEPS = [
 ];
 
 export async function render(ctx) {
-  const result = await get("/api/launch");
+  let stepRoute = null;
+  const [result, walkthrough] = await Promise.all([get("/api/launch"),
+    walkthroughPanel(ctx, { onStep: (step) => { stepRoute = step.route; } })]);
   if (!ctx.alive()) return;
+  // The link to another device carries the walkthrough's step while it shows, else Home.
+  const handoff = handoffPanel(ctx, () => (walkthrough && walkthrough.isConnected && stepRoute) || "#/app/home");
   const said = refusalOf(result);
   if (said) {
     fill(ctx.main, title("Home"), refusal(said, { retry: () => ctx.rerender() }, result.http));
@@ -31,7 +37,8 @@ export async function render(ctx) {
       h("ol", { class: "steps" }, STEPS.map(([step, text]) => h("li", {}, h("strong", {}, step), h("span", {}, text)))),
       h("p", { class: "actions" }, linkButton("Show me products", "#/app/find", "primary"),
         signedIn ? null : linkButton("I have an account: sign in", "#login")),
-      h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."));
+      h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."),
+      walkthrough, handoff);
     return;
   }
   const claimed = facts.product_claimed && facts.product_claimed.true_today;
@@ -63,10 +70,12 @@ export async function render(ctx) {
       h("h2", { id: "facts-title" }, "Launch facts"),
       h("p", {}, `${trueCount} of ${(result.data.facts || []).length} true today.`),
       linkButton("See them all", "#/app/launch")),
+    walkthrough,
     h("section", { class: "panel", "aria-labelledby": "more-title" },
       h("h2", { id: "more-title" }, "Also here"),
       h("ul", { class: "list" },
         h("li", {}, h("a", { href: "#/app/research" }, "Research"), ": the analysis of your product, any product idea, and questions to the catalog."),
         h("li", {}, h("a", { href: "#/app/insights" }, "Insights"), ": the nightly research brief and the public track record."),
-        h("li", {}, h("a", { href: "#/app/learn" }, "Learn"), ": short lessons from finding a product to support."))));
+        h("li", {}, h("a", { href: "#/app/learn" }, "Learn"), ": short lessons from finding a product to support."))),
+    handoff);
 }
