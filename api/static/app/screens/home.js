@@ -2,6 +2,7 @@
 import { h, fill, title, linkButton } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { assistantPanel } from "../assistant.js";
 
 export const name = "home";
 export const label = "Home";
@@ -31,7 +32,8 @@ export async function render(ctx) {
       h("ol", { class: "steps" }, STEPS.map(([step, text]) => h("li", {}, h("strong", {}, step), h("span", {}, text)))),
       h("p", { class: "actions" }, linkButton("Show me products", "#/app/find", "primary"),
         signedIn ? null : linkButton("I have an account: sign in", "#login")),
-      h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."));
+      h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."),
+      assistantPanel());
     return;
   }
   const claimed = facts.product_claimed && facts.product_claimed.true_today;
@@ -59,6 +61,7 @@ export async function render(ctx) {
     title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),
     h("section", { class: "panel", "aria-labelledby": "next-title", dataset: { product: productId } },
       h("h2", { id: "next-title" }, "Your next step"), next),
+    assistantPanel(),
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "Launch facts"),
       h("p", {}, `${trueCount} of ${(result.data.facts || []).length} true today.`),
