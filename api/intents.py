@@ -1,6 +1,6 @@
 """Evidence-backed store intents: propose, apply, order, revert (spec 2.8, 3, 4.4)."""
 from flask import jsonify
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from api.routing import Blueprint
 from api.session import current_session
@@ -63,11 +63,17 @@ DECISIONS: list[str] = [
 
 
 class EngineIntentBody(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown fields are ignored, as on every body (no additionalProperties: false)
+
     surface = fields.String(required=True, validate=validate.Length(min=1, max=40))
     requested = fields.String(required=True, validate=validate.Length(min=1, max=2000))
 
 
 class AssistantBody(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
     message = fields.String(required=True, validate=validate.Length(min=1, max=assistant.MAX_MESSAGE),
                             metadata={"description": "The founder's sentence (the commerce assistant)"})
 
