@@ -21,7 +21,7 @@ DECISIONS: list[str] = [
     "A generated page is owned like every founder row: by the account of a signed-in session, else by the "
     "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
     "`guest_id` with each page it makes and by GET /api/pages). POST /api/auth/request-link takes it as optional "
-    "`guestId` (anything but a minted id is ignored); the sign-in token keeps it, and redeeming the link upgrades "
+    "`guestId` (a string; one that is not a minted id is ignored, and a non-string is 400 `invalid_request` like any mistyped field); the sign-in token keeps it, and redeeming the link upgrades "
     "every page with that guest id that no account owns yet to the link's account, in whichever browser the link "
     "is opened (spec 4.2). The guest id is a bearer secret like the page id: only the guest is told it. A "
     "session's own pages also follow it to its account when it signs in.",
