@@ -14,7 +14,7 @@ BLUEPRINTS = ["health", "reference", "accounts", "usage", "billing", "discovery"
               "brief", "workspace", "learning", "model3d", "webapp",
               "store", "storefront", "intents", "editor", "launch", "product", "funnel", "pay", "pay_sandbox",
               "commerce", "suppliers", "domains", "samples", "settings", "todos", "ads", "ad_money", "organic",
-              "helpdesk", "support", "fix", "walkthrough", "journey", "hosts", "admin"]
+              "helpdesk", "support", "fix", "walkthrough", "journey", "pages", "hosts", "admin"]
 
 
 def create_app(settings: Settings | None = None) -> Flask:

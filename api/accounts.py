@@ -11,7 +11,7 @@ from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session, reissue_cookie, replace_cookie
 from jobs.send import send_all
-from services import referrals, sign_in
+from services import pages, referrals, sign_in
 from services.accounts import (
     ENGINE,
     account_of,
@@ -83,7 +83,7 @@ DECISIONS = [
     "POST /api/auth/request-link: a JSON object with an `email` string answers {ok: true} whatever the address; "
     "`returnTo` is kept only when it is a path on this service (starts with one `/`, no scheme or host), else "
     "dropped. GET /api/auth/callback?token=… redeems like /login and answers 303 to the kept `returnTo` (default "
-    "`/`), or to /#login?e=invalid_link.",
+    "`/`), or to /#login?e=invalid_link. An optional `guestId` (api/pages.py) is passed through to the link.",
     "The coded referral link is {BASE_URL}/r/{code}: it remembers the code on the visitor's session and answers "
     "303 to /. A friend is credited when their account is verified; the referral counts once they reach the "
     "dashboard.",
@@ -150,6 +150,8 @@ class LinkRequestedAnswer(Schema):
 class RequestLinkBody(Schema):
     email = fields.String(required=True, validate=validate.Length(max=1000), metadata={"reason": "invalid_email"})
     returnTo = fields.String(load_default=None, allow_none=True)
+    guestId = fields.String(load_default=None, allow_none=True,
+                            metadata={"description": "A guest's id (POST /api/pages): its pages join the account"})
 
 
 class OkAnswer(Schema):
@@ -332,7 +334,8 @@ def safe_return_to(value: str | None) -> str | None:
 def request_link(body):
     """Product surface: mails a sign-in link if the address has an account; always {ok: true}."""
     send_all([request_product_link(raw_email=body["email"], session_id=current_session().id,
-                                   return_to=safe_return_to(body["returnTo"]))])
+                                   return_to=safe_return_to(body["returnTo"]),
+                                   guest_id=pages.valid_guest_id(body["guestId"]))])
     return {"ok": True}
 
 

@@ -1,9 +1,11 @@
 """Evidence-backed store intents: propose, apply, order, revert (spec 2.8, 3, 4.4)."""
-from marshmallow import Schema, fields, validate
+from flask import jsonify
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
+from services import assistant
 from services.discovery import resolve
 from services.errors import Refused
 from services.store import builds, intents
@@ -26,7 +28,22 @@ DECISIONS: list[str] = [
     "reading, with the change). "
     "200 refusals: `no_product` (nothing held or claimed), `not_an_intent` (px, pt, em, rem or % values, hex "
     "colours), `no_row_justifies_this`, `unknown_section`, `unknown_surface` (also for `ads`, not built yet). "
-    "A body with `message` and no `surface` (the commerce assistant) is not served yet.",
+    "A body with `message` and neither `surface` nor `requested` is the commerce assistant's (below); any other "
+    "body is the engine's, and a missing `surface` or `requested` is 400 `invalid_request` naming it, as before.",
+    "POST /api/intent {message} (the product surface's commerce assistant, spec 4.7: it shares the engine intent "
+    "route's path; the document's request body is anyOf the two bodies) routes the founder's sentence through "
+    "the AI seam (the `assistant_route` kind; the offline backend by default reads it with keyword rules over "
+    "the app's screens; the AI only chooses, the service says what is answered) to one of: 200 {status: ok, "
+    "kind: navigate, route} with a route of the app (" + ", ".join("#" + r for r in assistant.ROUTES) + "); "
+    "{status: ok, kind: answer, answer, cites: [{kind, ...}]} answering about the founder's orders, revenue, "
+    "price or product from the service's own rows, each cite naming what it read (kind orders {count, paid}, "
+    "revenue {product_id, currency, confirmed_minor, orders}, offer or catalog {product_id, price, currency}, "
+    "product {product_id, name}, screens {routes} for a sentence it cannot place) and the screen that shows it "
+    "(`route`); or {status: ok, kind: page, page_id, url, title, answer, guest_id?}, a page written as POST "
+    "/api/pages writes it (\"make a returns policy page\"). A missing, null or blank message: 400 `no_message`; "
+    f"over {assistant.MAX_MESSAGE} characters: 400 `message_too_long`; a page asked for with nothing held or "
+    "claimed: 200 `no_product`; the AI backend unreachable or failing: 200 `cli_unavailable` / `cli_failed`. "
+    "Nothing is metered: reading a sentence and answering from the founder's own rows is not a metered action.",
     "POST /api/intent/apply {intent_change, confirm?} needs the proposal's intent_change echoed unmodified: it is "
     "signed (HMAC-SHA256 with SECRET_KEY) and carries a fingerprint of the product's evidence. Missing, edited or "
     "another founder's: 409 `no_proposal_echoed`; evidence changed since: 409 `stale_proposal`; already the lead: "
@@ -45,9 +62,41 @@ DECISIONS: list[str] = [
 ]
 
 
-class IntentBody(Schema):
+class EngineIntentBody(Schema):
+    class Meta:
+        unknown = EXCLUDE  # unknown fields are ignored, as on every body (no additionalProperties: false)
+
     surface = fields.String(required=True, validate=validate.Length(min=1, max=40))
     requested = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+
+
+class AssistantBody(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    message = fields.String(required=True, validate=validate.Length(min=1, max=assistant.MAX_MESSAGE),
+                            metadata={"description": "The founder's sentence (the commerce assistant)"})
+
+
+class IntentBody(Schema):
+    """What the route reads: the engine's body, or the assistant's (`message` alone); the
+    document shows the two bodies (anyOf) instead of this union."""
+
+    surface = fields.String(validate=validate.Length(min=1, max=40))
+    requested = fields.String(validate=validate.Length(min=1, max=2000))
+    message = fields.String(allow_none=True)
+
+    @validates_schema
+    def engine_or_assistant(self, data, **kwargs):
+        if assistant_body(data):
+            return
+        missing = {name: ["Missing data for required field."] for name in ("surface", "requested") if name not in data}
+        if missing:
+            raise ValidationError(missing)
+
+
+def assistant_body(data: dict) -> bool:
+    return "message" in data and "surface" not in data and "requested" not in data
 
 
 class SourceRow(Schema):
@@ -73,6 +122,23 @@ class IntentAnswer(Schema):
     because = fields.String(required=True)
     source_row = fields.Nested(SourceRow, required=True)
     proposal = fields.Nested(Proposal, required=True)
+
+
+class Cite(Schema):
+    kind = fields.String(required=True)
+    route = fields.String()
+
+
+class AssistantAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    kind = fields.String(required=True, metadata={"enum": ["navigate", "answer", "page"]})
+    route = fields.String(metadata={"description": "navigate: the app's route"})
+    answer = fields.String(metadata={"description": "answer: what the service's own data says"})
+    cites = fields.List(fields.Dict(), metadata={"description": "answer: the rows the answer read, each {kind, ...}"})
+    page_id = fields.String(metadata={"description": "page: the generated page"})
+    url = fields.String()
+    title = fields.String()
+    guest_id = fields.String()
 
 
 class ApplyBody(Schema):
@@ -118,11 +184,18 @@ class RevertAnswer(Schema):
 @bp.post("/api/intent")
 # It applies nothing, but a body-taking request is guarded against other sites like any other.
 @bp.declare(changes_state=True, refuses={200: ["no_product", "not_an_intent", "no_row_justifies_this",
-                                                "unknown_section", "unknown_surface"]})
+                                                "unknown_section", "unknown_surface", "unknown_page",
+                                                "cli_unavailable", "cli_failed"],
+                                          400: ["no_message", "message_too_long"]})
 @bp.arguments(IntentBody)
 @bp.response(200, IntentAnswer)
+@bp.doc(requestBody={"content": {"application/json": {"schema": {"anyOf": [EngineIntentBody, AssistantBody]}}}},
+        responses={200: {"content": {"application/json": {"schema": {"anyOf": [IntentAnswer, AssistantAnswer]}}}}})
 def propose(body):
-    """Turns a request in the founder's words into a proposal backed by a dated evidence row; applies nothing."""
+    """Turns a request in the founder's words into a proposal backed by a dated evidence row (applies nothing),
+    or, with `message` alone, answers it as the commerce assistant."""
+    if assistant_body(body):
+        return jsonify(AssistantAnswer().dump(assistant.route(session=current_session(), message=body["message"])))
     resolved = resolve(current_session())
     if resolved is None:
         raise Refused("no_product", "You have no product yet, so there is no store to change. Hold or claim one first.")

@@ -9,4 +9,5 @@ def sign_in_mail(ctx):
     """Mails a sign-in link if an account has the address (nothing for an unknown one)."""
     payload = ctx.payload
     return mail_sign_in_link(email=payload["email"], session_id=payload.get("session_id"), surface=payload["surface"],
-                             return_to=payload.get("return_to"), fenced=ctx.fenced)
+                             return_to=payload.get("return_to"), guest_id=payload.get("guest_id"),
+                             fenced=ctx.fenced)

@@ -25,6 +25,7 @@ from models.launch import ProductLaunch
 from models.model3d import Model3D
 from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
 from models.own_product import FounderImage, FounderProduct
+from models.page import Page
 from models.payment import (
                             CustomerOrder,
                             Payment,
@@ -52,4 +53,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
               Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent,
-              Walkthrough, JourneyCarrier]
+              Walkthrough, JourneyCarrier, Page]

@@ -37,6 +37,7 @@ class SignInToken(BaseModel):
     mailed_at = pw.DateTimeField(null=True)
     spent_at = pw.DateTimeField(null=True)
     spent_by = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+")
+    guest_id = pw.CharField(max_length=32, null=True)  # a guest's generated pages, upgraded on redemption (m0035)
 
     class Meta:
         indexes = ((("account", "created_at"), False),)

@@ -75,7 +75,8 @@ class SaveOutcome:
     mail_job: Job | None = None
 
 
-def sign_in_mail_job(*, email: str, session_id: int, surface: str, return_to: str | None = None) -> Job | None:
+def sign_in_mail_job(*, email: str, session_id: int, surface: str, return_to: str | None = None,
+                     guest_id: str | None = None) -> Job | None:
     """Creates (in the caller's transaction) the job that mails a sign-in link, for known
     and unknown addresses alike; the job finds no account for an unknown one and sends
     nothing. Returns the job to send after commit, or None when one is already pending."""
@@ -83,25 +84,29 @@ def sign_in_mail_job(*, email: str, session_id: int, surface: str, return_to: st
     # guest asking from another browser still gets its own link (the hourly bound is the job's).
     job, created = create_job(kind=SIGN_IN_MAIL, subject=f"mail:{email}:{session_id}:{surface}",
                               payload={"email": email, "session_id": session_id, "surface": surface,
-                                       "return_to": return_to}, max_attempts=4)
+                                       "return_to": return_to, "guest_id": guest_id}, max_attempts=4)
     return job if created else None
 
 
-def request_sign_in_mail(*, email: str, session_id: int, surface: str, return_to: str | None = None) -> Job | None:
+def request_sign_in_mail(*, email: str, session_id: int, surface: str, return_to: str | None = None,
+                         guest_id: str | None = None) -> Job | None:
     """Queues the sign-in mail for a well-formed address (the job decides whether anything
     is sent); returns the job to send after commit."""
     with transaction():
-        return sign_in_mail_job(email=email, session_id=session_id, surface=surface, return_to=return_to)
+        return sign_in_mail_job(email=email, session_id=session_id, surface=surface, return_to=return_to,
+                                guest_id=guest_id)
 
 
-def request_product_link(*, raw_email: str, session_id: int, return_to: str | None) -> Job | None:
+def request_product_link(*, raw_email: str, session_id: int, return_to: str | None,
+                         guest_id: str | None = None) -> Job | None:
     """The product surface's link request: whatever was typed, the answer is the same, so a
     string that cannot be an address is dropped here without a word."""
     try:
         email = normalize_email(raw_email, reason="invalid_email")
     except Refused:
         return None
-    return request_sign_in_mail(email=email, session_id=session_id, surface=PRODUCT, return_to=return_to)
+    return request_sign_in_mail(email=email, session_id=session_id, surface=PRODUCT, return_to=return_to,
+                                guest_id=guest_id)
 
 
 def mailer_accepting() -> bool:

@@ -116,6 +116,8 @@ SESSION_REFERENCES = {
                                      "adopts this session's rows); otherwise the token stays as the account's "
                                      "history (the hourly mail bound counts it) and loses the reference "
                                      "(ON DELETE SET NULL)",
+    "page.session_id": "kept without the reference (ON DELETE SET NULL): a generated page is reached by its id, "
+                       "and a guest's pages by their guest id, which the guest holds and request-link passes on",
     "sign_in_token.spent_by_id": "keeps the session: it signed in, so it was bound once",
     "sign_in_confirmation.session_id": "history: a sign-in link held for this browser's confirmation (minutes "
                                        "long), deleted with it (ON DELETE CASCADE); a session that has one "

@@ -30,7 +30,7 @@ from models.discovery import Claim, Hold
 from models.domain import DomainOrder
 from models.payment import SampleOrder
 from models.session import Session
-from services import milestones, referrals
+from services import milestones, pages, referrals
 from services.ownership import Owner, adopt
 from services.sessions import rotate
 from services.tokens import hash_token
@@ -40,12 +40,13 @@ MAILS_PER_HOUR = 5  # per address, however often a link is asked for
 CONFIRM_MINUTES = 10  # how long a held link waits for the founder's confirmation (never past the token's life)
 
 
-def mint(*, account_id: int, requested_by: int | None, surface: str, return_to: str | None) -> str:
+def mint(*, account_id: int, requested_by: int | None, surface: str, return_to: str | None,
+         guest_id: str | None = None) -> str:
     """Mints a token; returns it (the only time it exists outside the mail)."""
     raw = secrets.token_urlsafe(32)
     now = utcnow()
     SignInToken.create(token_hash=hash_token(raw), account=account_id, requested_by=requested_by, surface=surface,
-                       return_to=return_to, created_at=now, expires_at=now + timedelta(minutes=TOKEN_MINUTES))
+                       return_to=return_to, guest_id=guest_id, created_at=now, expires_at=now + timedelta(minutes=TOKEN_MINUTES))
     return raw
 
 
@@ -219,6 +220,9 @@ def _redeem(token_id: int, *, session_id: int, now: datetime) -> Redeemed | None
     if token.requested_by_id and token.requested_by_id != session_id and token.surface == SignInToken.PRODUCT:
         # A guest who asked for the link on the product surface: what it made is upgraded too.
         adopt(token.requested_by_id, token.account_id)
+    if token.guest_id:
+        # The guest id request-link passed through (spec 4.2): the guest's pages are upgraded too.
+        pages.upgrade_guest(token.guest_id, token.account_id)
     cookie_value = rotate(Session.get_by_id(session_id))
     account = Account.get_by_id(token.account_id)
     return Redeemed(account=account, cookie_value=cookie_value, return_to=token.return_to, first_time=first_time,

@@ -16,7 +16,8 @@ from services.sign_in import MAILS_PER_HOUR, TOKEN_MINUTES, mails_in_last_hour, 
 LINK_PATHS = {SignInToken.ENGINE: "/login", SignInToken.PRODUCT: "/api/auth/callback"}
 
 
-def mail_sign_in_link(*, email: str, session_id: int | None, surface: str, return_to: str | None, fenced) -> dict:
+def mail_sign_in_link(*, email: str, session_id: int | None, surface: str, return_to: str | None, fenced,
+                      guest_id: str | None = None) -> dict:
     """Mails a sign-in link if an account has the address; returns what happened, never
     the token (job rows are readable by the API). `fenced()` opens the transaction the
     token is minted in: the job passes its own, so a run overtaken by a newer attempt mints
@@ -33,7 +34,8 @@ def mail_sign_in_link(*, email: str, session_id: int | None, surface: str, retur
         if mails_in_last_hour(account.id) >= MAILS_PER_HOUR:
             return {"sent": False, "why": "hourly_limit"}
         with fenced():
-            token = mint(account_id=account.id, requested_by=session_id, surface=surface, return_to=return_to)
+            token = mint(account_id=account.id, requested_by=session_id, surface=surface, return_to=return_to,
+                         guest_id=guest_id)
         if not _mail(settings, account, token, surface):
             return {"sent": False, "why": "rejected"}
     return {"sent": True}

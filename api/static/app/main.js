@@ -26,6 +26,7 @@ const ROUTES = {
   "/app/tasks": { load: () => import("./screens/tasks.js") },
   "/app/settings": { load: () => import("./screens/settings.js") },
   "/app/fix": { load: () => import("./screens/fix.js") },
+  "/app/pages": { load: () => import("./screens/pages.js") },
   "/app/meter": { load: () => import("./screens/meter.js") },
   "/app/account": { load: () => import("./screens/account.js") },
   "/app/confirm-sign-in": { load: () => import("./screens/confirm-sign-in.js") },

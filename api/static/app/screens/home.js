@@ -4,6 +4,7 @@ import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { walkthroughPanel } from "../walkthrough.js";
 import { handoffPanel } from "../handoff.js";
+import { assistantPanel } from "../assistant.js";
 
 export const name = "home";
 export const label = "Home";
@@ -38,7 +39,7 @@ export async function render(ctx) {
       h("p", { class: "actions" }, linkButton("Show me products", "#/app/find", "primary"),
         signedIn ? null : linkButton("I have an account: sign in", "#login")),
       h("p", { class: "muted" }, "No account needed to start. Save your progress any time from Account."),
-      walkthrough, handoff);
+      assistantPanel(), walkthrough, handoff);
     return;
   }
   const claimed = facts.product_claimed && facts.product_claimed.true_today;
@@ -66,6 +67,7 @@ export async function render(ctx) {
     title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),
     h("section", { class: "panel", "aria-labelledby": "next-title", dataset: { product: productId } },
       h("h2", { id: "next-title" }, "Your next step"), next),
+    assistantPanel(),
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "Launch facts"),
       h("p", {}, `${trueCount} of ${(result.data.facts || []).length} true today.`),

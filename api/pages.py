@@ -1,0 +1,94 @@
+"""Generated pages (spec 4.7 POST /api/pages; decisions.md "Pages"): services/pages.py.
+Served under /store/p/<id> with the storefront's escaping and content security policy."""
+from flask import make_response
+from marshmallow import Schema, fields
+
+from api.routing import Blueprint
+from api.session import current_session
+from services import pages
+from services.store import render
+
+bp = Blueprint("pages", __name__, description="Pages written for the founder's store.")
+
+DECISIONS: list[str] = [
+    "POST /api/pages {intent} (session) writes a page for the founder's product through the AI seam (the "
+    "`page_copy` kind; the offline writer uses the store's own facts only and promises nothing they do not say): "
+    "the intent's words pick a landing page (landing, sales page, product page, home page), a returns, shipping "
+    "or privacy policy, or an FAQ. 200 {status: ok, page_id, url: /store/p/<page_id>, kind, title, guest_id?}. "
+    f"Blank or missing intent: 400 `no_page_intent`; over {pages.MAX_INTENT} characters: 400 `message_too_long`; "
+    "words naming none of those pages: 200 `unknown_page`; nothing held or claimed: 200 `no_product`; the AI "
+    "backend unreachable or failing: 200 `cli_unavailable` / `cli_failed` (nothing kept).",
+    "A generated page is owned like every founder row: by the account of a signed-in session, else by the "
+    "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
+    "`guest_id` with each page it makes and by GET /api/pages). POST /api/auth/request-link takes it as optional "
+    "`guestId` (a string; one that is not a minted id is ignored, and a non-string is 400 `invalid_request` like any mistyped field); the sign-in token keeps it, and redeeming the link upgrades "
+    "every page with that guest id that no account owns yet to the link's account, in whichever browser the link "
+    "is opened (spec 4.2). The guest id is a bearer secret like the page id: only the guest is told it. A "
+    "session's own pages also follow it to its account when it signs in.",
+    "GET /api/pages (session) lists the owner's pages, newest first (at most "
+    f"{pages.MAX_LISTED}): 200 {{status: ok, pages: [{{page_id, url, kind, title, intent, created_at}}], "
+    "guest_id}}; another founder's pages are never listed.",
+    "GET /store/p/<page_id> is public to whoever has the URL (the id is secrets.token_hex(16), 128 random bits, "
+    "so it cannot be guessed; a founder shares the link), like a published store page: no cookie read or issued, "
+    "everything autoescaped, the store pages' preview Content-Security-Policy (no script at all), X-Frame-Options "
+    "DENY. An unknown id: 404 `not_found` (JSON, as every unknown path).",
+]
+
+
+class PageBody(Schema):
+    intent = fields.String(load_default=None, allow_none=True, metadata={"reason": "no_page_intent"})
+
+
+class PageAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    page_id = fields.String(required=True)
+    url = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"enum": list(pages.Page.KINDS)})
+    title = fields.String(required=True)
+    guest_id = fields.String(metadata={"description": "The guest's id, when no account owns the page"})
+
+
+class PageRow(Schema):
+    page_id = fields.String(required=True)
+    url = fields.String(required=True)
+    kind = fields.String(required=True)
+    title = fields.String(required=True)
+    intent = fields.String(required=True)
+    created_at = fields.String(required=True)
+
+
+class PagesAnswer(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    pages = fields.List(fields.Nested(PageRow), required=True)
+    guest_id = fields.String(required=True, allow_none=True)
+
+
+@bp.post("/api/pages")
+@bp.declare(changes_state=True, refuses={400: ["no_page_intent", "message_too_long"],
+                                         200: ["unknown_page", "no_product", "cli_unavailable", "cli_failed"]})
+@bp.arguments(PageBody)
+@bp.response(200, PageAnswer)
+def create_page(body):
+    """Writes a page for the founder's store from what they ask for (landing, returns, shipping, privacy, FAQ)."""
+    return pages.generate(session=current_session(), intent=body["intent"])
+
+
+@bp.get("/api/pages")
+@bp.declare(changes_state=False)
+@bp.response(200, PagesAnswer)
+def list_pages():
+    """The founder's generated pages, newest first."""
+    return pages.mine(session=current_session())
+
+
+@bp.get("/store/p/<page_id>")
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
+@bp.response(200, {"type": "string", "description": "A generated page"}, content_type="text/html")
+def show_page(page_id):
+    """A generated page, public to whoever has its address."""
+    response = make_response(pages.render(page_id))
+    response.headers["Content-Type"] = "text/html; charset=utf-8"
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Cache-Control"] = "public, max-age=60"
+    return response

@@ -1,0 +1,191 @@
+"""The commerce assistant (spec 4.7 POST /api/intent with `message`; decisions.md "Commerce
+assistant"): a founder's sentence is routed through the AI seam (the `assistant_route` kind;
+the offline backend reads it with keyword rules over the app's screens) to one of three
+answers: `navigate` to a screen of the app, `answer` a question from the service's own data
+(the figures computed here, never by the AI, and cited), or `page`, a generated page
+(services/pages.py). The AI only chooses; what is said and linked is the service's."""
+from __future__ import annotations
+
+import re
+
+from integrations import ai
+from integrations.ai.schemas import record
+from integrations.ai.task import Facts, Task
+from models.discovery import Claim
+from models.payment import CustomerOrder, RevenueTotal
+from models.session import Session
+from services import pages
+from services.discovery import resolve
+from services.errors import Refused
+from services.money import display, display_major
+from services.ownership import owner_of
+from services.store import facts as store_facts
+from services.store.own import name_of
+
+KIND = "assistant_route"
+MAX_MESSAGE = 2000
+NAVIGATE, ANSWER, PAGE = "navigate", "answer", "page"
+QUESTIONS = ("orders", "revenue", "price", "product", "help")
+
+# The app's screens (api/static/app/main.js ROUTES) and the words that name each, checked in order.
+SCREENS = (
+    ("/app/orders", r"orders?|purchases|customers?"),
+    ("/app/desk", r"desk|support|tickets?|inbox|emails?"),
+    ("/app/tasks", r"tasks?|to-?dos?|checklist"),
+    ("/app/settings", r"settings|preferences|business name"),
+    ("/app/suppliers", r"suppliers?|samples?|sourcing"),
+    ("/app/domains", r"domains?"),
+    ("/app/growth", r"growth|ads?|adverts?|campaigns?|marketing"),
+    ("/app/research", r"research"),
+    ("/app/insights", r"insights?|analytics|metrics|stats"),
+    ("/app/workspace", r"workspace|notes|shortlist"),
+    ("/app/learn", r"learn|lessons?|guides?"),
+    ("/app/fix", r"fix|repair|audit"),
+    ("/app/meter", r"meter|credits?|usage|limits?"),
+    ("/app/account", r"account|sign ?in|log ?in"),
+    ("/app/launch", r"launch"),
+    ("/app/edit", r"edit(or)?"),
+    ("/app/offer", r"offer|pricing"),
+    ("/app/dashboard", r"dashboard|verdict"),
+    ("/app/store", r"store|shop|storefront|website|site"),
+    ("/app/find", r"find|feed|discover|browse|new products?"),
+    ("/app/product", r"product"),
+    ("/app/home", r"home|start"),
+)
+ROUTES = tuple(route for route, _words in SCREENS)
+_SCREEN_WORDS = [(route, re.compile(rf"\b(?:{words})\b", re.I)) for route, words in SCREENS]
+_MAKE_PAGE = re.compile(r"\b(make|create|write|generate|draft|build|add|need)\b.*\b(page|policy|faq|faqs)\b", re.I)
+_QUESTION = re.compile(r"^\s*(how|what|what's|whats|when|which|who|do|does|did|is|are|have|tell me)\b|\?\s*$", re.I)
+_ASKS = (
+    ("orders", re.compile(r"\borders?\b|\bsold\b|\bsales\b", re.I)),
+    ("revenue", re.compile(r"\brevenue\b|\bearn(ed|ings)?\b|\bmade\b|\bincome\b|\bmoney\b", re.I)),
+    ("price", re.compile(r"\bprice\b|\bcharge\b|\bcost\b|\bsell (it|for)\b|\bmargin\b|\bprofit\b", re.I)),
+    ("product", re.compile(r"\bproduct\b|\bselling\b", re.I)),
+)
+
+ROUTE_SCHEMA = record({
+    "kind": {"type": "string", "enum": [NAVIGATE, ANSWER, PAGE]},
+    "route": {"type": "string", "enum": [*ROUTES, ""], "description": "navigate: the app's screen"},
+    "question": {"type": "string", "enum": [*QUESTIONS, ""], "description": "answer: what is asked about"},
+})
+ASKS_ROUTE = ("Say what the founder's message asks for: a screen of the app to go to (kind navigate, with its "
+              "route), a question about their orders, revenue, price or product (kind answer, with the question), "
+              "or a page to write for their store (kind page).")
+
+
+def read_message(message: str) -> dict:
+    """The offline reading of a message: keyword rules over the app's screens."""
+    if _MAKE_PAGE.search(message) and pages.page_kind(message):
+        return {"kind": PAGE, "route": "", "question": ""}
+    if _QUESTION.search(message):
+        for question, words in _ASKS:
+            if words.search(message):
+                return {"kind": ANSWER, "route": "", "question": question}
+    for route, words in _SCREEN_WORDS:
+        if words.search(message):
+            return {"kind": NAVIGATE, "route": route, "question": ""}
+    for question, words in _ASKS:
+        if words.search(message):
+            return {"kind": ANSWER, "route": "", "question": question}
+    return {"kind": ANSWER, "route": "", "question": "help"}
+
+
+ai.register(ai.Kind(KIND, ROUTE_SCHEMA, ASKS_ROUTE, offline=lambda task: read_message(task.instructions),
+                    finish=ai.as_written))
+
+
+def checked_message(message) -> str:
+    text = " ".join(str(message or "").split())
+    if not text:
+        raise Refused("no_message", "Your message was empty. Say what you want to see, know or make.")
+    if len(text) > MAX_MESSAGE:
+        raise Refused("message_too_long", f"Say it in at most {MAX_MESSAGE} characters.")
+    return text
+
+
+def route(*, session: Session, message) -> dict:
+    """Routes the founder's sentence to a screen, an answer from their own data, or a generated page."""
+    text = checked_message(message)
+    try:
+        chosen = ai.complete(Task(kind=KIND, facts=Facts(product={}, evidence=[], offer=None), instructions=text)).copy
+    except ai.AIError as exc:
+        raise Refused("cli_unavailable" if exc.transient else "cli_failed") from None
+    if chosen["kind"] == NAVIGATE and chosen["route"] in ROUTES:
+        return {"status": "ok", "kind": NAVIGATE, "route": "#" + chosen["route"]}
+    if chosen["kind"] == PAGE:
+        made = pages.generate(session=session, intent=text)
+        return {"status": "ok", "kind": PAGE, "page_id": made["page_id"], "url": made["url"], "title": made["title"],
+                **({"guest_id": made["guest_id"]} if "guest_id" in made else {}),
+                "answer": f"I wrote your page \u201c{made['title']}\u201d."}
+    said, cites = ANSWERS.get(chosen["question"], _help)(session)
+    return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites}
+
+
+def _owned_products(session: Session):
+    return Claim.select(Claim.product).where(owner_of(session).owns(Claim))
+
+
+def _orders(session: Session) -> tuple[str, list[dict]]:
+    query = CustomerOrder.select().where(CustomerOrder.product.in_(_owned_products(session)))
+    total = query.count()
+    paid = query.where(CustomerOrder.state == CustomerOrder.PAID).count()
+    said = (f"You have {total} order{'s' if total != 1 else ''}, {paid} of them paid." if total
+            else "You have no orders yet: no customer has ordered from your store.")
+    return said, [{"kind": "orders", "count": total, "paid": paid, "route": "#/app/orders"}]
+
+
+def _revenue(session: Session) -> tuple[str, list[dict]]:
+    rows = list(RevenueTotal.select().where(RevenueTotal.product.in_(_owned_products(session))))
+    if not rows:
+        return "No revenue is confirmed yet: no order has been paid.", [{"kind": "revenue", "stores": 0,
+                                                                          "route": "#/app/orders"}]
+    parts = [f"{display(row.confirmed_minor, row.currency)} from {row.orders} paid order{'s' if row.orders != 1 else ''}"
+             f" of {name_of(row.product_id) or row.product_id}" for row in rows]
+    cites = [{"kind": "revenue", "product_id": row.product_id, "currency": row.currency,
+              "confirmed_minor": row.confirmed_minor, "orders": row.orders, "route": "#/app/orders"} for row in rows]
+    return "Confirmed revenue: " + "; ".join(parts) + ".", cites
+
+
+def _facts(session: Session):
+    resolved = resolve(session)
+    return (resolved, store_facts.load(resolved.product_id)) if resolved is not None else (None, None)
+
+
+def _no_product() -> tuple[str, list[dict]]:
+    return "You have no product yet. Find one and hold or claim it first.", [{"kind": "product", "product_id": None,
+                                                                             "route": "#/app/find"}]
+
+
+def _price(session: Session) -> tuple[str, list[dict]]:
+    resolved, found = _facts(session)
+    if found is None:
+        return _no_product()
+    name = found.product.get("name") or resolved.product_id
+    currency = str((found.offer or {}).get("currency") or found.product.get("currency") or "")
+    source = "offer" if found.offer else "catalog"
+    said = f"Your price for {name} is {display_major(found.price, currency)}" + (
+        " (your offer)." if found.offer else " (the catalog's market price; there is no offer yet).")
+    cites = [{"kind": source, "product_id": resolved.product_id, "price": found.price, "currency": currency,
+              "route": "#/app/offer"}]
+    if found.offer and found.offer.get("margin_pct") is not None:
+        cites[0]["margin_pct"] = found.offer["margin_pct"]
+    return said, cites
+
+
+def _product(session: Session) -> tuple[str, list[dict]]:
+    resolved, found = _facts(session)
+    if found is None:
+        return _no_product()
+    name = found.product.get("name") or resolved.product_id
+    held = "claimed" if resolved.claimed_product_id else "held"
+    return f"Your product is {name} ({held}).", [{"kind": "product", "product_id": resolved.product_id,
+                                                   "name": name, "route": "#/app/product"}]
+
+
+def _help(session: Session) -> tuple[str, list[dict]]:
+    return ("I can take you to a screen (\u201cshow my orders\u201d), answer about your orders, revenue, price or "
+            "product (\u201chow many orders do I have\u201d), or write a page (\u201cmake a returns policy page\u201d)."
+            ), [{"kind": "screens", "routes": ["#" + r for r in ROUTES]}]
+
+
+ANSWERS = {"orders": _orders, "revenue": _revenue, "price": _price, "product": _product, "help": _help}

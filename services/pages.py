@@ -1,0 +1,160 @@
+"""Generated pages (issue 27; decisions.md "Pages"): POST /api/pages {intent} writes a landing
+page, a policy page (returns, shipping, privacy) or an FAQ for the founder's product through
+the AI seam (the `page_copy` kind, services/page_copy.py), from the store's own facts, and
+keeps it as a row of its owner's, served at /store/p/<id>.
+
+Owner: a bound session's account, else the session, which is a guest: its pages also carry
+a guest id (32 hex characters, one per guest, minted with its first page and answered with
+every page it makes). POST /api/auth/request-link takes it as `guestId`; the sign-in token
+carries it, and redeeming that link upgrades the guest's pages (still unowned by any
+account) to the account, in whichever browser the link is opened. A session's own pages
+also follow it to its account on sign-in (the adopter below).
+
+The page's id is secrets.token_hex(16), 128 random bits: /store/p/<id> is public to whoever
+holds the URL (a founder shares it), and only its owner lists its pages.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from integrations import ai
+from integrations.ai.task import Facts, Task
+from models.clock import iso
+from models.db import transaction
+from models.page import Page
+from models.session import Session
+from services import business, page_copy
+from services.discovery import resolve
+from services.errors import Refused
+from services.ownership import adopter, owner_of
+from services.store import facts as store_facts
+
+ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page))
+
+MAX_INTENT = 500
+MAX_LISTED = 100
+URL_PREFIX = "/store/p/"
+_GUEST_ID = re.compile(r"[0-9a-f]{32}")
+# The words that name each kind of page, checked in this order (an FAQ about returns is an FAQ).
+_KIND_WORDS = (
+    (Page.FAQ, re.compile(r"\bfaqs?\b|\bquestions?\b|\bq ?& ?a\b", re.I)),
+    (Page.RETURNS, re.compile(r"\breturns?\b|\brefunds?\b|\bexchanges?\b", re.I)),
+    (Page.SHIPPING, re.compile(r"\bship(ping|ped|s)?\b|\bdelivery\b|\bdeliver(ies|ed)?\b|\bpostage\b", re.I)),
+    (Page.PRIVACY, re.compile(r"\bprivacy\b|\bpersonal data\b|\bgdpr\b|\bcookies?\b", re.I)),
+    (Page.LANDING, re.compile(r"\blanding\b|\bsales page\b|\bproduct page\b|\bhome ?page\b|\bpage for (my|the)\b",
+                              re.I)),
+)
+
+_env = Environment(loader=FileSystemLoader(Path(__file__).resolve().parents[1] / "templates" / "storefront"),
+                   autoescape=select_autoescape(default=True, default_for_string=True), undefined=StrictUndefined,
+                   trim_blocks=True, lstrip_blocks=True)
+
+
+def page_kind(intent: str) -> str | None:
+    """The kind of page the words ask for, or None."""
+    for kind, words in _KIND_WORDS:
+        if words.search(intent):
+            return kind
+    return None
+
+
+def checked_intent(intent) -> str:
+    """The intent, trimmed; 400 no_page_intent when blank, message_too_long past MAX_INTENT."""
+    text = " ".join(str(intent or "").split())
+    if not text:
+        raise Refused("no_page_intent")
+    if len(text) > MAX_INTENT:
+        raise Refused("message_too_long", f"Describe the page in at most {MAX_INTENT} characters.")
+    return text
+
+
+def generate(*, session: Session, intent: str) -> dict:
+    """Writes the page the intent asks for from the founder's product's facts and keeps it as theirs."""
+    intent = checked_intent(intent)
+    kind = page_kind(intent)
+    if kind is None:
+        raise Refused("unknown_page")
+    resolved = resolve(session)
+    if resolved is None:
+        raise Refused("no_product", "You have no product yet, so there is nothing to write a page about. Hold or "
+                                    "claim one first.")
+    found = store_facts.load(resolved.product_id)
+    if found is None:
+        raise Refused("no_product")
+    owner = owner_of(session)
+    settings = business.settings_of(owner)
+    facts = Facts(product=found.product, evidence=found.evidence, offer=found.offer,
+                  business={"business_name": settings.get("business_name"),
+                            "support_email": business.support_address(owner, resolved)})
+    # The offline writer answers at once; an outside backend is asked within the request (a
+    # page is one short answer), and its being unreachable is the refusal below, not a retry.
+    try:
+        answer = ai.complete(Task(kind=page_copy.PAGE_COPY_KIND, facts=facts, instructions=intent,
+                                  current={"page": kind}))
+    except ai.AIError as exc:
+        raise Refused("cli_unavailable" if exc.transient else "cli_failed") from None
+    with transaction():
+        guest_id = None if owner.account_id is not None else _guest_id_of(session.id)
+        page = Page.create(id=secrets.token_hex(16), session=session.id, account=owner.account_id,
+                           guest_id=guest_id, kind=kind, intent=intent, product_id=resolved.product_id,
+                           title=answer.copy["title"], document=answer.copy)
+    answered = {"status": "ok", "page_id": page.id, "url": URL_PREFIX + page.id, "kind": kind, "title": page.title}
+    if guest_id is not None:
+        answered["guest_id"] = guest_id
+    return answered
+
+
+def _guest_id_of(session_id: int) -> str:
+    """The guest's id: the one its earlier pages carry, else a new one."""
+    earlier = (Page.select(Page.guest_id).where(Page.session == session_id, Page.account.is_null(),
+                                                 Page.guest_id.is_null(False)).first())
+    return earlier.guest_id if earlier is not None else secrets.token_hex(16)
+
+
+def mine(*, session: Session) -> dict:
+    """GET /api/pages: the owner's pages, newest first."""
+    owner = owner_of(session)
+    rows = (Page.select().where(owner.owns(Page)).order_by(Page.created_at.desc(), Page.id).limit(MAX_LISTED))
+    pages = [{"page_id": row.id, "url": URL_PREFIX + row.id, "kind": row.kind, "title": row.title,
+              "intent": row.intent, "created_at": iso(row.created_at)} for row in rows]
+    guest = next((row.guest_id for row in rows if row.guest_id and owner.account_id is None), None)
+    return {"status": "ok", "pages": pages, "guest_id": guest}
+
+
+def valid_guest_id(value) -> str | None:
+    """A guest id as minted (32 lowercase hex characters), else None."""
+    return value if isinstance(value, str) and _GUEST_ID.fullmatch(value) else None
+
+
+def upgrade_guest(guest_id: str, account_id: int) -> list[str]:
+    """The guest's pages no account owns yet become the account's (on a sign-in link's redemption)."""
+    where = (Page.guest_id == guest_id, Page.account.is_null())
+    ids = [row.id for row in Page.select(Page.id).where(*where)]
+    Page.update(account=account_id).where(*where).execute()
+    return ids
+
+
+@adopter
+def adopt_pages(session_id: int, account_id: int) -> dict:
+    """On sign-in, the session's own pages become the account's."""
+    where = (Page.session == session_id, Page.account.is_null())
+    ids = [row.id for row in Page.select(Page.id).where(*where)]
+    Page.update(account=account_id).where(*where).execute()
+    return {"pages": ids} if ids else {}
+
+
+def render(page_id: str) -> str:
+    """The page's HTML (autoescaped), or 404 not_found."""
+    page = Page.get_or_none(Page.id == page_id) if re.fullmatch(r"[0-9a-f]{32}", page_id or "") else None
+    if page is None:
+        raise Refused("not_found", "There is no page at this address.")
+    document = page.document if isinstance(page.document, dict) else {}
+    sections = [{"heading": str(s.get("heading", "")),
+                 "paragraphs": [p.strip() for p in str(s.get("body", "")).split("\n\n") if p.strip()]}
+                for s in document.get("sections", []) if isinstance(s, dict)]
+    return _env.get_template("generated.html").render(title=str(document.get("title") or page.title),
+                                                      intro=str(document.get("intro") or ""), sections=sections)

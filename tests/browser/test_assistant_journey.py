@@ -1,0 +1,54 @@
+"""The commerce assistant in Chromium on a phone (390 px): a founder holding a product types
+three kinds of sentence into the assistant on Home: one names a screen and the app goes there,
+one asks a question and the answer shows with what it read, one asks for a page and the app
+links the page it wrote, which opens under its own address and is listed on Your pages."""
+from __future__ import annotations
+
+from models.page import Page
+from tests.browser.steps import catalog, screen
+
+
+def ask(page, sentence: str) -> None:
+    box = page.get_by_label("Ask or tell the assistant")
+    box.fill(sentence)
+    page.get_by_role("button", name="Ask", exact=True).click()
+
+
+def test_the_assistant_routes_three_kinds_of_sentence(open_app):
+    catalog(2)
+    app = open_app("phone")
+    screen(app, "/#/app/find", "find")  # the feed holds a product for this founder
+    page = screen(app, "/#/app/home", "home")
+    page.get_by_role("heading", name="Assistant").wait_for()
+    app.shot("assistant-on-home")
+
+    ask(page, "show my orders")
+    page.wait_for_selector("main[data-screen=orders][data-state=ready]", state="attached", timeout=30_000)
+    assert page.url.endswith("#/app/orders")
+    app.shot("assistant-navigated-to-orders")
+
+    page = screen(app, "/#/app/home", "home")
+    ask(page, "How many orders do I have?")
+    answer = page.locator(".assistant-answer [data-kind=answer]")
+    answer.wait_for()
+    assert answer.inner_text() == "You have no orders yet: no customer has ordered from your store."
+    cite = page.locator(".assistant-answer .cites a")
+    assert cite.inner_text() == "Your orders: 0 in all, 0 paid" and cite.get_attribute("href") == "#/app/orders"
+    app.shot("assistant-answered-with-its-source")
+
+    ask(page, "make a returns policy page")
+    link = page.get_by_role("link", name="Open “Returns and refunds”")
+    link.wait_for()
+    (made,) = Page.select()
+    assert made.kind == "returns" and link.get_attribute("href") == f"/store/p/{made.id}"
+    app.shot("assistant-wrote-a-page")
+
+    served = app.context.new_page()
+    response = served.goto(app.base_url + f"/store/p/{made.id}")
+    assert response.status == 200 and "script-src" not in response.headers["content-security-policy"]
+    assert served.get_by_role("heading", level=1).inner_text() == "Returns and refunds"
+    served.close()
+
+    page = screen(app, "/#/app/pages", "pages")
+    assert page.locator(f"li[data-page='{made.id}'] a").inner_text() == "Returns and refunds"
+    app.shot("your-pages")

@@ -1,0 +1,183 @@
+"""Generated pages through HTTP (issue 27; decisions.md "Pages"): written from the store's own
+facts, kept as their owner's (another founder neither lists nor reaches them through the
+list), served under /store/p/<id> escaped and under the storefront's script-free policy, and a
+guest's pages upgraded to the account when the sign-in link that carried the guest id is
+redeemed."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from integrations import ai
+from models.page import Page
+from services.store import render
+from tests.factories import catalog, find, item, load, new_account, refusal, session_of
+from tests.mailbox import last_link, path_of
+
+HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+def holding(founder):
+    """A founder holding a product of the catalog (the caller loads it)."""
+    client = founder()
+    assert find(client).status_code == 200
+    return client
+
+
+def make(client, intent="Make a landing page for my product") -> dict:
+    response = client.post("/api/pages", json={"intent": intent})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body["status"] == "ok" and HEX32.fullmatch(body["page_id"]) and body["url"] == f"/store/p/{body['page_id']}"
+    return body
+
+
+def listed(client) -> list[str]:
+    body = client.get("/api/pages").get_json()
+    assert body["status"] == "ok"
+    return [row["page_id"] for row in body["pages"]]
+
+
+def test_a_landing_page_is_written_from_the_products_facts_and_served_without_script(founder):
+    load(item("p00", name="Acacia Knife Strip", price=34.99))
+    client = holding(founder)
+    body = make(client)
+    assert body["kind"] == "landing" and body["title"] == "Acacia Knife Strip" and HEX32.fullmatch(body["guest_id"])
+    page = founder().get(body["url"])  # public: whoever has the address, no cookie of its own
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert "<h1>Acacia Knife Strip</h1>" in html and "Yours for $34.99." in html and "A fine p00." in html
+    assert page.headers["Content-Security-Policy"] == render.PREVIEW_CSP
+    assert "script-src" not in page.headers["Content-Security-Policy"] and "unsafe" not in render.PREVIEW_CSP
+    assert page.headers["X-Frame-Options"] == "DENY" and "Set-Cookie" not in page.headers
+    assert "<script" not in html
+
+
+@pytest.mark.parametrize(("intent", "kind", "title"), [
+    ("Make a returns policy page", "returns", "Returns and refunds"),
+    ("I need a page about refunds", "returns", "Returns and refunds"),
+    ("write our shipping page", "shipping", "Shipping"),
+    ("a privacy policy please", "privacy", "Privacy policy"),
+    ("FAQ for the store", "faq", "Frequently asked questions"),
+    ("Questions people ask about returns", "faq", "Frequently asked questions"),
+])
+def test_each_kind_of_page_is_chosen_by_the_founders_words(founder, intent, kind, title):
+    catalog(1)
+    client = holding(founder)
+    body = make(client, intent)
+    assert (body["kind"], body["title"]) == (kind, title)
+    html = client.get(body["url"]).get_data(as_text=True)
+    assert f"<h1>{title}</h1>" in html
+    # Nothing the facts do not say: no return window, delivery time or certification is promised.
+    assert not re.search(r"\b\d+\s*(days?|weeks?|hours?)\b", html)
+
+
+def test_every_refusal_of_post_pages(founder, monkeypatch):
+    catalog(1)
+    nobody = founder()
+    refusal(nobody.post("/api/pages", json={"intent": "Make a returns page"}), 200, "no_product")
+    client = holding(founder)
+    refusal(client.post("/api/pages", json={}), 400, "no_page_intent")
+    refusal(client.post("/api/pages", json={"intent": "   "}), 400, "no_page_intent")
+    refusal(client.post("/api/pages", json={"intent": None}), 400, "no_page_intent")
+    refusal(client.post("/api/pages", json={"intent": 5}), 400, "no_page_intent")
+    refusal(client.post("/api/pages", json={"intent": "returns page " + "x" * 600}), 400, "message_too_long")
+    refusal(client.post("/api/pages", json={"intent": "Make it nicer"}), 200, "unknown_page")
+    refusal(client.post("/api/pages", data="intent=faq", content_type="application/x-www-form-urlencoded"), 400,
+            "invalid_json")
+
+    def unreachable(task, **kwargs):
+        raise ai.AIError(ai.errors.UNAVAILABLE, "down")
+
+    monkeypatch.setattr(ai, "complete", unreachable)
+    refusal(client.post("/api/pages", json={"intent": "FAQ"}), 200, "cli_unavailable")
+    assert Page.select().count() == 0  # nothing kept by any refusal
+
+
+def test_pages_are_isolated_per_owner(founder):
+    catalog(3)
+    alice, bob = holding(founder), holding(founder)
+    first, second = make(alice), make(alice, "returns policy")
+    theirs = make(bob, "FAQ")
+    assert sorted(listed(alice)) == sorted([first["page_id"], second["page_id"]])
+    assert listed(bob) == [theirs["page_id"]]
+    assert listed(founder()) == []
+    # Alice's guest id is hers alone; Bob's pages carry another.
+    assert first["guest_id"] == second["guest_id"] != theirs["guest_id"]
+    assert alice.get("/api/pages").get_json()["guest_id"] == first["guest_id"]
+    assert founder().get("/api/pages").get_json()["guest_id"] is None
+
+
+def test_an_unknown_or_malformed_page_id_is_a_json_404(client):
+    refusal(client.get("/store/p/" + "0" * 32), 404, "not_found")
+    refusal(client.get("/store/p/not-an-id"), 404, "not_found")
+
+
+def test_hostile_text_from_a_product_name_cannot_run_script(founder):
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    line = item("p00", name=hostile + " Strip")
+    line["description"] = '"><svg onload=alert(3)> A strip.'
+    load(line)
+    client = holding(founder)
+    for intent in ("landing page", "FAQ", "returns policy"):
+        page = client.get(make(client, intent)["url"])
+        html = page.get_data(as_text=True)
+        assert "<script" not in html and "<img" not in html and "<svg" not in html, html
+        assert 'onerror="' not in html
+        assert page.headers["Content-Security-Policy"] == render.PREVIEW_CSP
+    html = client.get(make(client)["url"]).get_data(as_text=True)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;svg onload=alert(3)&gt;" in html
+
+
+def test_a_guests_pages_are_upgraded_to_the_account_when_the_link_carrying_its_guest_id_is_redeemed(
+        founder, run_jobs):
+    catalog(2)
+    new_account(founder, run_jobs, "pages@x.com")
+    guest = holding(founder)
+    made = [make(guest), make(guest, "returns policy")]
+    guest_id = made[0]["guest_id"]
+    # The link is asked for from another browser (say, the product surface on a phone),
+    # passing the guest id through, and opened in a third: the guest's pages follow.
+    phone = founder()
+    assert phone.post("/api/auth/request-link", json={"email": "pages@x.com", "guestId": guest_id}).get_json() == \
+        {"ok": True}
+    run_jobs()
+    laptop = founder()
+    assert laptop.get(path_of(last_link("pages@x.com", path="/api/auth/callback"))).status_code == 303
+    account_id = session_of(laptop).account_id
+    assert account_id is not None
+    assert set(listed(laptop)) == {m["page_id"] for m in made}
+    assert {p.account_id for p in Page.select()} == {account_id}
+    assert listed(guest) == []  # the guest's browser, still anonymous, owns them no more
+    assert laptop.get("/api/pages").get_json()["guest_id"] is None
+
+
+def test_a_link_without_the_guest_id_upgrades_no_one_elses_pages(founder, run_jobs):
+    catalog(2)
+    new_account(founder, run_jobs, "other@x.com")
+    guest = holding(founder)
+    made = make(guest)
+    stranger = founder()
+    for guest_id in (None, "f" * 32, "not hex", made["guest_id"].upper()):
+        response = stranger.post("/api/auth/request-link", json={"email": "other@x.com", "guestId": guest_id})
+        assert response.get_json() == {"ok": True}
+    refusal(stranger.post("/api/auth/request-link", json={"email": "other@x.com", "guestId": 7}), 400,
+            "invalid_request")
+    run_jobs()
+    stranger.get(path_of(last_link("other@x.com", path="/api/auth/callback")))
+    assert listed(stranger) == [] and listed(guest) == [made["page_id"]]
+
+
+def test_a_sessions_own_pages_follow_it_to_its_account(founder, run_jobs):
+    catalog(2)
+    new_account(founder, run_jobs, "own@x.com")
+    guest = holding(founder)
+    made = make(guest, "shipping page")
+    guest.post("/api/auth/request-link", json={"email": "own@x.com"})
+    run_jobs()
+    guest.get(path_of(last_link("own@x.com", path="/api/auth/callback")))
+    assert listed(guest) == [made["page_id"]]
+    # Signed in, a new page is the account's and carries no guest id.
+    signed_in = make(guest, "privacy policy")
+    assert "guest_id" not in signed_in and Page.get_by_id(signed_in["page_id"]).account_id is not None
