@@ -54,7 +54,8 @@ def session_of(client) -> Session:
 @pytest.fixture
 def world(founder, run_jobs):
     """A published store showing an uploaded image, an upload its published store does not
-    show yet, an order started by a customer on the sandbox's checkout, and a referral code."""
+    show yet, an order started by a customer on the sandbox's checkout, a referral code and a
+    generated page."""
     owner = claimed_founder(founder)
     built(owner, run_jobs)
     [public] = saved(owner, images=[data_url(png_bytes())])["product"]["images"]
@@ -67,8 +68,11 @@ def world(founder, run_jobs):
                            support_address="help@example.com", product="p00")
     reply = TicketMessage.create(ticket=ticket.id, owner=owner_key, direction=TicketMessage.OUT,
                                  author=TicketMessage.FOUNDER, text="Hi", message_id="<r@example.com>")
+    page = owner.post("/api/pages", json={"intent": "a returns policy page"}).get_json()
+    assert page["status"] == "ok", page
     return {
         "owner": owner,
+        "page_id": page["page_id"],
         "public_image": public,
         "private_image": unpublished,
         "slug": Store.get(Store.product == "p00").slug,
@@ -89,6 +93,7 @@ def _paths(rule, world) -> list[str]:
         "number": ["1"],
         "product_id": ["p00"],
         "checkout_id": [world["checkout_id"]],
+        "page_id": [world["page_id"]],  # a generated page at /store/p/<page_id>
         "code": [world["code"]],
         "token": [world["rating_token"], "1.not-a-signature"],  # a reply's rating page, and a bad link
     }
