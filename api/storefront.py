@@ -149,9 +149,11 @@ def store_checkout(form, slug):
 
 
 # A reload or a shared link of the checkout address: back to the buy box (this route also
-# keeps the path from reading as a store page named "checkout").
+# keeps the path from reading as a store page named "checkout"). /store/p/checkout is not a
+# store's: /store/p/ holds generated pages (api/pages.py), and no store is given the slug p,
+# so that one address is the pages route's 404.
 @bp.get("/store/<slug>/checkout")
-@bp.declare(changes_state=False, session=False)
+@bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout_page(slug):
     """Sends the browser to the store's buy box."""
