@@ -97,7 +97,8 @@ def test_a_run_twice_changes_nothing_more(client, run_jobs, site):
 # --- Refusals and failures ------------------------------------------------------------------
 
 @pytest.mark.parametrize("url", ["", "   ", "ftp://example.com/", "javascript:alert(1)", "https://", "http:///x",
-                                 "https://exa mple.com/", "x" * 2001])
+                                 "https://exa mple.com/", "x" * 2001, "http://[::1", "https://exa[mple.com/",
+                                 "[\u00b7)_\u00c8", "http://shop.example:99999/", "http://shop.example:port/"])
 def test_an_address_that_is_not_a_web_address_is_invalid_url(client, url):
     answer = client.post("/api/fix", json={"url": url})
     assert answer.status_code == 400 and answer.get_json()["reason"] == "invalid_url"

@@ -68,7 +68,11 @@ def checked_url(raw) -> str:
         raise Refused("invalid_url")
     if "://" not in text:
         text = "https://" + text  # "mystore.com": people type addresses without the scheme
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # reading it raises ValueError for a port that is not a number up to 65535
+    except ValueError:  # an unbalanced "[" or a bad port: not an address anyone can open
+        raise Refused("invalid_url") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise Refused("invalid_url")
     url = urlunsplit((parts.scheme.lower(), parts.netloc, parts.path or "/", parts.query, ""))
