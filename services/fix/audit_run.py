@@ -21,6 +21,7 @@ from services.fix import checks, drafts, repairs
 from services.fix.mail import mail_report
 from services.fix.own_store import own_status_of, own_store, repair_in_place, store_pages
 from services.fix.runs import failure_reason
+from services.ownership import Owner
 
 MAX_EXTRA_PAGES = 20  # decisions.md: the page and up to 20 same-site pages
 MAX_IMAGES_SIZED = 30  # images fetched per run to learn their width and height
@@ -66,7 +67,7 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         corrected.append(checks.Page(url=page.url, status=page.status, html=html, size=len(html.encode())))
         repaired.extend(fixed)
     version = None
-    if own and own["owner"] == owner_of_run(row):
+    if own and own["owner"] == Owner(session_id=row.session_id, account_id=row.account_id).key:
         version, corrected, repaired = repair_in_place(own, repaired, writer)
     after = checks.score(checks.audit(corrected, status_of=status_of))
     with transaction():
@@ -95,10 +96,6 @@ def _fail(row: FixRun, reason: str) -> dict:
     FixRun.update(stage=FixRun.FAILED, reason=reason, finished_at=utcnow()).where(
         FixRun.id == row.id, FixRun.stage.not_in(FixRun.FINISHED)).execute()
     return {"run": row.token, "failed": reason}
-
-
-def owner_of_run(row: FixRun) -> str:
-    return f"account:{row.account_id}" if row.account_id is not None else f"session:{row.session_id}"
 
 
 def _fetched_pages(url: str, fetcher) -> list:
