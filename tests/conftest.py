@@ -231,14 +231,21 @@ def clean_state(request):
 
 
 def _truncate():
+    """Empties every table, dependents first, and starts ids from 1 again.
+
+    DELETE rather than PostgreSQL's TRUNCATE: a test leaves a handful of rows, and a
+    TRUNCATE of the 68 tables costs about 0.1 s whatever they hold (new files for each),
+    which was five minutes of the PostgreSQL pass; DELETE of near-empty tables takes 4 ms.
+    Only the sequences a test drew from are restarted (pg_sequences shows NULL otherwise)."""
     reconnect()
     tables = [m._meta.table_name for m in ALL_MODELS]
     with db.atomic():
-        if is_sqlite():
-            for table in reversed(tables):
-                db.execute_sql(f'DELETE FROM "{table}"')
-        else:
-            db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE")
+        for table in reversed(tables):
+            db.execute_sql(f'DELETE FROM "{table}"')
+        if not is_sqlite():
+            db.execute_sql(
+                "SELECT setval(quote_ident(schemaname) || '.' || quote_ident(sequencename), 1, false) "
+                "FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL")
     db.close()
 
 
