@@ -15,7 +15,6 @@ idea can be approved later.
 from __future__ import annotations
 
 import secrets
-import time
 
 import peewee as pw
 
@@ -31,7 +30,7 @@ from services.discovery import resolve
 from services.errors import Refused
 from services.growth import organic_writer as writer
 from services.growth.organic_writer import DEFAULT_PLATFORMS, KIND, PLATFORM_NAMES, PLATFORMS
-from services.jobs import create_job, wait_for_job
+from services.jobs import create_job
 from services.money import display_major
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
@@ -122,21 +121,11 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 
 def result(job_id: str) -> dict:
     """POST /api/organic/research's answer once its job finished; a refusal is raised."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    done = wait_for_job(job_id, seconds=WAIT_SECONDS)
-    # Queued again after an attempt (its backend could not be reached): a worker ran it, so it waits on.
-    while done is not None and done.status == Job.QUEUED and done.attempt and time.monotonic() < deadline:
-        left = deadline - time.monotonic()
-        done = wait_for_job(job_id, seconds=left, no_worker_grace=left)
-    if done is not None and done.status == Job.FAILED and ai_tasks.gave_up_on(done.error) == ai.errors.UNAVAILABLE:
-        raise Refused("cli_unavailable", "The research assistant cannot be reached right now, so nothing was "
-                                         "researched. Try again in a moment.")
-    if done is None or done.status != Job.DONE:
-        raise Refused("cli_failed", "The research assistant did not finish in time, so nothing was researched. "
-                                    "Try again.")
-    outcome = done.result or {}
-    if "refused" in outcome:
-        raise Refused(**outcome["refused"])
+    outcome = ai_tasks.finished(
+        job_id, seconds=WAIT_SECONDS,
+        unavailable="The research assistant cannot be reached right now, so nothing was researched. Try again in "
+                    "a moment.",
+        failed="The research assistant did not finish in time, so nothing was researched. Try again.")
     row = OrganicResearch.get_by_id(outcome["research_id"])
     campaigns = OrganicCampaign.select().where(OrganicCampaign.research == row.id).order_by(OrganicCampaign.position)
     return {"status": OK, "research_id": row.id, "query": row.query, "product_id": row.product_id,

@@ -18,8 +18,6 @@ edit that made a version costs anything.
 """
 from __future__ import annotations
 
-import time
-
 import jsonpatch
 
 from integrations import ai
@@ -29,7 +27,7 @@ from models.job import Job
 from models.store import Store
 from services import ai_tasks, own_product
 from services.errors import Refused
-from services.jobs import create_job, wait_for_job
+from services.jobs import create_job
 from services.store import builds, offline_edit
 from services.store import facts as store_facts
 from services.store import own as own_details
@@ -136,13 +134,7 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 
 def result(job_id: str) -> dict:
     """POST /api/ai/edit's answer once its job finished; a refusal is raised (and refunded)."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    done = wait_for_job(job_id, seconds=WAIT_SECONDS)
-    # Queued again after an attempt (its backend could not be reached): a worker ran it, so the
-    # wait's early answer for a queue no worker reads does not apply; it waits on to the deadline.
-    while done is not None and done.status == Job.QUEUED and done.attempt and time.monotonic() < deadline:
-        left = deadline - time.monotonic()
-        done = wait_for_job(job_id, seconds=left, no_worker_grace=left)
+    done = ai_tasks.wait(job_id, seconds=WAIT_SECONDS)
     if done is None:
         raise Refused("cli_failed", "The edit could not be completed, so nothing was changed.")
     if done.status == Job.FAILED:
