@@ -5,7 +5,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, vali
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services import assistant
+from services import assistant, pages
 from services.discovery import resolve
 from services.errors import Refused
 from services.store import builds, intents
@@ -43,7 +43,12 @@ DECISIONS: list[str] = [
     "/api/pages writes it (\"make a returns policy page\"). A missing, null or blank message: 400 `no_message`; "
     f"over {assistant.MAX_MESSAGE} characters: 400 `message_too_long`; a page asked for with nothing held or "
     "claimed: 200 `no_product`; the AI backend unreachable or failing: 200 `cli_unavailable` / `cli_failed`. "
-    "Nothing is metered: reading a sentence and answering from the founder's own rows is not a metered action.",
+    "The sentence is read in an `assistant_route` job that the request waits on (up to "
+    f"{assistant.WAIT_SECONDS} s), as every AI task: an unreachable backend is tried again (3 runs in all, 2 s "
+    "and 10 s apart) before `cli_unavailable`; a page it asks for is then written by POST /api/pages's own "
+    "`page_copy` job. Not metered: spec 8.1 names five buckets, each with the routes it gates, and neither the "
+    "assistant nor page writing is among them; the service adds no bucket the spec does not list (both are "
+    "one short answer from the founder's own facts).",
     "POST /api/intent/apply {intent_change, confirm?} needs the proposal's intent_change echoed unmodified: it is "
     "signed (HMAC-SHA256 with SECRET_KEY) and carries a fingerprint of the product's evidence. Missing, edited or "
     "another founder's: 409 `no_proposal_echoed`; evidence changed since: 409 `stale_proposal`; already the lead: "
@@ -195,11 +200,23 @@ def propose(body):
     """Turns a request in the founder's words into a proposal backed by a dated evidence row (applies nothing),
     or, with `message` alone, answers it as the commerce assistant."""
     if assistant_body(body):
-        return jsonify(AssistantAnswer().dump(assistant.route(session=current_session(), message=body["message"])))
+        return jsonify(AssistantAnswer().dump(_assist(current_session(), body["message"])))
     resolved = resolve(current_session())
     if resolved is None:
         raise Refused("no_product", "You have no product yet, so there is no store to change. Hold or claim one first.")
     return intents.propose(product_id=resolved.product_id, surface=body["surface"], requested=body["requested"])
+
+
+def _assist(session, message) -> dict:
+    """The commerce assistant: the sentence is read in a job; a page it asks for is written in another."""
+    job = assistant.start(session=session, message=message)
+    send_all([job])
+    chosen = assistant.choice(job.id)
+    if not assistant.wants_page(chosen):
+        return assistant.answer(session=session, chosen=chosen)
+    page_job = pages.start(session=session, intent=job.payload["message"])
+    send_all([page_job])
+    return assistant.page_answer(pages.result(page_job.id))
 
 
 def _claimed() -> str:

@@ -5,6 +5,7 @@ from marshmallow import Schema, fields
 
 from api.routing import Blueprint
 from api.session import current_session
+from jobs.send import send_all
 from services import pages
 from services.store import render
 
@@ -17,7 +18,11 @@ DECISIONS: list[str] = [
     "or privacy policy, or an FAQ. 200 {status: ok, page_id, url: /store/p/<page_id>, kind, title, guest_id?}. "
     f"Blank or missing intent: 400 `no_page_intent`; over {pages.MAX_INTENT} characters: 400 `message_too_long`; "
     "words naming none of those pages: 200 `unknown_page`; nothing held or claimed: 200 `no_product`; the AI "
-    "backend unreachable or failing: 200 `cli_unavailable` / `cli_failed` (nothing kept).",
+    "backend unreachable or failing: 200 `cli_unavailable` / `cli_failed` (nothing kept). The page is written in "
+    f"a `page_copy` job that the request waits on (up to {pages.WAIT_SECONDS} s), as every AI task: an "
+    "unreachable backend is tried again (3 runs in all, 2 s and 10 s apart) before `cli_unavailable`, and a "
+    "second delivery of the job keeps the page the first wrote. Not metered: spec 8.1's buckets do not include "
+    "it (see POST /api/intent).",
     "A generated page is owned like every founder row: by the account of a signed-in session, else by the "
     "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
     "`guest_id` with each page it makes and by GET /api/pages). POST /api/auth/request-link takes it as optional "
@@ -70,7 +75,9 @@ class PagesAnswer(Schema):
 @bp.response(200, PageAnswer)
 def create_page(body):
     """Writes a page for the founder's store from what they ask for (landing, returns, shipping, privacy, FAQ)."""
-    return pages.generate(session=current_session(), intent=body["intent"])
+    job = pages.start(session=current_session(), intent=body["intent"])
+    send_all([job])
+    return pages.result(job.id)
 
 
 @bp.get("/api/pages")

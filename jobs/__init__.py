@@ -15,5 +15,6 @@ from jobs import (  # noqa: F401  (declares the actors)
     payments,  # noqa: F401  (payment confirmation and the sandbox provider's notifications)
     research,  # noqa: F401  (offers and analyses)
     store,  # noqa: F401  (storefront builds and publishing)
+    surface,  # noqa: F401  (the commerce assistant and generated pages)
 )
 from jobs.send import SendInsideTransaction, send, start  # noqa: F401

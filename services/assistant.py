@@ -3,27 +3,36 @@ assistant"): a founder's sentence is routed through the AI seam (the `assistant_
 the offline backend reads it with keyword rules over the app's screens) to one of three
 answers: `navigate` to a screen of the app, `answer` a question from the service's own data
 (the figures computed here, never by the AI, and cited), or `page`, a generated page
-(services/pages.py). The AI only chooses; what is said and linked is the service's."""
+(services/pages.py). The AI only chooses; what is said and linked is the service's.
+
+The reading runs in a job (`assistant_route`) that the route waits on, like every AI task
+(services/ai_tasks.py); a page is then written by the page's own job (services/pages.py)."""
 from __future__ import annotations
 
 import re
+import secrets
 
 from integrations import ai
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
+from models.db import transaction
 from models.discovery import Claim
+from models.job import Job
 from models.payment import CustomerOrder, RevenueTotal
 from models.session import Session
-from services import pages
+from services import ai_tasks, pages
 from services.discovery import resolve
 from services.errors import Refused
+from services.jobs import create_job
 from services.money import display, display_major
 from services.ownership import owner_of
 from services.store import facts as store_facts
 from services.store.own import name_of
 
-KIND = "assistant_route"
+KIND = "assistant_route"  # the AI task and the job that reads the sentence
 MAX_MESSAGE = 2000
+WAIT_SECONDS = 60  # how long the route waits on the job (as organic research's)
+_FAILED = "The assistant did not finish reading that, so nothing was done. Try again."
 NAVIGATE, ANSWER, PAGE = "navigate", "answer", "page"
 QUESTIONS = ("orders", "revenue", "price", "product", "help")
 
@@ -103,22 +112,53 @@ def checked_message(message) -> str:
     return text
 
 
-def route(*, session: Session, message) -> dict:
-    """Routes the founder's sentence to a screen, an answer from their own data, or a generated page."""
+def start(*, session: Session, message) -> Job:
+    """Checks the sentence and creates the job that reads it (sent after commit by the route,
+    which then waits on `choice`)."""
     text = checked_message(message)
+    with transaction():
+        # Each sentence is its own job (two tabs may ask at once): the subject is unique.
+        job, _created = create_job(kind=KIND, subject=f"assistant:{owner_of(session).key}:{secrets.token_hex(8)}",
+                                   max_attempts=ai_tasks.ATTEMPTS, payload={"message": text})
+    return job
+
+
+def run(payload: dict, *, stage=lambda name: None) -> dict:
+    """The job: what the AI reads the sentence as ({choice: {kind, route, question}}); it
+    writes nothing, so a second delivery only reads it again."""
+    stage("reading")
     try:
-        chosen = ai.complete(Task(kind=KIND, facts=Facts(product={}, evidence=[], offer=None), instructions=text)).copy
-    except ai.AIError as exc:
-        raise Refused("cli_unavailable" if exc.transient else "cli_failed") from None
+        chosen = ai_tasks.write(Task(kind=KIND, facts=Facts(product={}, evidence=[], offer=None),
+                                     instructions=payload["message"])).copy
+    except ai.AIError:
+        return {"refused": {"reason": "cli_failed", "explanation": _FAILED}}
+    return {"choice": chosen}
+
+
+def choice(job_id: str) -> dict:
+    """What the sentence asks for once its job finished ({kind, route, question}); a refusal is raised."""
+    return ai_tasks.finished(job_id, seconds=WAIT_SECONDS, failed=_FAILED,
+                             unavailable="The assistant cannot be reached right now. Try again in a moment.")["choice"]
+
+
+def wants_page(chosen: dict) -> bool:
+    return chosen["kind"] == PAGE
+
+
+def answer(*, session: Session, chosen: dict) -> dict:
+    """The assistant's answer to a sentence read as a screen or a question: the route, or what
+    the founder's own data says with the rows it read (computed here, never by the AI)."""
     if chosen["kind"] == NAVIGATE and chosen["route"] in ROUTES:
         return {"status": "ok", "kind": NAVIGATE, "route": "#" + chosen["route"]}
-    if chosen["kind"] == PAGE:
-        made = pages.generate(session=session, intent=text)
-        return {"status": "ok", "kind": PAGE, "page_id": made["page_id"], "url": made["url"], "title": made["title"],
-                **({"guest_id": made["guest_id"]} if "guest_id" in made else {}),
-                "answer": f"I wrote your page \u201c{made['title']}\u201d."}
     said, cites = ANSWERS.get(chosen["question"], _help)(session)
     return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites}
+
+
+def page_answer(made: dict) -> dict:
+    """The assistant's answer once the page a sentence asked for was written (services/pages.py)."""
+    return {"status": "ok", "kind": PAGE, "page_id": made["page_id"], "url": made["url"], "title": made["title"],
+            **({"guest_id": made["guest_id"]} if "guest_id" in made else {}),
+            "answer": f"I wrote your page \u201c{made['title']}\u201d."}
 
 
 def _owned_products(session: Session):

@@ -1,7 +1,9 @@
 """Generated pages (issue 27; decisions.md "Pages"): POST /api/pages {intent} writes a landing
 page, a policy page (returns, shipping, privacy) or an FAQ for the founder's product through
 the AI seam (the `page_copy` kind, services/page_copy.py), from the store's own facts, and
-keeps it as a row of its owner's, served at /store/p/<id>.
+keeps it as a row of its owner's, served at /store/p/<id>. Like every AI task it is written
+in a job (`page_copy`) that the route waits on (services/ai_tasks.py: an unreachable backend
+is tried again, then the founder is told cli_unavailable or cli_failed, nothing kept).
 
 Owner: a bound session's account, else the session, which is a guest: its pages also carry
 a guest id (32 hex characters, one per guest, minted with its first page and answered with
@@ -25,17 +27,22 @@ from integrations import ai
 from integrations.ai.task import Facts, Task
 from models.clock import iso
 from models.db import transaction
+from models.job import Job
 from models.page import Page
 from models.session import Session
-from services import business, page_copy
+from services import ai_tasks, business, page_copy
 from services.discovery import resolve
 from services.errors import Refused
+from services.jobs import create_job
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 
 ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page))
 
+KIND = page_copy.PAGE_COPY_KIND  # the AI task and the job that writes it
 MAX_INTENT = 500
+WAIT_SECONDS = 60  # how long the route waits on the page's job (as organic research's)
+_FAILED = "The page writer did not finish, so no page was written. Try again."
 MAX_LISTED = 100
 URL_PREFIX = "/store/p/"
 _GUEST_ID = re.compile(r"[0-9a-f]{32}")
@@ -72,8 +79,10 @@ def checked_intent(intent) -> str:
     return text
 
 
-def generate(*, session: Session, intent: str) -> dict:
-    """Writes the page the intent asks for from the founder's product's facts and keeps it as theirs."""
+def start(*, session: Session, intent) -> Job:
+    """Checks what is asked for and creates the page's job (sent after commit by the route,
+    which then waits on `result`). The page's id is drawn here and kept in the job, so a
+    second delivery of the job finds the page the first one wrote instead of writing two."""
     intent = checked_intent(intent)
     kind = page_kind(intent)
     if kind is None:
@@ -82,29 +91,60 @@ def generate(*, session: Session, intent: str) -> dict:
     if resolved is None:
         raise Refused("no_product", "You have no product yet, so there is nothing to write a page about. Hold or "
                                     "claim one first.")
-    found = store_facts.load(resolved.product_id)
-    if found is None:
+    if store_facts.load(resolved.product_id) is None:
         raise Refused("no_product")
     owner = owner_of(session)
     settings = business.settings_of(owner)
-    facts = Facts(product=found.product, evidence=found.evidence, offer=found.offer,
-                  business={"business_name": settings.get("business_name"),
-                            "support_email": business.support_address(owner, resolved)})
-    # The offline writer answers at once; an outside backend is asked within the request (a
-    # page is one short answer), and its being unreachable is the refusal below, not a retry.
-    try:
-        answer = ai.complete(Task(kind=page_copy.PAGE_COPY_KIND, facts=facts, instructions=intent,
-                                  current={"page": kind}))
-    except ai.AIError as exc:
-        raise Refused("cli_unavailable" if exc.transient else "cli_failed") from None
     with transaction():
-        guest_id = None if owner.account_id is not None else _guest_id_of(session.id)
-        page = Page.create(id=secrets.token_hex(16), session=session.id, account=owner.account_id,
-                           guest_id=guest_id, kind=kind, intent=intent, product_id=resolved.product_id,
-                           title=answer.copy["title"], document=answer.copy)
-    answered = {"status": "ok", "page_id": page.id, "url": URL_PREFIX + page.id, "kind": kind, "title": page.title}
-    if guest_id is not None:
-        answered["guest_id"] = guest_id
+        # Each request is its own page (a founder may ask for two at once): the subject is unique.
+        job, _created = create_job(
+            kind=KIND, subject=f"page:{owner.key}:{secrets.token_hex(8)}",
+            max_attempts=ai_tasks.ATTEMPTS,
+            payload={"page_id": secrets.token_hex(16), "session_id": owner.session_id,
+                     "account_id": owner.account_id, "kind": kind, "intent": intent,
+                     "product_id": resolved.product_id,
+                     "business": {"business_name": settings.get("business_name"),
+                                  "support_email": business.support_address(owner, resolved)}})
+    return job
+
+
+def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
+    """The page's job: writes it through the AI seam from the product's facts and keeps it
+    ({page_id}), or {refused: ...} for `result` to raise. An unreachable backend is retried."""
+    if Page.get_or_none(Page.id == payload["page_id"]) is not None:  # an earlier delivery wrote it
+        return {"page_id": payload["page_id"]}
+    found = store_facts.load(payload["product_id"])
+    if found is None:
+        return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
+                                                                   "no page was written."}}
+    stage("writing")
+    facts = Facts(product=found.product, evidence=found.evidence, offer=found.offer, business=payload["business"])
+    try:
+        answer = ai_tasks.write(Task(kind=KIND, facts=facts, instructions=payload["intent"],
+                                     current={"page": payload["kind"]}))
+    except ai.AIError:
+        return {"refused": {"reason": "cli_failed", "explanation": _FAILED}}
+    with (fenced() if fenced else transaction()):
+        # The session's account now: one that signed in while the page was written adopted its
+        # pages before this one existed, so this one goes to the account at once.
+        account_id = Session.get_by_id(payload["session_id"]).account_id
+        Page.create(id=payload["page_id"], session=payload["session_id"], account=account_id,
+                    guest_id=None if account_id is not None else _guest_id_of(payload["session_id"]),
+                    kind=payload["kind"], intent=payload["intent"], product_id=payload["product_id"],
+                    title=answer.copy["title"], document=answer.copy)
+    return {"page_id": payload["page_id"]}
+
+
+def result(job_id: str) -> dict:
+    """POST /api/pages's answer once the page's job finished; a refusal is raised."""
+    outcome = ai_tasks.finished(job_id, seconds=WAIT_SECONDS, failed=_FAILED,
+                                unavailable="The page writer cannot be reached right now, so no page was written. "
+                                            "Try again in a moment.")
+    page = Page.get_by_id(outcome["page_id"])
+    answered = {"status": "ok", "page_id": page.id, "url": URL_PREFIX + page.id, "kind": page.kind,
+                "title": page.title}
+    if page.guest_id is not None:
+        answered["guest_id"] = page.guest_id
     return answered
 
 

@@ -7,10 +7,14 @@ from __future__ import annotations
 import pytest
 
 from integrations import ai
+from models.job import Job
 from models.page import Page
 from models.payment import CustomerOrder, RevenueTotal
 from services import assistant
 from tests.factories import TRENDING, catalog, claimed_founder, find, refusal
+
+# Pages and the assistant's reading of a sentence are written in jobs the routes wait on.
+pytestmark = pytest.mark.usefixtures("worker")
 
 
 def ask(client, message) -> dict:
@@ -135,6 +139,23 @@ def test_bad_messages_are_refused(client, monkeypatch):
 
     monkeypatch.setattr(ai, "complete", failing)
     refusal(client.post("/api/intent", json={"message": "show my orders"}), 200, "cli_failed")
+
+
+def test_a_sentence_is_read_in_a_job_and_an_unreachable_backend_is_tried_again(client, monkeypatch):
+    real, calls = ai.complete, []
+
+    def unreachable_once(task, **kwargs):
+        calls.append(task.kind)
+        if len(calls) == 1:
+            raise ai.AIError(ai.errors.UNAVAILABLE, "down for a moment")
+        return real(task, **kwargs)
+
+    monkeypatch.setattr(ai, "complete", unreachable_once)
+    assert ask(client, "show my orders")["route"] == "#/app/orders"
+    assert calls == ["assistant_route", "assistant_route"]
+    [job] = Job.select().where(Job.kind == "assistant_route")
+    assert job.status == Job.DONE and job.attempt == 2 and job.payload == {"message": "show my orders"}
+    assert job.result == {"choice": {"kind": "navigate", "route": "/app/orders", "question": ""}}
 
 
 def test_an_engine_body_is_still_the_engines_even_with_a_message(client):

@@ -10,10 +10,14 @@ import re
 import pytest
 
 from integrations import ai
+from models.job import Job
 from models.page import Page
 from services.store import render
 from tests.factories import catalog, find, item, load, new_account, refusal, session_of
 from tests.mailbox import last_link, path_of
+
+# Pages and the assistant's reading of a sentence are written in jobs the routes wait on.
+pytestmark = pytest.mark.usefixtures("worker")
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 
@@ -93,6 +97,36 @@ def test_every_refusal_of_post_pages(founder, monkeypatch):
     monkeypatch.setattr(ai, "complete", unreachable)
     refusal(client.post("/api/pages", json={"intent": "FAQ"}), 200, "cli_unavailable")
     assert Page.select().count() == 0  # nothing kept by any refusal
+
+
+def test_a_page_is_written_in_a_job_that_tries_an_unreachable_backend_again(founder, monkeypatch):
+    catalog(1)
+    client = holding(founder)
+    real, calls = ai.complete, []
+
+    def unreachable_once(task, **kwargs):
+        calls.append(task.kind)
+        if len(calls) == 1:
+            raise ai.AIError(ai.errors.UNAVAILABLE, "down for a moment")
+        return real(task, **kwargs)
+
+    monkeypatch.setattr(ai, "complete", unreachable_once)
+    body = make(client, "Make a shipping policy page")
+    assert calls == ["page_copy", "page_copy"]
+    [job] = Job.select().where(Job.kind == "page_copy")
+    assert job.status == Job.DONE and job.attempt == 2 and job.result == {"page_id": body["page_id"]}
+    assert Page.select().count() == 1
+
+
+def test_a_second_delivery_of_the_job_keeps_the_page_the_first_wrote(founder):
+    from services import pages
+
+    catalog(1)
+    client = holding(founder)
+    body = make(client, "an FAQ")
+    [job] = Job.select().where(Job.kind == "page_copy")
+    assert pages.run(job.payload) == {"page_id": body["page_id"]}
+    assert Page.select().count() == 1
 
 
 def test_pages_are_isolated_per_owner(founder):
