@@ -17,7 +17,7 @@ from models.session import Session
 from models.walkthrough import Walkthrough
 from services.discovery import resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of
 from services.research.launch import FACT_IDS, facts_for
 
 FORWARD, BACK = "forward", "back"
@@ -96,7 +96,7 @@ def _answer(steps: list[dict], row: Walkthrough | None) -> dict:
 @adopter
 def adopt_walkthrough(session_id: int, account_id: int) -> dict:
     """A session's place in the walkthrough becomes its account's, unless the account has one already."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     if Walkthrough.select().where(Walkthrough.owner == account_key).exists():
         Walkthrough.delete().where(Walkthrough.owner == session_key).execute()
         return {}
