@@ -7,13 +7,12 @@ issue no cookie, are never cached, cannot be framed, and run no script at all.
 """
 from __future__ import annotations
 
-import hmac
 from functools import wraps
 
-from flask import Response, render_template, request
+from flask import Response, render_template
 from marshmallow import Schema, fields, validate
 
-from api.errors import ApiError
+from api.operator_auth import require_admin_password
 from api.routing import Blueprint
 from config import get_settings
 from services import admin, admin_charts
@@ -41,7 +40,7 @@ DECISIONS = [
 ]
 
 _HTML = {"type": "string", "description": "An operator page (HTML)"}
-_REFUSES = {401: ["admin_credentials_required"], 403: ["admin_not_configured"]}
+_REFUSALS = {401: ["admin_credentials_required"], 403: ["admin_not_configured"]}
 
 
 class AdminQuery(Schema):
@@ -56,15 +55,8 @@ def _admin_only(view):
 
     @wraps(view)
     def run(*args, **kwargs):
-        password = get_settings().admin_password
-        if not password:
-            raise ApiError(403, "admin_not_configured")
-        credentials = request.authorization
-        given = credentials.password if credentials is not None and credentials.type == "basic" else None
-        # Compared in constant time, so the answer's timing says nothing about the password.
-        if given is None or not hmac.compare_digest(given.encode(), password.encode()):
-            raise ApiError(401, "admin_credentials_required",
-                           headers={"WWW-Authenticate": 'Basic realm="admin", charset="UTF-8"'})
+        require_admin_password(get_settings().admin_password, realm="admin", not_configured="admin_not_configured",
+                               credentials_required="admin_credentials_required")
         return view(*args, **kwargs)
 
     return run
@@ -85,7 +77,7 @@ def _page(template: str, **context) -> Response:
 
 
 @bp.get("/admin")
-@bp.declare(changes_state=False, session=False, refuses={400: ["invalid_page", "invalid_search"], **_REFUSES})
+@bp.declare(changes_state=False, session=False, refuses={400: ["invalid_page", "invalid_search"], **_REFUSALS})
 @_admin_only
 @bp.arguments(AdminQuery, location="query")
 @bp.response(200, _HTML, content_type="text/html")
@@ -101,7 +93,7 @@ def admin_page(query):
 
 
 @bp.get("/marketing")
-@bp.declare(changes_state=False, session=False, refuses=_REFUSES)
+@bp.declare(changes_state=False, session=False, refuses=_REFUSALS)
 @_admin_only
 @bp.response(200, _HTML, content_type="text/html")
 def marketing_page():

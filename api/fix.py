@@ -186,7 +186,7 @@ def fix_mine(query):
 @bp.response(200, {"type": "string", "format": "binary"}, content_type="text/html")
 def fix_page(query):
     """The corrected page, to download."""
-    url, html = runs.corrected_page(token=query["token"], position=query["page"])
+    html = runs.corrected_page(token=query["token"], position=query["page"])
     response = make_response(html)
     response.headers["Content-Type"] = "text/html; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="corrected-page-{query["page"] + 1}.html"'

@@ -1,12 +1,11 @@
 """GET /metrics: the service's figures in Prometheus text format, for the operators' scraper."""
 from __future__ import annotations
 
-import hmac
 import ipaddress
 
 from flask import Response, request
 
-from api.errors import ApiError
+from api.operator_auth import require_admin_password
 from api.routing import Blueprint
 from config import get_settings
 from jobs.send import queue_depths
@@ -54,14 +53,8 @@ def _allow(settings) -> None:
     admin password came with it."""
     if settings.metrics_public or _from_loopback():
         return
-    if not settings.admin_password:
-        raise ApiError(403, "metrics_not_public")
-    credentials = request.authorization
-    given = credentials.password if credentials is not None and credentials.type == "basic" else None
-    # Compared in constant time, so the answer's timing says nothing about the password.
-    if given is None or not hmac.compare_digest(given.encode(), settings.admin_password.encode()):
-        raise ApiError(401, "metrics_credentials_required",
-                       headers={"WWW-Authenticate": 'Basic realm="metrics", charset="UTF-8"'})
+    require_admin_password(settings.admin_password, realm="metrics", not_configured="metrics_not_public",
+                           credentials_required="metrics_credentials_required")
 
 
 def _from_loopback() -> bool:

@@ -7,6 +7,7 @@ connection to the pool.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -92,6 +93,14 @@ def ping() -> bool:
     except UNAVAILABLE:
         close_connection()
         return False
+
+
+def read_moment(value) -> datetime | None:
+    """A datetime read back from the database: SQLite hands an aggregate's (MIN, MAX) back as
+    text, which has no column type for peewee to convert by."""
+    if isinstance(value, str):
+        return pw.format_date_time(value, ["%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"])
+    return value
 
 
 class JSONField(pw.TextField):

@@ -16,6 +16,7 @@ import peewee as pw
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.catalog import Product
 from models.clock import clock, iso, utcnow
+from models.db import read_moment
 from models.discovery import Claim
 from models.fix import FixRun
 from models.funnel import FunnelEvent
@@ -59,12 +60,6 @@ def _int(value) -> int:
     return int(value or 0)
 
 
-def _moment(value) -> datetime | None:
-    if isinstance(value, str):  # SQLite hands an aggregate back as text
-        return pw.format_date_time(value, ["%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"])
-    return value
-
-
 def _count_if(condition) -> pw.Node:
     return pw.fn.SUM(pw.Case(None, [(condition, 1)], 0))
 
@@ -93,7 +88,7 @@ def claims(q: str, page: int) -> Listing:
     return _page(query, page, lambda c: {
         "id": c["id"], "product_id": c["product_id"], "product_name": c["product_name"],
         "owner": c["email"] or (f"session {c['session_id']} (no account)" if c["session_id"] else "nobody"),
-        "created_at": iso(_moment(c["created_at"]))})
+        "created_at": iso(read_moment(c["created_at"]))})
 
 
 def jobs(q: str, page: int) -> Listing:
@@ -157,7 +152,7 @@ def queue_ages(now: datetime | None = None) -> dict:
             condition &= Job.created_at > now - timedelta(seconds=high)
         columns.append(_count_if(condition))
     *counts, oldest = Job.select(*columns, pw.fn.MIN(Job.created_at)).where(Job.status == Job.QUEUED).tuples().get()
-    oldest = _moment(oldest)
+    oldest = read_moment(oldest)
     return {"buckets": [(label, _int(c)) for (label, _s), c in zip(QUEUE_AGES, counts, strict=True)],
             "oldest_seconds": round(max(0.0, (now - oldest).total_seconds())) if oldest else None}
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import peewee as pw
 
 from models.clock import iso, utcnow
-from models.db import UNAVAILABLE, close_connection, ping
+from models.db import UNAVAILABLE, close_connection, ping, read_moment
 from models.job import WorkerBeat
 
 
@@ -38,12 +38,10 @@ def database_status(backend: str) -> dict:
 def worker_status(*, stale_seconds: int) -> dict:
     """Whether any worker beat within `stale_seconds`, and when the last one was."""
     try:
-        last = WorkerBeat.select(pw.fn.MAX(WorkerBeat.seen_at)).scalar()
+        last = read_moment(WorkerBeat.select(pw.fn.MAX(WorkerBeat.seen_at)).scalar())
     except UNAVAILABLE:
         close_connection()
         return {"heard_from": False, "last_seen": None, "age_seconds": None}
-    if isinstance(last, str):  # SQLite hands an aggregate back as text
-        last = pw.format_date_time(last, ["%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"])
     if last is None:
         return {"heard_from": False, "last_seen": None, "age_seconds": None}
     age = max(0.0, (utcnow() - last).total_seconds())

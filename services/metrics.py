@@ -13,7 +13,7 @@ from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 
 from integrations.metrics import exposition, observe_request  # noqa: F401  (the web edge records requests here)
 from models.clock import utcnow
-from models.db import UNAVAILABLE, close_connection
+from models.db import UNAVAILABLE, close_connection, read_moment
 from models.job import Job, WorkerBeat
 
 log = logging.getLogger("services.metrics")
@@ -23,12 +23,6 @@ log = logging.getLogger("services.metrics")
 DURATION_WINDOW = timedelta(minutes=15)
 DURATION_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 QUEUE_STATES = ("ready", "delayed", "in_flight")
-
-
-def _moment(value) -> datetime | None:
-    if isinstance(value, str):  # SQLite hands an aggregate back as text
-        return pw.format_date_time(value, ["%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"])
-    return value
 
 
 class DeploymentFigures:
@@ -68,7 +62,7 @@ class DeploymentFigures:
             jobs.add_metric([kind, status], count)
         yield jobs
 
-        oldest = _moment(Job.select(pw.fn.MIN(Job.created_at)).where(Job.status == Job.QUEUED).scalar())
+        oldest = read_moment(Job.select(pw.fn.MIN(Job.created_at)).where(Job.status == Job.QUEUED).scalar())
         yield GaugeMetricFamily("ff_job_oldest_queued_age_seconds", "Age of the oldest job still queued (0 when none): "
                                 "growing while workers are busy means more workers are needed.",
                                 value=max(0.0, (now - oldest).total_seconds()) if oldest else 0.0)

@@ -39,6 +39,12 @@ class Owner:
 def owner_of(session) -> Owner:
     return Owner(session_id=session.id, account_id=session.account_id)
 
+
+def adoption_keys(session_id: int, account_id: int) -> tuple[str, str]:
+    """The owner keys an adopter moves rows from (the anonymous session's) and to (the account's)."""
+    return Owner(session_id=session_id, account_id=None).key, Owner(session_id=session_id, account_id=account_id).key
+
+
 # fn(session_id, account_id) -> dict of lists, e.g. {"claims": ["p1"]}
 ADOPTERS: list[Callable[[int, int], dict]] = []
 

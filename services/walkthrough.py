@@ -17,7 +17,7 @@ from models.session import Session
 from models.walkthrough import Walkthrough
 from services.discovery import resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, owner_of
+from services.ownership import adopter, adoption_keys, owner_of
 from services.research.launch import FACT_IDS, facts_for
 
 FORWARD, BACK = "forward", "back"
@@ -60,28 +60,24 @@ def advance(*, session: Session, direction: str) -> dict:
     last = len(steps) - 1
     moved = (pw.Case(None, [(Walkthrough.position >= last, last)], Walkthrough.position + 1) if direction == FORWARD
              else pw.Case(None, [(Walkthrough.position <= 0, 0)], Walkthrough.position - 1))
-    owner = owner_of(session)
-    with transaction():
-        _ensure_row(session, owner, _first_open(steps))
-        Walkthrough.update(position=moved, updated_at=utcnow()).where(Walkthrough.owner == owner.key).execute()
-    return _answer(steps, Walkthrough.get(Walkthrough.owner == owner.key))
+    return _change(session, steps, position=moved)
 
 
 def dismiss(*, session: Session) -> dict:
     """Records that the founder dismissed the walkthrough; it keeps answering, dismissed."""
-    steps = steps_for(session)
+    return _change(session, steps_for(session), dismissed=True)
+
+
+def _change(session: Session, steps: list[dict], **changes) -> dict:
+    """Applies `changes` to the founder's row, made first if need be, and answers as GET."""
     owner = owner_of(session)
     with transaction():
-        _ensure_row(session, owner, _first_open(steps))
-        Walkthrough.update(dismissed=True, updated_at=utcnow()).where(Walkthrough.owner == owner.key).execute()
+        # INSERT ... ON CONFLICT DO NOTHING: two first clicks at once make one row, then both update it.
+        (Walkthrough.insert(owner=owner.key, session=session.id, account=session.account_id,
+                            position=_first_open(steps), updated_at=utcnow())
+         .on_conflict_ignore().execute())
+        Walkthrough.update(**changes, updated_at=utcnow()).where(Walkthrough.owner == owner.key).execute()
     return _answer(steps, Walkthrough.get(Walkthrough.owner == owner.key))
-
-
-def _ensure_row(session: Session, owner: Owner, position: int) -> None:
-    # INSERT ... ON CONFLICT DO NOTHING: two first clicks at once make one row, then both update it.
-    (Walkthrough.insert(owner=owner.key, session=session.id, account=session.account_id, position=position,
-                        updated_at=utcnow())
-     .on_conflict_ignore().execute())
 
 
 def _first_open(steps: list[dict]) -> int:
@@ -96,7 +92,7 @@ def _answer(steps: list[dict], row: Walkthrough | None) -> dict:
 @adopter
 def adopt_walkthrough(session_id: int, account_id: int) -> dict:
     """A session's place in the walkthrough becomes its account's, unless the account has one already."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     if Walkthrough.select().where(Walkthrough.owner == account_key).exists():
         Walkthrough.delete().where(Walkthrough.owner == session_key).execute()
         return {}

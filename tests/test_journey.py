@@ -3,6 +3,7 @@ minutes, consumed once, refused after, unknown and expired alike not found; 20 c
 once, one success (runs on PostgreSQL in that pass too)."""
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -29,7 +30,7 @@ def test_a_carrier_is_issued_and_consumed_once_on_another_device(founder, frozen
     assert response.status_code == 200, response.get_data(as_text=True)
     body = response.get_json()
     assert set(body) == {"status", "id", "expires_at", "url"} and body["status"] == "ok"
-    assert len(body["id"]) == 32 and int(body["id"], 16) >= 0
+    assert re.fullmatch(r"[0-9a-f]{32}", body["id"])  # 128 bits in lowercase hex, as the document says
     assert body["expires_at"] == (NOW + timedelta(minutes=CARRIER_MINUTES)).replace(microsecond=0).isoformat() + "Z"
     assert body["url"].endswith(f"/#/app/continue?c={body['id']}")
     # Only the id's hash is stored.

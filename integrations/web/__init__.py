@@ -13,7 +13,7 @@ the page it came from) is ever sent.
   addresses (decimal, octal, hex, short forms, zone ids). Pure, no network.
 - `fetch.py`: `Fetcher` (`get`, `status_of`), `Response`, `fetcher_for(settings)`.
 
-Errors of the seam, both with `.reason` and `.url`:
+Errors of the seam, both `FetchError`s with `.reason` and `.url`:
 
 - `FetchRefused`: refused before any connection was made (`bad_scheme`, `bad_port`,
   `credentials_in_url`, `odd_spelling`, `address_not_public`, `unresolvable`,
@@ -34,23 +34,26 @@ REFUSALS = ("bad_scheme", "bad_port", "credentials_in_url", "odd_spelling", "add
 FAILURES = ("timeout", "too_large", "connection_failed", "tls_failed", "bad_response")
 
 
-class FetchRefused(Exception):
+class FetchError(Exception):
+    """An error of the seam; `reason` names it and must be one of the subclass's `REASONS`."""
+
+    REASONS: tuple[str, ...] = ()
+
+    def __init__(self, reason: str, url: str = ""):
+        if reason not in self.REASONS:
+            raise ValueError(f"not a reason of the fetch seam: {reason!r}")
+        super().__init__(f"{reason}: {url}" if url else reason)
+        self.reason = reason
+        self.url = url
+
+
+class FetchRefused(FetchError):
     """The URL was refused before any connection was made; `reason` says which rule refused it."""
 
-    def __init__(self, reason: str, url: str = ""):
-        if reason not in REFUSALS:
-            raise ValueError(f"not a reason of the fetch seam: {reason!r}")
-        super().__init__(f"{reason}: {url}" if url else reason)
-        self.reason = reason
-        self.url = url
+    REASONS = REFUSALS
 
 
-class FetchFailed(Exception):
+class FetchFailed(FetchError):
     """A connection was made (or tried) and the exchange failed; `reason` says how."""
 
-    def __init__(self, reason: str, url: str = ""):
-        if reason not in FAILURES:
-            raise ValueError(f"not a reason of the fetch seam: {reason!r}")
-        super().__init__(f"{reason}: {url}" if url else reason)
-        self.reason = reason
-        self.url = url
+    REASONS = FAILURES

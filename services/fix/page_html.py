@@ -129,10 +129,6 @@ def visible_strings(soup: BeautifulSoup, *, skip_struck: bool = False):
         yield string
 
 
-def visible_text(soup: BeautifulSoup) -> str:
-    return words(" ".join(visible_strings(soup)))
-
-
 def main_text(soup: BeautifulSoup, *, most: int = 2000) -> str:
     """The page's own words for a drafted description: its <main> (or <article>, else the body
     without menus, header and footer), block by block so sentences do not run together."""

@@ -68,9 +68,7 @@ from services.fix.page_html import (
     words,
 )
 from services.fix.repair_work import Fix, Work, html_of
-from services.fix.structured_data import canonical_address, first_image, repair_product_data, safe_json
-
-__all__ = ["REPAIRABLE", "repair", "safe_json"]
+from services.fix.structured_data import canonical_address, first_image, repair_product_data
 
 VIEWPORT = "width=device-width, initial-scale=1"
 DESCRIPTION_CUT = 155  # a too-long description is cut a little inside the limit

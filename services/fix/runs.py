@@ -31,6 +31,7 @@ from services.fix import checks
 from services.fix.own_store import own_store
 from services.jobs import create_job
 from services.ownership import adopter, owner_of
+from services.reasons import sentence
 
 KIND = "fix_run"
 MAX_URL = 2000
@@ -112,8 +113,7 @@ def by_token(token) -> FixRun:
 
 def answer(run: FixRun) -> dict:
     """A run as the API answers it (decisions.md's fields, and the pages to download)."""
-    stored = {row.position: row.url for row in FixPage.select(FixPage.position, FixPage.url)
-              .where(FixPage.run == run.id)}
+    stored = {row.position for row in FixPage.select(FixPage.position).where(FixPage.run == run.id)}
     body = {
         "token": run.token, "url": run.url, "stage": run.stage,
         "pages": [page["url"] for page in run.pages],
@@ -128,10 +128,8 @@ def answer(run: FixRun) -> dict:
         "finished_at": run.finished_at.isoformat() + "Z" if run.finished_at else None,
     }
     if run.stage == FixRun.FAILED:
-        from services.reasons import REASONS
-
         body["reason"] = run.reason
-        body["explanation"] = REASONS[run.reason].sentence
+        body["explanation"] = sentence(run.reason)
     return body
 
 
@@ -153,13 +151,13 @@ def mine(*, session: Session) -> dict:
     return {"runs": [answer(run) for run in runs], "subscriptions": subscriptions}
 
 
-def corrected_page(*, token, position: int) -> tuple[str, str]:
-    """(url, corrected HTML) of one page of a run."""
+def corrected_page(*, token, position: int) -> str:
+    """The corrected HTML of one page of a run."""
     run = by_token(token)
     row = FixPage.get_or_none(FixPage.run == run.id, FixPage.position == position)
     if row is None:
         raise Refused("not_found")
-    return row.url, row.html
+    return row.html
 
 
 # --- Adoption, events and feedback ----------------------------------------------------------

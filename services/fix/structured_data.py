@@ -1,12 +1,12 @@
 """The repair of structured data (the product_data check): a JSON-LD Product built only from
 what the page states (product_facts(): name, description, image, address and an offer when
 the page states a price and its currency) and a JSON-LD Organization from the shop's name and
-address, added to the page's <head> as JSON safe inside a <script> (safe_json()); with the
+address, added to the page's <head> as JSON safe inside a <script>
+(services/store/render.py's script_json(), as the store's own pages write theirs); with the
 page's first picture and canonical address (first_image(), canonical_address()), which the
 Open Graph repair reads too."""
 from __future__ import annotations
 
-import json
 from urllib.parse import urljoin
 
 from services.fix.page_html import (
@@ -22,13 +22,7 @@ from services.fix.page_html import (
 )
 from services.fix.prices import find_price
 from services.fix.repair_work import Fix, Work, html_of
-
-
-def safe_json(value) -> str:
-    """JSON for inside a <script>: no character of it can end the element or start markup."""
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+from services.store.render import script_json
 
 
 def product_facts(work: Work) -> dict | None:
@@ -77,7 +71,7 @@ def canonical_address(work: Work) -> str:
 
 def _jsonld(work: Work, value: dict) -> Fix:
     script = work.soup.new_tag("script", attrs={"type": "application/ld+json"})
-    script.string = safe_json(value)
+    script.string = script_json(value, indent=2)  # indented: the founder copies and reads it
     work.add_to_head(script)
     return Fix(html_of(script), "head", False, True)
 

@@ -364,7 +364,13 @@ def _jsonld(store: dict, *, origin: str, url: str) -> str:
             "availability": "https://schema.org/InStock",
             "url": url,
         }
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return script_json(data)
+
+
+def script_json(value, *, indent: int | None = None) -> str:
+    """JSON for inside a <script>: no <, > or & survives serialising, so no text in it can end
+    the element or start markup (Fix's structured-data repair writes its JSON-LD with it too)."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
