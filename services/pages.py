@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from pathlib import Path
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from integrations import ai
 from integrations.ai.task import Facts, Task
@@ -36,6 +33,7 @@ from services.errors import Refused
 from services.jobs import create_job
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
+from services.store import render as store_render
 
 ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page))
 
@@ -55,11 +53,6 @@ _KIND_WORDS = (
     (Page.LANDING, re.compile(r"\blanding\b|\bsales page\b|\bproduct page\b|\bhome ?page\b|\bpage for (my|the)\b",
                               re.I)),
 )
-
-_env = Environment(loader=FileSystemLoader(Path(__file__).resolve().parents[1] / "templates" / "storefront"),
-                   autoescape=select_autoescape(default=True, default_for_string=True), undefined=StrictUndefined,
-                   trim_blocks=True, lstrip_blocks=True)
-
 
 def page_kind(intent: str) -> str | None:
     """The kind of page the words ask for, or None."""
@@ -196,5 +189,5 @@ def render(page_id: str) -> str:
     sections = [{"heading": str(s.get("heading", "")),
                  "paragraphs": [p.strip() for p in str(s.get("body", "")).split("\n\n") if p.strip()]}
                 for s in document.get("sections", []) if isinstance(s, dict)]
-    return _env.get_template("generated.html").render(title=str(document.get("title") or page.title),
-                                                      intro=str(document.get("intro") or ""), sections=sections)
+    return store_render.render_generated(title=str(document.get("title") or page.title),
+                                         intro=str(document.get("intro") or ""), sections=sections)

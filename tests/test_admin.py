@@ -248,7 +248,7 @@ def test_marketing_shows_referrals_the_store_funnel_and_fix_runs(client, passwor
     Session.create(token_hash="h" * 64, arrived_with_code="abc123")
     Session.create(token_hash="g" * 64, arrived_with_code="abc123")
     Session.create(token_hash="f" * 64)
-    load(item("p-fun", name=f"Mug {HOSTILE}"))
+    load(item("p-fun", name="Mug"))
     today = utcnow().date()
     for visitor, events in (("v1", FunnelEvent.EVENTS), ("v2", ("page_view", "add_to_cart")), ("v3", ("page_view",))):
         for event in events:
@@ -262,7 +262,6 @@ def test_marketing_shows_referrals_the_store_funnel_and_fix_runs(client, passwor
                   created_at=utcnow() - timedelta(days=2))
     FixRun.create(token="r5", url="https://e.example", stage=FixRun.DONE, created_at=utcnow() - timedelta(days=30))
     html = page(client, "/marketing")
-    assert HOSTILE not in html
     assert chart_title(html, "chart-referrals") == ("Referral funnel: codes made 1, arrived by a coded link 2, "
                                                     "signed up 2, qualified 1")
     funnel = chart_title(html, "chart-store-funnel")

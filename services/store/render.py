@@ -375,6 +375,11 @@ def script_json(value, *, indent: int | None = None) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
+def render_generated(*, title: str, intro: str, sections: list[dict]) -> str:
+    """A generated page (services/pages.py): its title, intro and [{heading, paragraphs}]."""
+    return _env.get_template("generated.html").render(title=title, intro=intro, sections=sections)
+
+
 def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: bool, amount: str) -> str:
     """The thank-you page of an order, as the provider's answer left it, in the store's own look."""
     store = _store(document)
