@@ -28,7 +28,7 @@ from models.session import Session
 from services.discovery import Resolved, resolve
 from services.domains import connected_domain
 from services.errors import Refused
-from services.ownership import Owner, adopter, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of
 from services.research.launch import launch_fact
 
 AI_EMAIL_MODES = BusinessSettings.AI_EMAIL_MODES
@@ -222,7 +222,7 @@ def _payout_answer(row: PayoutDestination | None) -> dict | None:
 @adopter
 def adopt_business_records(session_id: int, account_id: int) -> dict:
     """A session's settings and payout become its account's; when both have one, the one saved last stays."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     adopted = []
     for model, name in ((BusinessSettings, "business_settings"), (PayoutDestination, "payout")):
         mine = model.get_or_none(model.owner == session_key)

@@ -26,7 +26,7 @@ from models.session import Session
 from models.supplier import SupplierConnection
 from services.discovery import Resolved, resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of
 from services.reasons import sentence
 from services.research.launch import launch_fact
 
@@ -164,7 +164,7 @@ def change(*, session: Session, action: str, supplier=None, sku=None) -> dict:
 def adopt_supplier_connection(session_id: int, account_id: int) -> dict:
     """A session's connected supplier becomes its account's; when both have one, the one
     connected last stays."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     mine = SupplierConnection.get_or_none(SupplierConnection.owner == session_key)
     if mine is None:
         return {}

@@ -18,7 +18,7 @@ from models.db import transaction
 from models.session import Session
 from services.discovery import resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of
 from services.research.launch import facts_for
 
 NEXT_STEPS = 3  # launch steps on the list at a time
@@ -122,7 +122,7 @@ def _row(todo: Todo) -> dict:
 @adopter
 def adopt_todos(session_id: int, account_id: int) -> dict:
     """A session's tasks become its account's; a launch step the account already has is not kept twice."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     theirs = Todo.select(Todo.fact_id).where(Todo.owner == account_key, Todo.fact_id.is_null(False))
     Todo.delete().where(Todo.owner == session_key, Todo.fact_id.in_(theirs)).execute()
     moved = Todo.update(owner=account_key, account=account_id).where(Todo.owner == session_key).execute()

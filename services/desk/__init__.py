@@ -9,13 +9,13 @@ account's (the adopter below).
 from __future__ import annotations
 
 from models.desk import KeywordRule, Ticket, TicketMessage
-from services.ownership import adopter
+from services.ownership import adopter, adoption_keys
 
 
 @adopter
 def adopt_desk(session_id: int, account_id: int) -> dict:
     """A session's tickets, their messages and its keyword rules become its account's."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     moved = Ticket.update(owner=account_key, account=account_id).where(Ticket.owner == session_key).execute()
     TicketMessage.update(owner=account_key).where(TicketMessage.owner == session_key).execute()
     rules = (KeywordRule.update(owner=account_key, account=account_id)

@@ -27,7 +27,7 @@ from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store
 from services import business
-from services.ownership import adopter, owner_of
+from services.ownership import adopter, adoption_keys, owner_of
 from services.store import render
 from services.store.versions import document_of
 
@@ -190,6 +190,7 @@ def analysis(*, session: Session) -> dict:
 @adopter
 def adopt_ratings(session_id: int, account_id: int) -> dict:
     """A session's ratings become its account's, with its tickets."""
-    count = (SatisfactionRating.update(owner=f"account:{account_id}", account=account_id)
-             .where(SatisfactionRating.owner == f"session:{session_id}").execute())
+    session_key, account_key = adoption_keys(session_id, account_id)
+    count = (SatisfactionRating.update(owner=account_key, account=account_id)
+             .where(SatisfactionRating.owner == session_key).execute())
     return {"satisfaction": [str(count)]} if count else {}

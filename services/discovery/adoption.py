@@ -7,7 +7,7 @@ import peewee as pw
 from models.clock import utcnow
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from services.discovery.allowance import MAX_SHARE_LIFTS, ensure_allowance_row
-from services.ownership import adopter
+from services.ownership import adopter, adoption_keys
 
 
 @adopter
@@ -18,7 +18,7 @@ def adopt_discovery(session_id: int, account_id: int) -> dict:
                .where(Claim.session == session_id, Claim.account.is_null()).tuples()]
     for model in (Claim, Hold, Seen, Passed, ShareAction, Watch):
         model.update(account=account_id).where(model.session == session_id, model.account.is_null()).execute()
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     row = ClaimAllowance.get_or_none(ClaimAllowance.owner == session_key)
     if row is not None:
         now = utcnow()

@@ -34,7 +34,7 @@ from services.growth import ad_copy, ad_image
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS, SIZES, pass_criteria, too_long
 from services.jobs import active_job, create_job, get_job
 from services.meter import METER_REFUSALS, metered
-from services.ownership import adopter, owner_of
+from services.ownership import adopter, adoption_keys, owner_of
 from services.store import builds, edits
 from services.store import facts as store_facts
 
@@ -418,5 +418,6 @@ def edit_result(job_id: str) -> dict:
 @adopter
 def adopt_ads(session_id: int, account_id: int) -> dict:
     """Ads of stores the session built become its account's (as its stores do)."""
-    Ad.update(owner=f"account:{account_id}").where(Ad.owner == f"session:{session_id}").execute()
+    session_key, account_key = adoption_keys(session_id, account_id)
+    Ad.update(owner=account_key).where(Ad.owner == session_key).execute()
     return {}

@@ -24,7 +24,7 @@ from models.db import transaction
 from models.session import Session
 from services.errors import Refused
 from services.growth.ad_limits import PLATFORMS  # the ad platforms a campaign runs on
-from services.ownership import adopter, owner_of
+from services.ownership import adopter, adoption_keys, owner_of
 
 STATUSES = ("draft", "active", "paused")
 # What a campaign asks the platform to optimise for (Meta's outcome objectives and
@@ -227,7 +227,7 @@ def adopt_campaign_book(session_id: int, account_id: int) -> dict:
     """A session's campaign book becomes its account's. When the account has one already, it
     keeps its settings and gains the session's campaigns under new numbers of its own, up to
     MAX_CAMPAIGNS (a book past that is not carried further)."""
-    session_key, account_key = f"session:{session_id}", f"account:{account_id}"
+    session_key, account_key = adoption_keys(session_id, account_id)
     mine = CampaignBook.get_or_none(CampaignBook.owner == session_key)
     if mine is None:
         return {}

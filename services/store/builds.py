@@ -24,7 +24,7 @@ from services import ai_tasks
 from services.discovery import resolve
 from services.errors import JobFailed, Refused
 from services.jobs import active_job, create_job
-from services.ownership import adopter, owner_of
+from services.ownership import adopter, adoption_keys, owner_of
 from services.store import facts as store_facts
 from services.store.document import build_document, slug_for
 from services.store.verify import problems_of
@@ -179,5 +179,6 @@ def _take_over(product_id: str, owner_key: str) -> None:
 @adopter
 def adopt_stores(session_id: int, account_id: int) -> dict:
     """Stores the session built (on a hold or a claim) become its account's."""
-    Store.update(owner=f"account:{account_id}").where(Store.owner == f"session:{session_id}").execute()
+    session_key, account_key = adoption_keys(session_id, account_id)
+    Store.update(owner=account_key).where(Store.owner == session_key).execute()
     return {}
