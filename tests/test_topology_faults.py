@@ -112,9 +112,11 @@ def test_a_stop_longer_than_the_shutdown_time_hands_the_build_back_at_once(topol
     # It exited after about its 2 s of shutdown time, not after its builds (12 s).
     assert 1.5 <= figures["exited_after_seconds"] <= 6, figures
     assert figures["new_pid"] != figures["worker_pid"]
-    # What it was running ran again at once (attempt 2), well before a lease could run out.
+    # What it was running ran again (attempt 2) as soon as a worker could take it, before its lease
+    # could run out: handed back, not reaped. (Its restarted process boots first; on a loaded 2-core
+    # machine that was 9.3 s after the signal, against 4 to 6 s when idle.)
     assert set(figures["held"]) <= set(figures["rerun"]), figures
-    assert all(0 < s <= 8 for s in figures["rerun_started_after_seconds"].values()), figures
+    assert all(0 < s < Settings.job_lease_seconds for s in figures["rerun_started_after_seconds"].values()), figures
     assert figures["all_done_once"], (figures["jobs"], figures["versions"])
 
 
