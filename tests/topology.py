@@ -137,10 +137,14 @@ class Topology:
     """supervisord with deploy/supervisord.conf, its database, its Redis, its run folder."""
 
     def __init__(self, workdir: Path, database_url: str, *, worker_processes: int = 2, worker_threads: int = 2,
-                 build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None):
+                 build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None,
+                 service_database_url: str | None = None):
         self.dir = Path(workdir)
         self.run_dir = self.dir / "run"
         self.database_url = database_url
+        # The URL the processes are given (a cuttable proxy's, tests/tcp_proxy.py); the test's
+        # own queries always go straight to `database_url`, so they see through an outage.
+        self.service_database_url = service_database_url or database_url
         self.worker_processes = worker_processes
         self.worker_threads = worker_threads
         self.catalog_copies = catalog_copies
@@ -163,7 +167,7 @@ class Topology:
                                     "PROCS_", "SUPERVISOR_"))}
         model = self.dir / "model.py"
         env.update(
-            DATABASE_URL=self.database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
+            DATABASE_URL=self.service_database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
             BASE_URL=self.base_url, PORT=str(self.port), HOST="127.0.0.1", OUTBOX_DIR=str(self.dir / "outbox"),
             PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes),
             WORKER_THREADS=str(self.worker_threads), HEARTBEAT_SECONDS="1", WORKER_METRICS_PORT="0",
@@ -553,4 +557,192 @@ def flush_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout:
         "attempts": sorted(rows[0]["attempt"] for rows in once["jobs"].values() if rows),
         "last_finished": max(finished).isoformat() if finished else None,
         **once,
+    }
+
+
+def restart_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout: float = 120) -> dict:
+    """Redis stopped and started again empty (no dump: the machine's Redis keeps nothing on
+    disk) while builds run and more wait in the queue: the messages, the subject locks and the
+    worker heartbeats are gone, not merely flushed while the connections stayed up. Every
+    build still ends built once; none stays queued."""
+    founders = topo.founders(builds)
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    wait_for(lambda: sum(len(topo.calls_running(p)) for n, p in topo.pids().items() if n.startswith("worker_"))
+             >= topo.worker_processes * topo.worker_threads, 60, "every worker thread busy")
+    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+    pids = topo.pids()
+    stopped_wall = time.time()
+    topo.redis.stop()
+    time.sleep(2)  # down long enough for every process to meet the outage
+    topo.redis.start()
+    restarted_wall = time.time()
+    built_at = wait_built(founders, timeout)
+    once = _once(topo, founders)
+    return {
+        "builds": builds, "queued_at_stop": queued, "down_seconds": round(restarted_wall - stopped_wall, 2),
+        "all_built_after_restart_seconds": round(built_at - restarted_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "attempts": sorted(rows[0]["attempt"] for rows in once["jobs"].values() if rows),
+        "left_queued": topo.sql("SELECT COUNT(*) FROM job WHERE status IN ('queued', 'running')")[0][0],
+        "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        **once,
+    }
+
+
+# -- the database cut under traffic ---------------------------------------------------------------
+
+
+class Traffic:
+    """Founder journeys in threads, each a new browser after its store is built: GET /api/find,
+    POST /api/pass {claim}, POST /api/store, GET /api/store until built or failed. Every answer
+    is recorded as (method, path, status, is_json, reason); a request that got no HTTP answer
+    at all is recorded with status None."""
+
+    def __init__(self, base_url: str, threads: int = 4):
+        self.base_url = base_url
+        self.answers: list[tuple] = []
+        self.claimed: list[str] = []
+        self.built: list[str] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._run, name=f"founder-{n}", daemon=True) for n in range(threads)]
+
+    def _call(self, http, method: str, path: str, **kwargs) -> dict | None:
+        import requests
+
+        try:
+            answer = http.request(method, self.base_url + path, timeout=15, **kwargs)
+        except requests.RequestException as exc:
+            with self._lock:
+                self.answers.append((method, path, None, False, f"{type(exc).__name__}"))
+            return None
+        try:
+            body = answer.json()
+            is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(body, dict)
+        except ValueError:
+            body, is_json = None, False
+        with self._lock:
+            self.answers.append((method, path, answer.status_code, is_json,
+                                 body.get("reason") if isinstance(body, dict) else answer.text[:80]))
+        return body if answer.status_code == 200 and is_json else None
+
+    def _run(self) -> None:
+        import requests
+
+        while not self._stop.is_set():
+            http = requests.Session()
+            card = self._call(http, "GET", "/api/find")
+            if not card or not card.get("product_id"):
+                self._stop.wait(0.2)
+                continue
+            claimed = self._call(http, "POST", "/api/pass", json={"action": "claim", "product_id": card["product_id"]})
+            if not claimed or claimed.get("status") != "claimed":
+                continue
+            with self._lock:
+                self.claimed.append(card["product_id"])
+            if not self._call(http, "POST", "/api/store"):
+                continue
+            while not self._stop.is_set():
+                store = self._call(http, "GET", "/api/store") or {}
+                if store.get("status") in ("built", "failed"):
+                    if store["status"] == "built":
+                        with self._lock:
+                            self.built.append(card["product_id"])
+                    break
+                self._stop.wait(0.25)
+
+    def __enter__(self) -> Traffic:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.answers)
+
+
+def _invariants(topo: Topology) -> dict:
+    """What a half-written claim or build would leave, read with SQL: each list should be empty."""
+    return {
+        # A claim drops the product's hold in its own transaction.
+        "claims_still_held": topo.sql("SELECT c.product_id FROM product_claim c JOIN product_hold h USING (product_id)"),
+        # A claim spends its owner's allowance in the same transaction: claims made = claims.
+        "allowances_off": topo.sql(
+            "SELECT a.owner, a.claims_made, COUNT(c.id) FROM claim_allowance a LEFT JOIN product_claim c "
+            "ON a.owner = 'session:' || c.session_id AND c.account_id IS NULL "
+            "WHERE left(a.owner, 8) = 'session:' GROUP BY a.owner, a.claims_made HAVING a.claims_made <> COUNT(c.id)"),
+        "claims_unspent": topo.sql(
+            "SELECT c.product_id FROM product_claim c LEFT JOIN claim_allowance a ON a.owner = 'session:' || c.session_id "
+            "WHERE c.account_id IS NULL AND a.owner IS NULL"),
+        # A build job is created with its store row; a store's newest version exists, and so
+        # does every version before it (one version per build, numbered from 1).
+        "builds_without_store": topo.sql(
+            "SELECT j.subject FROM job j LEFT JOIN store s ON 'store:' || s.product_id = j.subject "
+            "WHERE j.kind = %s AND s.product_id IS NULL", BUILD),
+        "stores_without_their_versions": topo.sql(
+            "SELECT s.product_id, s.version, COUNT(v.number) FROM store s LEFT JOIN store_version v USING (product_id) "
+            "GROUP BY s.product_id, s.version HAVING s.version <> COUNT(v.number) "
+            "OR s.version <> COALESCE(MAX(v.number), 0)"),
+        "done_builds_without_a_version": topo.sql(
+            "SELECT j.subject FROM job j JOIN store s ON 'store:' || s.product_id = j.subject "
+            "WHERE j.kind = %s AND j.status = 'done' AND s.version = 0", BUILD),
+        "jobs_unfinished": topo.sql("SELECT kind, subject, status FROM job WHERE status NOT IN ('done', 'failed')"),
+    }
+
+
+def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, outage_seconds: float = 5,
+                                   timeout: float = 60) -> dict:
+    """Founder traffic on every thread; the database proxy cut (every connection closed, new
+    ones refused) for `outage_seconds`, then restored. Measures how soon GET /api/health and
+    a founder's claim answer 200 again from the same processes, lets every job end, and
+    reads the invariants a half-written claim or build would break."""
+    pids = topo.pids()
+    began = time.time()
+    with Traffic(topo.base_url, threads) as traffic:
+        wait_for(lambda: len(traffic.built) >= threads, timeout, "a store built by each founder thread")
+        before = traffic.count()
+        cut_wall = time.time()
+        connections_cut = proxy.cut()
+        time.sleep(outage_seconds)
+        during = traffic.answers[before:]
+        proxy.restore()
+        restored_wall = time.time()
+        wait_for(lambda: topo.get("/api/health").status_code == 200, timeout, "health to answer 200 again")
+        healthy_wall = time.time()
+        claims_at_restore = len(traffic.claimed)
+        wait_for(lambda: len(traffic.claimed) > claims_at_restore + threads, timeout, "founders claiming again")
+        claiming_wall = time.time()
+        built_at_restore = len(traffic.built)
+        wait_for(lambda: len(traffic.built) > built_at_restore, timeout, "a store built after the outage")
+    # Every job ends: done, or failed for good; none left queued or running (the reaper
+    # sends again what the outage stranded).
+    wait_for(lambda: topo.sql("SELECT COUNT(*) FROM job WHERE status NOT IN ('done', 'failed')")[0][0] == 0,
+             timeout, "every job to end")
+    settled_wall = time.time()
+    answers = traffic.answers
+    statuses: dict = {}
+    for _method, _path, status, _is_json, _reason in answers:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+    refusals = sorted({(status, reason) for _m, _p, status, is_json, reason in answers if status != 200})
+    return {
+        "threads": threads, "traffic_before_cut_seconds": round(cut_wall - began, 2),
+        "outage_seconds": round(restored_wall - cut_wall, 2), "connections_cut": connections_cut,
+        "answers": len(answers), "answers_during_outage": len(during), "statuses": statuses,
+        "refusals": refusals,
+        "not_json": [a for a in answers if not a[3]][:5],
+        "no_answer": [a for a in answers if a[2] is None][:5],
+        "healthy_after_restore_seconds": round(healthy_wall - restored_wall, 2),
+        "claiming_after_restore_seconds": round(claiming_wall - restored_wall, 2),
+        "jobs_ended_after_restore_seconds": round(settled_wall - restored_wall, 2),
+        "claims": len(traffic.claimed), "built": len(traffic.built),
+        "jobs": dict(topo.sql("SELECT status, COUNT(*) FROM job GROUP BY status")),
+        "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        "invariants": _invariants(topo),
     }
