@@ -2,10 +2,14 @@
 page a customer pays on, and its state API. It stands in for a remote provider's site,
 so it reads only the sandbox's records (services/commerce/sandbox_pages.py) and never the
 service's payments or orders."""
+from functools import wraps
+
 from flask import Response, redirect, render_template
 from marshmallow import Schema, fields, validate
 
+from api.errors import ApiError
 from api.routing import Blueprint
+from integrations.payments import ProviderUnavailable
 from jobs.send import send_all
 from services.commerce import sandbox_pages
 from services.commerce.shipping import FIELDS
@@ -38,6 +42,10 @@ DECISIONS: list[str] = [
     "cancelling needs no address. The provider keeps the address with the checkout and answers it in its state "
     "(the seam's CheckoutState.shipping; `shipping` in the state API), which the service stores on the order when it "
     "confirms the payment.",
+    "The sandbox provider keeps its records in the service's database: when that database cannot answer, its "
+    "hosted page, its form and its state API answer 503 `database_unavailable` (JSON, as every route of the "
+    "service does then) and settle nothing; the service's side of a payment treats that as a provider that did "
+    "not answer and asks again later.",
     "Sandbox refunds: one per idempotency key (the same key answers the same refund, and a key reused for another "
     "amount or payment is refused), never more than was paid. They succeed at once; the sandbox bank can also "
     "hold one pending and settle it later as succeeded, failed or canceled, as a card network would (the tests "
@@ -81,6 +89,20 @@ _HTML = {"type": "string", "description": "The hosted checkout page"}
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 
 
+def _provider_side(view):
+    """The sandbox bank answers ProviderUnavailable when its database (the service's) cannot
+    answer; on the provider's own routes that is the database being away: 503, not a 500."""
+
+    @wraps(view)
+    def run(*args, **kwargs):
+        try:
+            return view(*args, **kwargs)
+        except ProviderUnavailable:
+            raise ApiError(503, "database_unavailable") from None
+
+    return run
+
+
 def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusal: Refused | None = None) -> Response:
     html = render_template("pay/checkout.html", checkout=checkout, fields=FIELDS, form=form or {},
                            refusal=refusal, faulty=set(refusal.fields.get("fields", ())) if refusal else set(),
@@ -95,6 +117,7 @@ def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusa
 @bp.get("/pay/sandbox/checkout/<checkout_id>")
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, _HTML, content_type="text/html")
+@_provider_side
 def sandbox_checkout_page(checkout_id):
     """The sandbox provider's hosted checkout page."""
     return _page(sandbox_pages.checkout_page(checkout_id))
@@ -105,6 +128,7 @@ def sandbox_checkout_page(checkout_id):
             refuses={404: ["not_found"], 400: ["invalid_shipping_address"]})
 @bp.arguments(ActionForm, location="form")
 @bp.response(303, headers=_REDIRECT)
+@_provider_side
 def sandbox_checkout_action(form, checkout_id):
     """The customer's choice: pay (with the shipping address, when the checkout collects one), decline or abandon."""
     try:
@@ -120,6 +144,7 @@ def sandbox_checkout_action(form, checkout_id):
 @bp.get("/pay/sandbox/v1/checkouts/<checkout_id>")
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, CheckoutStateAnswer)
+@_provider_side
 def sandbox_checkout_state(checkout_id):
     """The sandbox provider's state API: a checkout as the provider sees it."""
     return sandbox_pages.state_api(checkout_id)

@@ -251,6 +251,28 @@ def test_a_notification_that_meets_a_failing_service_then_a_failing_provider_cre
     assert RevenueCredit.select().count() == 1
 
 
+def test_the_sandbox_provider_without_its_database_answers_503_and_settles_nothing(shop, founder, monkeypatch):
+    """The sandbox bank keeps its records in the service's database; when that cannot answer
+    (sandbox_bank raises ProviderUnavailable then), its page, form and state API answer JSON
+    503 `database_unavailable`, never a 500."""
+    customer = founder()
+    order = started(customer)
+    checkout_id = payment_of(order["order_id"]).provider_ref
+
+    def database_away(*args, **kwargs):
+        raise ProviderUnavailable("the sandbox provider could not answer (OperationalError)")
+
+    monkeypatch.setattr(sandbox_bank, "find", database_away)
+    monkeypatch.setattr(sandbox_bank, "settle", database_away)
+    for answer in (customer.get(path_of(order["checkout_url"])),
+                   customer.get(f"/pay/sandbox/v1/checkouts/{checkout_id}"),
+                   customer.post(path_of(order["checkout_url"]), data={"action": "pay", **ADDRESS})):
+        assert answer.status_code == 503 and answer.get_json()["reason"] == "database_unavailable", answer.get_data()
+    monkeypatch.undo()
+    assert SandboxCheckout.get_by_id(checkout_id).state == "open"
+    assert CustomerOrder.get_by_id(order["order_id"]).state == "open"
+
+
 def test_a_provider_that_cannot_start_a_checkout_charges_nothing(shop, founder, monkeypatch):
     def down(*args, **kwargs):
         raise ProviderUnavailable("connection refused")

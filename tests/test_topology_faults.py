@@ -161,13 +161,20 @@ def test_the_database_cut_under_founder_traffic_answers_json_writes_nothing_half
         netloc=f"{urlsplit(TEST_DATABASE_URL).username or 'postgres'}@127.0.0.1:{database_proxy.port}"))
     # Short leases and a reaper every second, so a build the outage stranded runs again soon.
     topo = topology(build_seconds=1, catalog_copies=3, service_database_url=proxied + "_topology",
-                    env={"JOB_LEASE_SECONDS": "6", "REAPER_SECONDS": "1"})
+                    env={"JOB_LEASE_SECONDS": "4", "REAPER_SECONDS": "1"})
     figures = cut_the_database_under_traffic(topo, database_proxy, threads=4, outage_seconds=5)
     report("PostgreSQL cut for 5 s under founder traffic", figures)
     # The outage was met: connections were open when it came, and founders asked during it.
     assert figures["connections_cut"] > 0 and figures["answers_during_outage"] > 0, figures
     # Every request got an answer, and every answer was a JSON object.
     assert figures["no_answer"] == [] and figures["not_json"] == [], figures
+    # And every route of the OpenAPI document, asked once during the cut, answered: a JSON
+    # object under /api/, and outside it no server error but a JSON 503 (the shell, the
+    # metrics, the provider's logo answer their own type without the database).
+    assert figures["routes_swept"] > 50 and figures["api_routes_not_json"] == [], figures
+    assert figures["routes_failing"] == [], figures
+    # Orders: each opened with its payment, whole or not at all.
+    assert figures["orders"] > 0, figures
     # What was not a 200 was a 503 database_unavailable (nothing else, no 500).
     assert {(status, reason) for status, reason in figures["refusals"]} <= {(503, "database_unavailable")}, figures
     assert figures["statuses"].get("503", 0) > 0, figures

@@ -612,14 +612,18 @@ class Traffic:
     is recorded as (method, path, status, is_json, reason); a request that got no HTTP answer
     at all is recorded with status None."""
 
-    def __init__(self, base_url: str, threads: int = 4):
+    def __init__(self, base_url: str, threads: int = 4, customers: int = 1):
         self.base_url = base_url
         self.answers: list[tuple] = []
         self.claimed: list[str] = []
         self.built: list[str] = []
+        self.orders: list[str] = []
+        self.shop: str | None = None  # the product whose store the first founder published
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._run, name=f"founder-{n}", daemon=True) for n in range(threads)]
+        self._threads += [threading.Thread(target=self._buy, name=f"customer-{n}", daemon=True)
+                          for n in range(customers)]
 
     def _call(self, http, method: str, path: str, **kwargs) -> dict | None:
         import requests
@@ -662,8 +666,29 @@ class Traffic:
                     if store["status"] == "built":
                         with self._lock:
                             self.built.append(card["product_id"])
+                        if self.shop is None and (self._call(http, "POST", "/api/store/publish") or {}).get(
+                                "status") == "published":
+                            self.shop = card["product_id"]
                     break
                 self._stop.wait(0.25)
+
+    def _buy(self) -> None:
+        """A customer of the published store: opens an order (its payment and the provider's
+        checkout), then asks for its state, again and again."""
+        import requests
+
+        http = requests.Session()
+        while not self._stop.is_set():
+            if self.shop is None:
+                self._stop.wait(0.2)
+                continue
+            order = self._call(http, "POST", "/api/store/checkout",
+                               json={"product_id": self.shop, "quantity": 1, "email": "buyer@example.com"})
+            if order and order.get("order_id"):
+                with self._lock:
+                    self.orders.append(order["order_id"])
+                self._call(http, "GET", f"/api/store/confirm?order_id={order['order_id']}")
+            self._stop.wait(0.1)
 
     def __enter__(self) -> Traffic:
         for thread in self._threads:
@@ -706,7 +731,48 @@ def _invariants(topo: Topology) -> dict:
             "SELECT j.subject FROM job j JOIN store s ON 'store:' || s.product_id = j.subject "
             "WHERE j.kind = %s AND j.status = 'done' AND s.version = 0", BUILD),
         "jobs_unfinished": topo.sql("SELECT kind, subject, status FROM job WHERE status NOT IN ('done', 'failed')"),
+        # An order is opened with its payment in one transaction.
+        "orders_without_payment": topo.sql(
+            "SELECT o.id FROM customer_order o LEFT JOIN payment p ON p.id = o.payment WHERE p.id IS NULL"),
+        "order_payments_without_order": topo.sql(
+            "SELECT p.id FROM payment p LEFT JOIN customer_order o ON o.payment = p.id "
+            "WHERE p.purpose = 'order' AND o.id IS NULL"),
     }
+
+
+def documented_routes(topo: Topology) -> list[tuple[str, str]]:
+    """(method, path) of every operation of the served OpenAPI document, path parameters
+    filled with a value no row has."""
+    import re
+
+    document = topo.get("/api/openapi.json").json()
+    return sorted((method.upper(), re.sub(r"\{[^}]+\}", "nothing-here", path))
+                  for path, operations in document["paths"].items()
+                  for method in operations if method in ("get", "post", "put", "patch", "delete"))
+
+
+def sweep(base_url: str, routes) -> list[tuple]:
+    """Asks every route once, as a same-origin browser (a JSON body where one may be taken);
+    returns (method, path, status, content type, whether the body is a JSON object) of each
+    answer (status None: no answer at all)."""
+    import requests
+
+    http = requests.Session()
+    answers = []
+    for method, path in routes:
+        try:
+            answer = http.request(method, base_url + path, timeout=15, allow_redirects=False,
+                                  **({} if method == "GET" else {"json": {}}))
+        except requests.RequestException as exc:
+            answers.append((method, path, None, type(exc).__name__, False))
+            continue
+        kind = answer.headers.get("Content-Type", "")
+        try:
+            is_json = kind.startswith("application/json") and isinstance(answer.json(), dict)
+        except ValueError:
+            is_json = False
+        answers.append((method, path, answer.status_code, kind, is_json))
+    return answers
 
 
 def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, outage_seconds: float = 5,
@@ -716,13 +782,17 @@ def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, o
     a founder's claim answer 200 again from the same processes, lets every job end, and
     reads the invariants a half-written claim or build would break."""
     pids = topo.pids()
+    routes = documented_routes(topo)
     began = time.time()
     with Traffic(topo.base_url, threads) as traffic:
         wait_for(lambda: len(traffic.built) >= threads, timeout, "a store built by each founder thread")
+        wait_for(lambda: len(traffic.orders) >= 2, timeout, "a customer's orders in the published store")
         before = traffic.count()
         cut_wall = time.time()
         connections_cut = proxy.cut()
-        time.sleep(outage_seconds)
+        # Beside the founders, every documented route is asked once while the database is away.
+        swept = sweep(topo.base_url, routes)
+        time.sleep(max(0.0, cut_wall + outage_seconds - time.time()))
         during = traffic.answers[before:]
         proxy.restore()
         restored_wall = time.time()
@@ -731,8 +801,9 @@ def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, o
         claims_at_restore = len(traffic.claimed)
         wait_for(lambda: len(traffic.claimed) > claims_at_restore + threads, timeout, "founders claiming again")
         claiming_wall = time.time()
-        built_at_restore = len(traffic.built)
+        built_at_restore, orders_at_restore = len(traffic.built), len(traffic.orders)
         wait_for(lambda: len(traffic.built) > built_at_restore, timeout, "a store built after the outage")
+        wait_for(lambda: len(traffic.orders) > orders_at_restore, timeout, "an order opened after the outage")
     # Every job ends: done, or failed for good; none left queued or running (the reaper
     # sends again what the outage stranded).
     wait_for(lambda: topo.sql("SELECT COUNT(*) FROM job WHERE status NOT IN ('done', 'failed')")[0][0] == 0,
@@ -747,13 +818,22 @@ def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, o
         "threads": threads, "traffic_before_cut_seconds": round(cut_wall - began, 2),
         "outage_seconds": round(restored_wall - cut_wall, 2), "connections_cut": connections_cut,
         "answers": len(answers), "answers_during_outage": len(during), "statuses": statuses,
+        "routes_swept": len(swept),
+        "routes_statuses": sorted({(a[2], a[4]) for a in swept}, key=str),
+        # The API answers JSON; the pages, feeds and images outside /api/ answer their own type.
+        "api_routes_not_json": [a[:4] for a in swept if a[1].startswith("/api/") and not a[4]],
+        "other_routes_not_json": [a[:4] for a in swept if not a[1].startswith("/api/") and not a[4]],
+        "routes_failing": [a[:4] for a in swept if a[2] is None or (a[2] >= 500 and not (a[2] == 503 and a[4]))],
         "refusals": refusals,
         "not_json": [a for a in answers if not a[3]][:5],
         "no_answer": [a for a in answers if a[2] is None][:5],
         "healthy_after_restore_seconds": round(healthy_wall - restored_wall, 2),
         "claiming_after_restore_seconds": round(claiming_wall - restored_wall, 2),
         "jobs_ended_after_restore_seconds": round(settled_wall - restored_wall, 2),
-        "claims": len(traffic.claimed), "built": len(traffic.built),
+        "claims": len(traffic.claimed), "built": len(traffic.built), "orders": len(traffic.orders),
+        # Payments whose provider checkout was never opened (the cut came between the order's
+        # transaction and the provider): an open order nobody can pay, not a charge.
+        "payments_never_opened": topo.sql("SELECT COUNT(*) FROM payment WHERE provider_ref IS NULL")[0][0],
         "jobs": dict(topo.sql("SELECT status, COUNT(*) FROM job GROUP BY status")),
         "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
         "invariants": _invariants(topo),
