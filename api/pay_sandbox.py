@@ -2,14 +2,10 @@
 page a customer pays on, and its state API. It stands in for a remote provider's site,
 so it reads only the sandbox's records (services/commerce/sandbox_pages.py) and never the
 service's payments or orders."""
-from functools import wraps
-
 from flask import Response, redirect, render_template
 from marshmallow import Schema, fields, validate
 
-from api.errors import ApiError
 from api.routing import Blueprint
-from integrations.payments import ProviderUnavailable
 from jobs.send import send_all
 from services.commerce import sandbox_pages
 from services.commerce.shipping import FIELDS
@@ -89,20 +85,6 @@ _HTML = {"type": "string", "description": "The hosted checkout page"}
 _REDIRECT = {"Location": {"schema": {"type": "string"}}}
 
 
-def _provider_side(view):
-    """The sandbox bank answers ProviderUnavailable when its database (the service's) cannot
-    answer; on the provider's own routes that is the database being away: 503, not a 500."""
-
-    @wraps(view)
-    def run(*args, **kwargs):
-        try:
-            return view(*args, **kwargs)
-        except ProviderUnavailable:
-            raise ApiError(503, "database_unavailable") from None
-
-    return run
-
-
 def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusal: Refused | None = None) -> Response:
     html = render_template("pay/checkout.html", checkout=checkout, fields=FIELDS, form=form or {},
                            refusal=refusal, faulty=set(refusal.fields.get("fields", ())) if refusal else set(),
@@ -117,7 +99,6 @@ def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusa
 @bp.get("/pay/sandbox/checkout/<checkout_id>")
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, _HTML, content_type="text/html")
-@_provider_side
 def sandbox_checkout_page(checkout_id):
     """The sandbox provider's hosted checkout page."""
     return _page(sandbox_pages.checkout_page(checkout_id))
@@ -128,12 +109,13 @@ def sandbox_checkout_page(checkout_id):
             refuses={404: ["not_found"], 400: ["invalid_shipping_address"]})
 @bp.arguments(ActionForm, location="form")
 @bp.response(303, headers=_REDIRECT)
-@_provider_side
 def sandbox_checkout_action(form, checkout_id):
     """The customer's choice: pay (with the shipping address, when the checkout collects one), decline or abandon."""
     try:
         target, job = sandbox_pages.settle(checkout_id, form["action"], form)
     except Refused as refusal:
+        if refusal.reason == "database_unavailable":
+            raise  # 503, as every route answers while the database is away
         # The page again, as the customer filled it, with the refusal's sentence: nothing was
         # charged (an unknown checkout has no page: checkout_page refuses it, 404).
         return _page(sandbox_pages.checkout_page(checkout_id), status=400, form=form, refusal=refusal)
@@ -144,7 +126,6 @@ def sandbox_checkout_action(form, checkout_id):
 @bp.get("/pay/sandbox/v1/checkouts/<checkout_id>")
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, CheckoutStateAnswer)
-@_provider_side
 def sandbox_checkout_state(checkout_id):
     """The sandbox provider's state API: a checkout as the provider sees it."""
     return sandbox_pages.state_api(checkout_id)
