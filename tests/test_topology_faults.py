@@ -156,11 +156,12 @@ def test_the_database_cut_under_founder_traffic_answers_json_writes_nothing_half
         topology, database_proxy):
     """PostgreSQL taken away (every connection closed, new ones refused: a proxy between the
     processes and the database is cut, the machine's PostgreSQL keeps running) for 5 s
-    while four founder threads find, claim, build and poll; then given back."""
+    while four founder threads find, claim, build and poll, a customer opens orders in a
+    published store, and every route of the OpenAPI document is asked once; then given back."""
     proxied = urlunsplit(urlsplit(TEST_DATABASE_URL)._replace(
         netloc=f"{urlsplit(TEST_DATABASE_URL).username or 'postgres'}@127.0.0.1:{database_proxy.port}"))
     # Short leases and a reaper every second, so a build the outage stranded runs again soon.
-    topo = topology(build_seconds=1, catalog_copies=3, service_database_url=proxied + "_topology",
+    topo = topology(build_seconds=0.5, catalog_copies=3, service_database_url=proxied + "_topology",
                     env={"JOB_LEASE_SECONDS": "4", "REAPER_SECONDS": "1"})
     figures = cut_the_database_under_traffic(topo, database_proxy, threads=4, outage_seconds=5)
     report("PostgreSQL cut for 5 s under founder traffic", figures)
