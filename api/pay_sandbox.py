@@ -38,6 +38,10 @@ DECISIONS: list[str] = [
     "cancelling needs no address. The provider keeps the address with the checkout and answers it in its state "
     "(the seam's CheckoutState.shipping; `shipping` in the state API), which the service stores on the order when it "
     "confirms the payment.",
+    "The sandbox provider keeps its records in the service's database: when that database cannot answer, its "
+    "hosted page, its form and its state API answer 503 `database_unavailable` (JSON, as every route of the "
+    "service does then) and settle nothing; the service's side of a payment treats that as a provider that did "
+    "not answer and asks again later.",
     "Sandbox refunds: one per idempotency key (the same key answers the same refund, and a key reused for another "
     "amount or payment is refused), never more than was paid. They succeed at once; the sandbox bank can also "
     "hold one pending and settle it later as succeeded, failed or canceled, as a card network would (the tests "
@@ -110,6 +114,8 @@ def sandbox_checkout_action(form, checkout_id):
     try:
         target, job = sandbox_pages.settle(checkout_id, form["action"], form)
     except Refused as refusal:
+        if refusal.reason == "database_unavailable":
+            raise  # 503, as every route answers while the database is away
         # The page again, as the customer filled it, with the refusal's sentence: nothing was
         # charged (an unknown checkout has no page: checkout_page refuses it, 404).
         return _page(sandbox_pages.checkout_page(checkout_id), status=400, form=form, refusal=refusal)

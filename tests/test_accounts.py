@@ -7,8 +7,9 @@ from models.session import Session
 from services.sessions import hash_token
 from tests.factories import FAILURE, SUCCESS, cookie_of, new_account, sign_in
 from tests.factories import save_address as save
-from tests.helpers import in_threads
-from tests.mailbox import last_link, links_to, messages_to, path_of, token_of
+from tests.helpers import in_threads, wait_for
+from tests.mailbox import LINK, last_link, links_to, messages_to, path_of, token_of
+from tests.stand_ins import Recorder, parse
 
 
 def test_account_is_null_until_the_session_saves_one(client):
@@ -325,5 +326,65 @@ def test_an_address_the_mail_server_refuses_for_good_ends_the_job_quietly(smtp_s
         assert (job.status, job.result) == (Job.DONE, {"sent": False, "why": "rejected"})
         assert SignInToken.get().mailed_at is None
         assert not [r for r in caplog.records if r.exc_info]
+    finally:
+        use_settings(SETTINGS)
+
+
+class _Refusing(Recorder):
+    """A mail server that refuses every session while `down` (451 to NOOP and MAIL, as a
+    server shedding load does), and takes mail again once it is not."""
+
+    down = True
+
+    async def handle_NOOP(self, server, session, envelope, arg):
+        return "451 4.3.0 Try again later" if self.down else await super().handle_NOOP(server, session, envelope, arg)
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options):
+        if self.down:
+            return "451 4.3.0 Try again later"
+        return await super().handle_MAIL(server, session, envelope, address, mail_options)
+
+
+def test_a_mailer_refusing_then_back_mails_each_link_once_and_the_answers_never_tell(smtp_server, run_jobs):
+    """The mailer fails mid-journey and comes back: the answers while it refuses are the
+    same for a known and an unknown address and say email_sent false; each link asked for
+    then is mailed once when it is back (the job tries again), none twice, none lost."""
+    from api import create_app
+    from config import use_settings
+    from models.job import Job
+    from tests.conftest import SETTINGS
+
+    handler = _Refusing()
+    server = smtp_server(handler)
+    app = create_app(SETTINGS.but(smtp_url=f"smtp://127.0.0.1:{server.port}"))
+    try:
+        Account.create(email="known@x.com")
+        known = app.test_client().post("/api/login/request", json={"email": "known@x.com"})
+        unknown = app.test_client().post("/api/login/request", json={"email": "other@x.com"})
+        assert known.status_code == unknown.status_code == 200
+        assert known.get_data() == unknown.get_data()
+        assert known.get_json()["email_sent"] is False
+        saved = app.test_client().post("/api/account", json={"email": "new@x.com"})
+        assert saved.status_code == 200 and saved.get_json()["email_sent"] is False
+        # Each mailing job tried once and was put back for later (the refusal is transient).
+        mailing = {"known@x.com", "new@x.com"}
+        wait_for(lambda: {j.payload["email"] for j in Job.select().where(Job.kind == "sign_in_mail")
+                          if j.status == Job.QUEUED and j.attempt == 1 and j.error} == mailing,
+                 20, "both mailing jobs to meet the refusal")
+        assert handler.received == []
+        handler.down = False
+        run_jobs()  # the retries are delayed messages: joined too
+        received = [got["rcpt_tos"] for got in handler.received]
+        assert sorted(received) == [["known@x.com"], ["new@x.com"]]  # once each; none to the unknown address
+        jobs = {j.payload["email"]: (j.status, j.attempt, j.result) for j in Job.select().where(Job.kind == "sign_in_mail")}
+        assert jobs == {"known@x.com": (Job.DONE, 2, {"sent": True}), "new@x.com": (Job.DONE, 2, {"sent": True}),
+                        "other@x.com": (Job.DONE, 1, {"sent": False, "why": "no_account"})}
+        # The mailed link is the one token marked mailed; the first attempt's token was never sent.
+        for got in handler.received:
+            text = parse(got["content"]).get_body(preferencelist=("plain",)).get_content()
+            token = token_of(LINK.search(text).group(0))
+            account = Account.get(Account.email == got["rcpt_tos"][0])
+            mailed = SignInToken.select().where(SignInToken.account == account, SignInToken.mailed_at.is_null(False))
+            assert [t.token_hash for t in mailed] == [hash_token(token)]
     finally:
         use_settings(SETTINGS)

@@ -208,6 +208,71 @@ def test_a_failing_provider_credits_nothing_and_a_later_confirmation_credits_onc
     assert RevenueCredit.select().count() == 1 and revenue_of(shop)[0]["orders"] == 1
 
 
+def test_a_notification_that_meets_a_failing_service_then_a_failing_provider_credits_once(
+        shop, founder, run_jobs, sandbox_wire, monkeypatch):
+    """The tab closed after paying, so only the notification can settle the order; its first
+    delivery meets the service answering 503, and the confirmation job it starts meets the
+    provider unreachable. Both jobs try again and the order ends paid once, credited once."""
+    from models.job import Job
+    from services.commerce.payments import CONFIRM_JOB
+
+    delivered, asked = [], []
+    through_the_app, find = sandbox_bank.transport, sandbox_bank.find
+
+    def service_down_once(url, body, headers, timeout):
+        delivered.append(url)
+        return 503 if len(delivered) == 1 else through_the_app(url, body, headers, timeout)
+
+    def provider_down_once(checkout_id):
+        asked.append(checkout_id)
+        if len(asked) == 1:
+            raise ProviderUnavailable("connection refused")
+        return find(checkout_id)
+
+    monkeypatch.setattr(sandbox_bank, "transport", service_down_once)
+    customer = founder()
+    order = started(customer)
+    choose(customer, order["checkout_url"], "pay")  # the customer never comes back
+    # The provider fails from here on (its hosted page served the customer); the confirmation
+    # job comes after the delivery's retry, 2 s later.
+    monkeypatch.setattr(sandbox_bank, "find", provider_down_once)
+    run_jobs()  # the retries are delayed messages: joined too
+    assert len(delivered) == 2 and [status for _url, _body, status in sandbox_wire] == [200]
+    notification = SandboxNotification.get()
+    assert notification.delivered_at is not None and notification.attempts == 2
+    [job] = Job.select().where(Job.kind == CONFIRM_JOB)
+    assert (job.status, job.attempt) == (Job.DONE, 2)
+    assert CustomerOrder.get_by_id(order["order_id"]).state == "paid"
+    assert RevenueCredit.select().count() == 1
+    assert revenue_of(shop)[0]["confirmed_minor"] == PRICE_MINOR and revenue_of(shop)[0]["orders"] == 1
+    # The customer coming back afterwards changes nothing.
+    assert confirm(customer, order["order_id"])["state"] == "paid"
+    run_jobs()
+    assert RevenueCredit.select().count() == 1
+
+
+def test_the_sandbox_provider_without_its_database_answers_503_and_settles_nothing(shop, founder, monkeypatch):
+    """The sandbox bank keeps its records in the service's database; when that cannot answer
+    (sandbox_bank raises ProviderUnavailable then), its page, form and state API answer JSON
+    503 `database_unavailable`, never a 500."""
+    customer = founder()
+    order = started(customer)
+    checkout_id = payment_of(order["order_id"]).provider_ref
+
+    def database_away(*args, **kwargs):
+        raise ProviderUnavailable("the sandbox provider could not answer (OperationalError)")
+
+    monkeypatch.setattr(sandbox_bank, "find", database_away)
+    monkeypatch.setattr(sandbox_bank, "settle", database_away)
+    for answer in (customer.get(path_of(order["checkout_url"])),
+                   customer.get(f"/pay/sandbox/v1/checkouts/{checkout_id}"),
+                   customer.post(path_of(order["checkout_url"]), data={"action": "pay", **ADDRESS})):
+        assert answer.status_code == 503 and answer.get_json()["reason"] == "database_unavailable", answer.get_data()
+    monkeypatch.undo()
+    assert SandboxCheckout.get_by_id(checkout_id).state == "open"
+    assert CustomerOrder.get_by_id(order["order_id"]).state == "open"
+
+
 def test_a_provider_that_cannot_start_a_checkout_charges_nothing(shop, founder, monkeypatch):
     def down(*args, **kwargs):
         raise ProviderUnavailable("connection refused")

@@ -1,6 +1,7 @@
 """The production topology under its supervisor (deploy/supervisord.conf, as `make procs` runs
 it), with faults: a worker killed, a worker stopped, a stop longer than the shutdown time, Redis
-flushed. Each test starts its own topology (tests/topology.py): web, two worker processes of
+flushed, Redis restarted empty, and PostgreSQL cut under founder traffic (through a proxy the
+test cuts, tests/tcp_proxy.py: the machine's PostgreSQL keeps serving the rest of the suite). Each test starts its own topology (tests/topology.py): web, two worker processes of
 two threads, the clock, on a PostgreSQL database named after TEST_DATABASE_URL and a Redis of
 its own; store builds take a few seconds each (a slow model program). The figures are printed
 (`pytest -s`) and kept in bench/README.md (bench/faults_bench.py runs the same with more builds).
@@ -11,15 +12,19 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from config import Settings
 from tests.conftest import TEST_DATABASE_URL
+from tests.tcp_proxy import TcpProxy
 from tests.topology import (
     Topology,
+    cut_the_database_under_traffic,
     flush_redis_with_builds_queued,
     kill_worker_mid_batch,
+    restart_redis_with_builds_queued,
     stop_worker_during_builds,
     stop_worker_past_its_shutdown_time,
 )
@@ -129,3 +134,60 @@ def test_builds_queued_when_redis_is_flushed_all_finish_once_within_30_s(topolog
     assert figures["queued_at_flush"] > 0, figures
     assert figures["all_done_once"], (figures["jobs"], figures["versions"])
     assert figures["all_built_after_flush_seconds"] <= RECOVERY_SECONDS, figures
+
+
+def test_builds_queued_when_redis_restarts_empty_all_end_built_and_none_stays_queued(topology):
+    # A restart is not a flush: every connection drops, and the server comes back without the
+    # messages, the locks and the heartbeats (it keeps nothing on disk).
+    topo = topology(build_seconds=2)
+    figures = restart_redis_with_builds_queued(topo, builds=8)
+    report("Redis restarted empty with builds queued", figures)
+    assert figures["queued_at_stop"] > 0, figures
+    assert figures["all_done_once"], (figures["jobs"], figures["versions"])
+    assert figures["left_unfinished"] == [], figures
+    # Nothing restarted: the processes rode the outage out.
+    assert figures["pids_after"] == figures["pids_before"] and figures["exits"] == [], figures
+    assert figures["all_built_after_restart_seconds"] <= RECOVERY_SECONDS, figures
+
+
+@pytest.fixture
+def database_proxy():
+    parts = urlsplit(TEST_DATABASE_URL)
+    with TcpProxy(parts.hostname or "127.0.0.1", parts.port or 5432) as proxy:
+        yield proxy
+
+
+def test_the_database_cut_under_founder_traffic_answers_json_writes_nothing_half_and_recovers_without_a_restart(
+        topology, database_proxy):
+    """PostgreSQL taken away (every connection closed, new ones refused: a proxy between the
+    processes and the database is cut, the machine's PostgreSQL keeps running) for 5 s
+    while four founder threads find, claim, build and poll, a customer opens orders in a
+    published store, and every route of the OpenAPI document is asked once; then given back."""
+    proxied = urlunsplit(urlsplit(TEST_DATABASE_URL)._replace(
+        netloc=f"{urlsplit(TEST_DATABASE_URL).username or 'postgres'}@127.0.0.1:{database_proxy.port}"))
+    # Short leases and a reaper every second, so a build the outage stranded runs again soon.
+    topo = topology(build_seconds=0.5, catalog_copies=3, service_database_url=proxied + "_topology",
+                    env={"JOB_LEASE_SECONDS": "4", "REAPER_SECONDS": "1"})
+    figures = cut_the_database_under_traffic(topo, database_proxy, threads=4, outage_seconds=5)
+    report("PostgreSQL cut for 5 s under founder traffic", figures)
+    # The outage was met: connections were open when it came, and founders asked during it.
+    assert figures["connections_cut"] > 0 and figures["answers_during_outage"] > 0, figures
+    # Every request got an answer, and every answer was a JSON object.
+    assert figures["no_answer"] == [] and figures["not_json"] == [], figures
+    # And every route of the OpenAPI document, asked once during the cut, answered: a JSON
+    # object under /api/, and outside it no server error but a JSON 503 (the shell, the
+    # metrics, the provider's logo answer their own type without the database).
+    assert figures["routes_swept"] > 50 and figures["api_routes_not_json"] == [], figures
+    assert figures["routes_failing"] == [], figures
+    # Orders: each opened with its payment, whole or not at all.
+    assert figures["orders"] > 0, figures
+    # What was not a 200 was a 503 database_unavailable (nothing else, no 500).
+    assert {(status, reason) for status, reason in figures["refusals"]} <= {(503, "database_unavailable")}, figures
+    assert figures["statuses"].get("503", 0) > 0, figures
+    # The same processes answer again once the database is back: no restart, no exit.
+    assert figures["pids_after"] == figures["pids_before"] and figures["exits"] == [], figures
+    assert figures["healthy_after_restore_seconds"] <= RECOVERY_SECONDS, figures
+    assert figures["claiming_after_restore_seconds"] <= RECOVERY_SECONDS, figures
+    # Nothing half-written: every claim complete, every job ended, every store with its versions.
+    assert figures["invariants"] == {name: [] for name in figures["invariants"]}, figures["invariants"]
+    assert set(figures["jobs"]) <= {"done", "failed"}, figures

@@ -14,8 +14,11 @@ Founders are driven over HTTP, each with a cookie jar of its own: GET /api/find,
 checks afterwards is read from the database directly (job rows, store versions).
 
 The scenarios (`kill_worker_mid_batch`, `stop_worker_during_builds`,
-`stop_worker_past_its_shutdown_time`, `flush_redis_with_builds_queued`) return their figures;
-the tests assert on them and the benchmark prints them.
+`stop_worker_past_its_shutdown_time`, `flush_redis_with_builds_queued`,
+`restart_redis_with_builds_queued`, `cut_the_database_under_traffic`) return their figures;
+the tests assert on them and the benchmark prints them. For the database cut the processes
+reach PostgreSQL through a proxy (`service_database_url`, tests/tcp_proxy.py) while the
+test's own queries go straight to it.
 """
 from __future__ import annotations
 
@@ -137,10 +140,14 @@ class Topology:
     """supervisord with deploy/supervisord.conf, its database, its Redis, its run folder."""
 
     def __init__(self, workdir: Path, database_url: str, *, worker_processes: int = 2, worker_threads: int = 2,
-                 build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None):
+                 build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None,
+                 service_database_url: str | None = None):
         self.dir = Path(workdir)
         self.run_dir = self.dir / "run"
         self.database_url = database_url
+        # The URL the processes are given (a cuttable proxy's, tests/tcp_proxy.py); the test's
+        # own queries always go straight to `database_url`, so they see through an outage.
+        self.service_database_url = service_database_url or database_url
         self.worker_processes = worker_processes
         self.worker_threads = worker_threads
         self.catalog_copies = catalog_copies
@@ -163,7 +170,7 @@ class Topology:
                                     "PROCS_", "SUPERVISOR_"))}
         model = self.dir / "model.py"
         env.update(
-            DATABASE_URL=self.database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
+            DATABASE_URL=self.service_database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
             BASE_URL=self.base_url, PORT=str(self.port), HOST="127.0.0.1", OUTBOX_DIR=str(self.dir / "outbox"),
             PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes),
             WORKER_THREADS=str(self.worker_threads), HEARTBEAT_SECONDS="1", WORKER_METRICS_PORT="0",
@@ -553,4 +560,281 @@ def flush_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout:
         "attempts": sorted(rows[0]["attempt"] for rows in once["jobs"].values() if rows),
         "last_finished": max(finished).isoformat() if finished else None,
         **once,
+    }
+
+
+def restart_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeout: float = 120) -> dict:
+    """Redis stopped and started again empty (no dump: the machine's Redis keeps nothing on
+    disk) while builds run and more wait in the queue: the messages, the subject locks and the
+    worker heartbeats are gone, not merely flushed while the connections stayed up. Every
+    build still ends built once; none stays queued."""
+    founders = topo.founders(builds)
+    posted = time.time()
+    for founder in founders:
+        founder.build()
+    wait_for(lambda: sum(len(topo.calls_running(p)) for n, p in topo.pids().items() if n.startswith("worker_"))
+             >= topo.worker_processes * topo.worker_threads, 60, "every worker thread busy")
+    queued = topo.sql("SELECT COUNT(*) FROM job WHERE kind = %s AND status = 'queued'", BUILD)[0][0]
+    pids = topo.pids()
+    stopped_wall = time.time()
+    topo.redis.stop()
+    time.sleep(2)  # down long enough for every process to meet the outage
+    topo.redis.start()
+    restarted_wall = time.time()
+    built_at = wait_built(founders, timeout)
+    # The builds' follow-up jobs (their ads) were sent after the restart: they end too.
+    unfinished = "SELECT kind, subject, status, attempt, error FROM job WHERE status NOT IN ('done', 'failed')"
+    try:
+        wait_for(lambda: not topo.sql(unfinished), timeout, "every job to end")
+    except AssertionError:
+        pass  # left_unfinished names them
+    ended_wall = time.time()
+    once = _once(topo, founders)
+    return {
+        "builds": builds, "queued_at_stop": queued, "down_seconds": round(restarted_wall - stopped_wall, 2),
+        "all_built_after_restart_seconds": round(built_at - restarted_wall, 2),
+        "all_built_after_post_seconds": round(built_at - posted, 2),
+        "attempts": sorted(rows[0]["attempt"] for rows in once["jobs"].values() if rows),
+        "every_job_ended_after_restart_seconds": round(ended_wall - restarted_wall, 2),
+        "left_unfinished": topo.sql(unfinished),
+        "job_counts": dict(topo.sql("SELECT kind || ':' || status, COUNT(*) FROM job GROUP BY kind, status")),
+        "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        **once,
+    }
+
+
+# -- the database cut under traffic ---------------------------------------------------------------
+
+
+class Traffic:
+    """Founder journeys in threads, each a new browser after its store is built: GET /api/find,
+    POST /api/pass {claim}, POST /api/store, GET /api/store until built or failed. Every answer
+    is recorded as (method, path, status, is_json, reason); a request that got no HTTP answer
+    at all is recorded with status None."""
+
+    def __init__(self, base_url: str, threads: int = 4, customers: int = 1):
+        self.base_url = base_url
+        self.answers: list[tuple] = []
+        self.claimed: list[str] = []
+        self.built: list[str] = []
+        self.orders: list[str] = []
+        self.shop: str | None = None  # the product whose store the first founder published
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._run, name=f"founder-{n}", daemon=True) for n in range(threads)]
+        self._threads += [threading.Thread(target=self._buy, name=f"customer-{n}", daemon=True)
+                          for n in range(customers)]
+
+    def _call(self, http, method: str, path: str, **kwargs) -> dict | None:
+        import requests
+
+        try:
+            answer = http.request(method, self.base_url + path, timeout=15, **kwargs)
+        except requests.RequestException as exc:
+            with self._lock:
+                self.answers.append((method, path, None, False, f"{type(exc).__name__}"))
+            return None
+        try:
+            body = answer.json()
+            is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(body, dict)
+        except ValueError:
+            body, is_json = None, False
+        with self._lock:
+            self.answers.append((method, path, answer.status_code, is_json,
+                                 body.get("reason") if isinstance(body, dict) else answer.text[:80]))
+        return body if answer.status_code == 200 and is_json else None
+
+    def _run(self) -> None:
+        import requests
+
+        while not self._stop.is_set():
+            http = requests.Session()
+            card = self._call(http, "GET", "/api/find")
+            if not card or not card.get("product_id"):
+                self._stop.wait(0.2)
+                continue
+            claimed = self._call(http, "POST", "/api/pass", json={"action": "claim", "product_id": card["product_id"]})
+            if not claimed or claimed.get("status") != "claimed":
+                continue
+            with self._lock:
+                self.claimed.append(card["product_id"])
+            if not self._call(http, "POST", "/api/store"):
+                continue
+            while not self._stop.is_set():
+                store = self._call(http, "GET", "/api/store") or {}
+                if store.get("status") in ("built", "failed"):
+                    if store["status"] == "built":
+                        with self._lock:
+                            self.built.append(card["product_id"])
+                        if self.shop is None and (self._call(http, "POST", "/api/store/publish") or {}).get(
+                                "status") == "published":
+                            self.shop = card["product_id"]
+                    break
+                self._stop.wait(0.25)
+
+    def _buy(self) -> None:
+        """A customer of the published store: opens an order (its payment and the provider's
+        checkout), then asks for its state, again and again."""
+        import requests
+
+        http = requests.Session()
+        while not self._stop.is_set():
+            if self.shop is None:
+                self._stop.wait(0.2)
+                continue
+            order = self._call(http, "POST", "/api/store/checkout",
+                               json={"product_id": self.shop, "quantity": 1, "email": "buyer@example.com"})
+            if order and order.get("order_id"):
+                with self._lock:
+                    self.orders.append(order["order_id"])
+                self._call(http, "GET", f"/api/store/confirm?order_id={order['order_id']}")
+            self._stop.wait(0.1)
+
+    def __enter__(self) -> Traffic:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.answers)
+
+
+def _invariants(topo: Topology) -> dict:
+    """What a half-written claim or build would leave, read with SQL: each list should be empty."""
+    return {
+        # A claim drops the product's hold in its own transaction.
+        "claims_still_held": topo.sql("SELECT c.product_id FROM product_claim c JOIN product_hold h USING (product_id)"),
+        # A claim spends its owner's allowance in the same transaction: claims made = claims.
+        "allowances_off": topo.sql(
+            "SELECT a.owner, a.claims_made, COUNT(c.id) FROM claim_allowance a LEFT JOIN product_claim c "
+            "ON a.owner = 'session:' || c.session_id AND c.account_id IS NULL "
+            "WHERE left(a.owner, 8) = 'session:' GROUP BY a.owner, a.claims_made HAVING a.claims_made <> COUNT(c.id)"),
+        "claims_unspent": topo.sql(
+            "SELECT c.product_id FROM product_claim c LEFT JOIN claim_allowance a ON a.owner = 'session:' || c.session_id "
+            "WHERE c.account_id IS NULL AND a.owner IS NULL"),
+        # A build job is created with its store row; a store's newest version exists, and so
+        # does every version before it (one version per build, numbered from 1).
+        "builds_without_store": topo.sql(
+            "SELECT j.subject FROM job j LEFT JOIN store s ON 'store:' || s.product_id = j.subject "
+            "WHERE j.kind = %s AND s.product_id IS NULL", BUILD),
+        "stores_without_their_versions": topo.sql(
+            "SELECT s.product_id, s.version, COUNT(v.number) FROM store s LEFT JOIN store_version v USING (product_id) "
+            "GROUP BY s.product_id, s.version HAVING s.version <> COUNT(v.number) "
+            "OR s.version <> COALESCE(MAX(v.number), 0)"),
+        "done_builds_without_a_version": topo.sql(
+            "SELECT j.subject FROM job j JOIN store s ON 'store:' || s.product_id = j.subject "
+            "WHERE j.kind = %s AND j.status = 'done' AND s.version = 0", BUILD),
+        "jobs_unfinished": topo.sql("SELECT kind, subject, status FROM job WHERE status NOT IN ('done', 'failed')"),
+        # An order is opened with its payment in one transaction.
+        "orders_without_payment": topo.sql(
+            "SELECT o.id FROM customer_order o LEFT JOIN payment p ON p.id = o.payment WHERE p.id IS NULL"),
+        "order_payments_without_order": topo.sql(
+            "SELECT p.id FROM payment p LEFT JOIN customer_order o ON o.payment = p.id "
+            "WHERE p.purpose = 'order' AND o.id IS NULL"),
+    }
+
+
+def documented_routes(topo: Topology) -> list[tuple[str, str]]:
+    """(method, path) of every operation of the served OpenAPI document, path parameters
+    filled with a value no row has."""
+    import re
+
+    document = topo.get("/api/openapi.json").json()
+    return sorted((method.upper(), re.sub(r"\{[^}]+\}", "nothing-here", path))
+                  for path, operations in document["paths"].items()
+                  for method in operations if method in ("get", "post", "put", "patch", "delete"))
+
+
+def sweep(base_url: str, routes) -> list[tuple]:
+    """Asks every route once, as a same-origin browser (a JSON body where one may be taken);
+    returns (method, path, status, content type, whether the body is a JSON object) of each
+    answer (status None: no answer at all)."""
+    import requests
+
+    http = requests.Session()
+    answers = []
+    for method, path in routes:
+        try:
+            answer = http.request(method, base_url + path, timeout=15, allow_redirects=False,
+                                  **({} if method == "GET" else {"json": {}}))
+        except requests.RequestException as exc:
+            answers.append((method, path, None, type(exc).__name__, False))
+            continue
+        kind = answer.headers.get("Content-Type", "")
+        try:
+            is_json = kind.startswith("application/json") and isinstance(answer.json(), dict)
+        except ValueError:
+            is_json = False
+        answers.append((method, path, answer.status_code, kind, is_json))
+    return answers
+
+
+def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, outage_seconds: float = 5,
+                                   timeout: float = 60) -> dict:
+    """Founder traffic on every thread; the database proxy cut (every connection closed, new
+    ones refused) for `outage_seconds`, then restored. Measures how soon GET /api/health and
+    a founder's claim answer 200 again from the same processes, lets every job end, and
+    reads the invariants a half-written claim or build would break."""
+    pids = topo.pids()
+    routes = documented_routes(topo)
+    began = time.time()
+    with Traffic(topo.base_url, threads) as traffic:
+        # Under way: stores built, one published, a customer's orders opened.
+        wait_for(lambda: len(traffic.built) >= 2 and len(traffic.orders) >= 2, timeout, "the journeys under way")
+        before = traffic.count()
+        cut_wall = time.time()
+        connections_cut = proxy.cut()
+        # Beside the founders, every documented route is asked once while the database is away.
+        swept = sweep(topo.base_url, routes)
+        time.sleep(max(0.0, cut_wall + outage_seconds - time.time()))
+        during = traffic.answers[before:]
+        proxy.restore()
+        restored_wall = time.time()
+        wait_for(lambda: topo.get("/api/health").status_code == 200, timeout, "health to answer 200 again")
+        healthy_wall = time.time()
+        claims_at_restore = len(traffic.claimed)
+        wait_for(lambda: len(traffic.claimed) > claims_at_restore + threads, timeout, "founders claiming again")
+        claiming_wall = time.time()
+        built_at_restore, orders_at_restore = len(traffic.built), len(traffic.orders)
+        wait_for(lambda: len(traffic.built) > built_at_restore, timeout, "a store built after the outage")
+        wait_for(lambda: len(traffic.orders) > orders_at_restore, timeout, "an order opened after the outage")
+    # Every job ends: done, or failed for good; none left queued or running (the reaper
+    # sends again what the outage stranded).
+    wait_for(lambda: topo.sql("SELECT COUNT(*) FROM job WHERE status NOT IN ('done', 'failed')")[0][0] == 0,
+             timeout, "every job to end")
+    settled_wall = time.time()
+    answers = traffic.answers
+    statuses: dict = {}
+    for _method, _path, status, _is_json, _reason in answers:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+    refusals = sorted({(status, reason) for _m, _p, status, is_json, reason in answers if status != 200})
+    return {
+        "threads": threads, "traffic_before_cut_seconds": round(cut_wall - began, 2),
+        "outage_seconds": round(restored_wall - cut_wall, 2), "connections_cut": connections_cut,
+        "answers": len(answers), "answers_during_outage": len(during), "statuses": statuses,
+        "routes_swept": len(swept),
+        "routes_statuses": sorted({(a[2], a[4]) for a in swept}, key=str),
+        # The API answers JSON; the pages, feeds and images outside /api/ answer their own type.
+        "api_routes_not_json": [a[:4] for a in swept if a[1].startswith("/api/") and not a[4]],
+        "other_routes_not_json": [a[:4] for a in swept if not a[1].startswith("/api/") and not a[4]],
+        "routes_failing": [a[:4] for a in swept if a[2] is None or (a[2] >= 500 and not (a[2] == 503 and a[4]))],
+        "refusals": refusals,
+        "not_json": [a for a in answers if not a[3]][:5],
+        "no_answer": [a for a in answers if a[2] is None][:5],
+        "healthy_after_restore_seconds": round(healthy_wall - restored_wall, 2),
+        "claiming_after_restore_seconds": round(claiming_wall - restored_wall, 2),
+        "jobs_ended_after_restore_seconds": round(settled_wall - restored_wall, 2),
+        "claims": len(traffic.claimed), "built": len(traffic.built), "orders": len(traffic.orders),
+        # Payments whose provider checkout was never opened (the cut came between the order's
+        # transaction and the provider): an open order nobody can pay, not a charge.
+        "payments_never_opened": topo.sql("SELECT COUNT(*) FROM payment WHERE provider_ref IS NULL")[0][0],
+        "jobs": dict(topo.sql("SELECT status, COUNT(*) FROM job GROUP BY status")),
+        "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        "invariants": _invariants(topo),
     }

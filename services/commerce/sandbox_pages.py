@@ -4,6 +4,7 @@ only the sandbox's tables."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import wraps
 
 from config import get_settings
 from integrations.payments import OPEN, PAID, ProviderRefused, ProviderUnavailable
@@ -19,10 +20,26 @@ NOTIFY_JOB = "sandbox_notify"
 NOTIFY_PATH = "/pay/notify"
 
 
+def _database_away_is_unavailable(fn):
+    """The bank keeps its records in the service's database and answers ProviderUnavailable
+    when that cannot answer. On the provider's own pages and API that is the database being
+    away: Refused(`database_unavailable`, 503), as every route answers then, never a 500."""
+
+    @wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ProviderUnavailable:
+            raise Refused("database_unavailable") from None
+
+    return run
+
+
 def sandbox_on() -> bool:
     return get_settings().payment_provider == "sandbox"
 
 
+@_database_away_is_unavailable
 def checkout_page(checkout_id: str) -> dict:
     """What the hosted page shows. Refused(`not_found`): no such checkout here."""
     row = bank.find(checkout_id) if sandbox_on() else None
@@ -36,6 +53,7 @@ def checkout_page(checkout_id: str) -> dict:
             "shipping_lines": shipping.address_lines(row.shipping)}
 
 
+@_database_away_is_unavailable
 def settle(checkout_id: str, action: str, form: Mapping | None = None) -> tuple[str, Job | None]:
     """The customer's choice on the hosted page. Answers where the browser goes next (the
     success URL once paid, the cancel URL once declined or expired, the page itself while
@@ -85,6 +103,7 @@ def deliver(event_id: str) -> dict:
     return {"delivered": taken}
 
 
+@_database_away_is_unavailable
 def state_api(checkout_id: str) -> dict:
     """The sandbox's state API: a checkout as the provider sees it."""
     row = bank.find(checkout_id) if sandbox_on() else None
