@@ -118,3 +118,15 @@ bench-images: install-dev
 FAULTS_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_faults_bench
 bench-faults: install-dev
 	$(BIN)/python bench/faults_bench.py $(FAULTS_BENCH_DB) $(FAULTS_BENCH_ARGS)
+
+# Locust, headless, against the production processes under supervisord: founders' whole journey
+# and store visitors; per-endpoint requests/s, p50/p95/p99, failures, and store builds per minute
+# per worker process (bench/README.md, "Load (Locust)"); not part of the tests. LOAD_DB must name a
+# database with "load" or "bench" in it (dropped and made again per case); LOAD_REDIS is a Redis
+# database it flushes. LOAD_ARGS: --web N --workers N, --matrix (1/2 web x 1/2 workers), --users,
+# --founders, --spawn-rate, --time (default 30 users, 10 of them founders, 90 s: under 3 minutes).
+.PHONY: load
+LOAD_DB ?= postgresql://postgres@127.0.0.1:5432/ff_load_bench
+LOAD_REDIS ?= redis://127.0.0.1:6379/13
+load: install-dev
+	$(BIN)/python bench/load_run.py $(LOAD_DB) --redis-url $(LOAD_REDIS) $(LOAD_ARGS)
