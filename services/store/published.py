@@ -1,0 +1,174 @@
+"""The published store pages, served at the speed of static files.
+
+A public page is a pure function of the published version's document and the request's
+context (services/store/render.py), so it is rendered once per published version and page
+in each web process and kept in memory (`rendered`). What a request needs to find it is
+the store's publication: (product id, published version, published_at), its `Pointer`.
+
+Pointers are kept where every process reads them without a query: in Redis (one key per
+slug) when REDIS_URL is set, else in this process (embedded mode runs one web process that
+also runs the jobs). Publishing moves the pointer after its transaction commits
+(`announce`); a request that finds none reads the store row and leaves it for the next ones
+(`current`), only where none is yet, so a reader that read the row before a publish
+committed can never put back the version that publish replaced. A Redis key also expires
+after POINTER_SECONDS: a publish whose announce could not reach Redis is served at the
+latest that long after. When Redis does not answer, the row is read instead: slower,
+never another version.
+
+The ETag is a hash of the publication and of everything else the bytes depend on (the
+page, base path, origin, whether payments are on, the CSP it is sent with, the build), so
+every process computes the same one for the same bytes without rendering them, and a
+conditional request is answered 304 from the pointer alone. published_at is in it, so
+publishing again (even the same version number) gives new ETags.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import NamedTuple
+
+from redis.exceptions import RedisError
+
+from config import get_settings
+from integrations.redis_client import get_redis
+from models.store import Store, StoreVersion
+from services.errors import Refused
+
+log = logging.getLogger("store")
+
+KEY_PREFIX = "store:published:"
+POINTER_SECONDS = 300  # the longest a publish whose announce failed waits to be served
+RENDERED_PAGES = 512  # pages kept per process (about 10 KB each)
+
+
+class Pointer(NamedTuple):
+    """A store's current publication."""
+    product_id: str
+    version: int
+    published_at: str
+
+    def encode(self) -> str:
+        return json.dumps(list(self), separators=(",", ":"))
+
+    @classmethod
+    def decode(cls, text) -> Pointer | None:
+        try:
+            product_id, version, published_at = json.loads(text)
+            return cls(str(product_id), int(version), str(published_at))
+        except (TypeError, ValueError):
+            return None
+
+
+_local: dict[str, Pointer] = {}  # embedded mode's pointers
+_rendered: OrderedDict[str, bytes] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _redis():
+    url = get_settings().redis_url
+    return get_redis(url) if url else None
+
+
+def _key(slug: str) -> str:
+    return KEY_PREFIX + slug
+
+
+def _from_row(slug: str) -> Pointer | None:
+    row = (Store.select(Store.product, Store.published_version, Store.published_at)
+           .where(Store.slug == slug).first())
+    if row is None or row.published_version is None:
+        return None
+    return Pointer(row.product_id, row.published_version, str(row.published_at))
+
+
+def current(slug: str) -> Pointer | None:
+    """The store's publication (None: no such store, or not published). No query when the
+    pointer is known; an unknown or unpublished slug is read from the database each time."""
+    client = _redis()
+    if client is None:
+        found = _local.get(slug)
+        if found is not None:
+            return found
+        pointer = _from_row(slug)
+        if pointer is not None:
+            with _lock:
+                pointer = _local.setdefault(slug, pointer)  # a publish meanwhile has the last word
+        return pointer
+    try:
+        found = Pointer.decode(client.get(_key(slug)))
+    except RedisError:
+        log.warning("published pointer unreadable: the store row is read", extra={"fields": {"slug": slug}})
+        return _from_row(slug)
+    if found is not None:
+        return found
+    pointer = _from_row(slug)
+    if pointer is not None:
+        try:
+            client.set(_key(slug), pointer.encode(), nx=True, ex=POINTER_SECONDS)
+        except RedisError:
+            pass  # the next request reads the row again
+    return pointer
+
+
+def announce(product_id: str) -> None:
+    """Moves the store's pointer to its publication as committed (call after the commit)."""
+    row = Store.get_or_none(Store.product == product_id)
+    if row is None:
+        return
+    pointer = _from_row(row.slug)
+    client = _redis()
+    if client is None:
+        with _lock:
+            if pointer is None:
+                _local.pop(row.slug, None)
+            else:
+                _local[row.slug] = pointer
+        return
+    try:
+        if pointer is None:
+            client.delete(_key(row.slug))
+        else:
+            client.set(_key(row.slug), pointer.encode(), ex=POINTER_SECONDS)
+    except RedisError:
+        log.error("published pointer not moved: the old version is served until it expires",
+                  extra={"fields": {"product_id": product_id, "seconds": POINTER_SECONDS}})
+
+
+def forget_all() -> None:
+    """Drops every pointer and rendered page (the database they came from was emptied)."""
+    with _lock:
+        _local.clear()
+        _rendered.clear()
+    client = _redis()
+    if client is not None:
+        keys = list(client.scan_iter(match=KEY_PREFIX + "*", count=500))
+        if keys:
+            client.delete(*keys)
+
+
+def etag(pointer: Pointer, *context: str) -> str:
+    """The strong ETag (quoted) of a page of this publication in this context."""
+    text = "\x1f".join([pointer.encode(), get_settings().build, *context])
+    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
+def rendered(pointer: Pointer, tag: str, render: Callable[[dict], str]) -> bytes:
+    """The page whose ETag is `tag`: from memory, else rendered from the publication's
+    document (one query) and kept. Refused(`not_found`) if the version is gone."""
+    body = _rendered.get(tag)
+    if body is not None:
+        return body
+    row = (StoreVersion.select(StoreVersion.document)
+           .where(StoreVersion.store == pointer.product_id, StoreVersion.number == pointer.version).first())
+    if row is None:
+        raise Refused("not_found")
+    body = render(row.document).encode()
+    with _lock:
+        _rendered[tag] = body
+        while len(_rendered) > RENDERED_PAGES:
+            _rendered.popitem(last=False)
+    return body
