@@ -213,14 +213,14 @@ def etag_of(port: int, path: str) -> str | None:
 
 
 def measure(label: str, conf: str, port: int, app: str, paths: list[str],
-            args: argparse.Namespace) -> dict[str, dict]:
+            args: argparse.Namespace, conditional: bool = False) -> dict[str, dict]:
     """Drives each path on one server (and, with --conditional, each again
     with If-None-Match); returns {run label: figures}."""
     results = {}
     with gunicorn(conf, port, app, paths[0], args.env):
         for path in paths:
             runs = [(path, None)]
-            if args.conditional:
+            if conditional:
                 tag = etag_of(port, path)
                 if tag is None:
                     raise RuntimeError(f"{path} sent no ETag; --conditional needs one")
@@ -313,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
             baselines += measure("baseline", args.conf, args.port_base,
                                  BASELINE_APP, [BASELINE_PATH], args).values()
             for name, result in measure("target", args.conf, args.port_base + 1,
-                                        args.target_app, args.target_path, args).items():
+                                        args.target_app, args.target_path, args,
+                                        args.conditional).items():
                 targets.setdefault(name, []).append(result)
     except RuntimeError as exc:
         print(f"compare.py: {exc}", file=sys.stderr)

@@ -4,12 +4,17 @@ request answered 304 without a database query, and a publish never hidden behind
 ETag. Through the test client, on both backends (and Redis unreachable)."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from api.storefront import PUBLISHED_CACHE
+from integrations.redis_client import get_redis
 from models.catalog import Product
 from models.session import Session
 from models.store import Store
+from services.store import published
+from tests.conftest import SETTINGS
 from tests.factories import built, claimed_founder, refusal, statements
 
 
@@ -130,3 +135,24 @@ def test_an_unknown_or_unpublished_store_is_still_a_json_404(app, founder, run_j
     unpublished = state["preview_url"].replace("/preview/", "/")
     refusal(app.test_client().get(unpublished), 404, "not_found")
     assert app.test_client().get(unpublished + "nope").status_code == 404
+
+
+def test_a_publish_announced_by_another_process_reaches_this_ones_copy(app, page):
+    """With Redis each process keeps a copy of the pointers it read, dropped when another
+    process (a worker) announces a publish on the channel."""
+    if not SETTINGS.redis_url:
+        pytest.skip("embedded mode keeps the pointers in its one process: there is no other")
+    visitor = app.test_client()
+    old = visitor.get(page).headers["ETag"]
+    slug = page.strip("/").rsplit("/", 1)[1]
+    store = Store.get(Store.slug == slug)
+    # What a worker's announce does, from outside this process: the key, then the message.
+    client = get_redis(SETTINGS.redis_url)
+    moved = published.Pointer(store.product_id, store.published_version, "2099-01-01 00:00:00")
+    client.set(published.KEY_PREFIX + slug, moved.encode())
+    client.publish(published.CHANNEL, slug)
+    deadline = time.monotonic() + 10  # a bound on the wait, not a measure of it
+    while visitor.get(page, headers={"If-None-Match": old}).status_code == 304 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    answer = visitor.get(page, headers={"If-None-Match": old})
+    assert answer.status_code == 200 and answer.headers["ETag"] not in (old, None)

@@ -7,7 +7,9 @@ the store's publication: (product id, published version, published_at), its `Poi
 
 Pointers are kept where every process reads them without a query: in Redis (one key per
 slug) when REDIS_URL is set, else in this process (embedded mode runs one web process that
-also runs the jobs). Publishing moves the pointer after its transaction commits
+also runs the jobs). With Redis, each process also keeps a copy of the pointers it read
+(`_Mirror`), trusted only while it is subscribed to the channel every publish announces
+on, so a page it already rendered costs no round trip at all. Publishing moves the pointer after its transaction commits
 (`announce`); a request that finds none reads the store row and leaves it for the next ones
 (`current`), only where none is yet, so a reader that read the row before a publish
 committed can never put back the version that publish replaced. A Redis key also expires
@@ -27,6 +29,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import NamedTuple
@@ -41,6 +44,8 @@ from services.errors import Refused
 log = logging.getLogger("store")
 
 KEY_PREFIX = "store:published:"
+CHANNEL = "store:published"  # each announce publishes the slug it moved
+RESUBSCRIBE_SECONDS = 1.0
 POINTER_SECONDS = 300  # the longest a publish whose announce failed waits to be served
 RENDERED_PAGES = 512  # pages kept per process (about 10 KB each)
 
@@ -68,6 +73,77 @@ _rendered: OrderedDict[str, bytes] = OrderedDict()
 _lock = threading.Lock()
 
 
+class _Mirror:
+    """This process's copy of the Redis pointers it has read, trusted only while it is
+    subscribed to CHANNEL, on which every announce names the slug it moved: a message drops
+    that slug's copy, and a lost subscription drops them all (until subscribed again,
+    every request asks Redis). A copy is also dropped after POINTER_SECONDS, as the key is.
+
+    A reader keeps what it read only if no message came between its read and its keeping
+    (`generation`); a message that comes after the keeping drops it. So a copy is never
+    older than the last announce this process has heard of."""
+
+    def __init__(self):
+        self.pointers: dict[str, tuple[Pointer, float]] = {}
+        self.generation = 0
+        self.trusted = False
+        self.thread: threading.Thread | None = None
+
+    def get(self, slug: str) -> Pointer | None:
+        found = self.pointers.get(slug)
+        if found is None or found[1] < time.monotonic():
+            return None
+        return found[0]
+
+    def keep(self, slug: str, pointer: Pointer, generation: int) -> None:
+        with _lock:
+            if self.trusted and generation == self.generation:
+                self.pointers[slug] = (pointer, time.monotonic() + POINTER_SECONDS)
+
+    def drop(self, slug: str | None) -> None:
+        """Drops one slug's copy (None: all of them)."""
+        with _lock:
+            self.generation += 1
+            if slug is None:
+                self.pointers.clear()
+            else:
+                self.pointers.pop(slug, None)
+
+    def listen(self, url: str) -> None:
+        with _lock:
+            if self.thread is not None and self.thread.is_alive():
+                return
+            self.thread = threading.Thread(target=self._run, args=(url,), name="published-pointers", daemon=True)
+            self.thread.start()
+
+    def _run(self, url: str) -> None:
+        while get_settings().redis_url == url:  # settings replaced (tests): the next request starts another
+            try:
+                channel = get_redis(url).pubsub()
+                channel.subscribe(CHANNEL)
+                while True:
+                    message = channel.get_message(timeout=1.0)
+                    if message is None:
+                        continue
+                    if message["type"] == "subscribe":
+                        self.drop(None)  # whatever was announced before is not known here
+                        with _lock:
+                            self.trusted = True
+                    elif message["type"] == "message":
+                        self.drop(message["data"].decode())
+            except Exception as exc:  # noqa: BLE001 - whatever broke it, the copies are no longer known to be current
+                if self.trusted:
+                    log.warning("published pointers: subscription lost, Redis is asked on each request",
+                                extra={"fields": {"error": type(exc).__name__}})
+            with _lock:
+                self.trusted = False
+            self.drop(None)
+            time.sleep(RESUBSCRIBE_SECONDS)
+
+
+_mirror = _Mirror()
+
+
 def _redis():
     url = get_settings().redis_url
     return get_redis(url) if url else None
@@ -86,10 +162,11 @@ def _from_row(slug: str) -> Pointer | None:
 
 
 def current(slug: str) -> Pointer | None:
-    """The store's publication (None: no such store, or not published). No query when the
-    pointer is known; an unknown or unpublished slug is read from the database each time."""
-    client = _redis()
-    if client is None:
+    """The store's publication (None: no such store, or not published). No query and no
+    Redis round trip when the pointer is known here; an unknown or unpublished slug is read
+    from the database each time."""
+    url = get_settings().redis_url
+    if not url:
         found = _local.get(slug)
         if found is not None:
             return found
@@ -98,12 +175,19 @@ def current(slug: str) -> Pointer | None:
             with _lock:
                 pointer = _local.setdefault(slug, pointer)  # a publish meanwhile has the last word
         return pointer
+    found = _mirror.get(slug)
+    if found is not None:
+        return found
+    _mirror.listen(url)
+    generation = _mirror.generation
+    client = get_redis(url)
     try:
         found = Pointer.decode(client.get(_key(slug)))
     except RedisError:
         log.warning("published pointer unreadable: the store row is read", extra={"fields": {"slug": slug}})
         return _from_row(slug)
     if found is not None:
+        _mirror.keep(slug, found, generation)
         return found
     pointer = _from_row(slug)
     if pointer is not None:
@@ -115,7 +199,8 @@ def current(slug: str) -> Pointer | None:
 
 
 def announce(product_id: str) -> None:
-    """Moves the store's pointer to its publication as committed (call after the commit)."""
+    """Moves the store's pointer to its publication as committed (call after the commit),
+    and tells every process to forget its copy."""
     row = Store.get_or_none(Store.product == product_id)
     if row is None:
         return
@@ -133,6 +218,11 @@ def announce(product_id: str) -> None:
             client.delete(_key(row.slug))
         else:
             client.set(_key(row.slug), pointer.encode(), ex=POINTER_SECONDS)
+        # This process at once (its own web threads, when a worker runs in it), the others
+        # when their subscriber reads the message; after the write, so no reader here keeps
+        # the old pointer it read before it.
+        _mirror.drop(row.slug)
+        client.publish(CHANNEL, row.slug)
     except RedisError:
         log.error("published pointer not moved: the old version is served until it expires",
                   extra={"fields": {"product_id": product_id, "seconds": POINTER_SECONDS}})
@@ -140,6 +230,7 @@ def announce(product_id: str) -> None:
 
 def forget_all() -> None:
     """Drops every pointer and rendered page (the database they came from was emptied)."""
+    _mirror.drop(None)
     with _lock:
         _local.clear()
         _rendered.clear()
