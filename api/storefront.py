@@ -64,13 +64,27 @@ def public_csp() -> str:
     (form-action governs where a form's redirects may lead; the provider names its page's
     origin) and, on a store's connected domain, to BASE_URL, where the payment's landing
     lives: there 'self' is the store's domain. The sandbox's page is on BASE_URL itself."""
-    origin = get_settings().origin
+    return csp_for(on_domain=hosts.store_domain() is not None)
+
+
+_csp_of: dict[bool, tuple] = {}  # on_domain -> (the settings it was made from, the policy)
+
+
+def csp_for(*, on_domain: bool) -> str:
+    """public_csp() for a request on a connected domain or on the service's own host, made
+    once per settings (it depends on nothing else)."""
+    settings = get_settings()
+    made = _csp_of.get(on_domain)
+    if made is not None and made[0] is settings:
+        return made[1]
+    origin = settings.origin
     leads_to = [] if payments.checkout_origin() in (None, origin) else [payments.checkout_origin()]
-    if hosts.store_domain() is not None:
+    if on_domain:
         leads_to.append(origin)
-    if not leads_to:
-        return render.CSP
-    return render.CSP.replace("form-action 'self'", "form-action 'self' " + " ".join(leads_to))
+    policy = render.CSP if not leads_to else render.CSP.replace(
+        "form-action 'self'", "form-action 'self' " + " ".join(leads_to))
+    _csp_of[on_domain] = (settings, policy)
+    return policy
 
 
 # A published page: a CDN may keep it 30 s (s-maxage), a browser revalidates each view
@@ -79,11 +93,11 @@ PUBLISHED_CACHE = "public, max-age=0, s-maxage=30, must-revalidate"
 _FILES = {"sitemap.xml": "application/xml", "robots.txt": "text/plain; charset=utf-8"}
 
 
-def _answer(body, content_type: str | None, *, preview: bool):
+def _answer(body, content_type: str | None, *, preview: bool, csp: str | None = None):
     response = make_response(body)
     if content_type is not None:
         response.headers["Content-Type"] = content_type
-    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else public_csp()
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else (csp or public_csp())
     response.headers["X-Frame-Options"] = "DENY"
     # A preview is the owner's alone; a published page is the same for everyone.
     response.headers["Cache-Control"] = "private, no-store" if preview else PUBLISHED_CACHE
@@ -99,25 +113,56 @@ def _render(document: dict, name: str, *, base: str, origin: str, preview: bool,
                               payments_on=payments_on)
 
 
+# flask-compress sends a compressed page with its strong ETag suffixed by the algorithm
+# ("<tag>:br"), which is what a browser then revalidates with.
+ENCODINGS = ("br", "gzip")
+
+
+def published_tag(slug: str, name: str, pointer: published.Pointer, *, base: str, origin: str, csp: str) -> str:
+    return published.etag(pointer, name, base, origin, str(payments.configured()), csp)
+
+
+def matching_tag(if_none_match, tag: str) -> str | None:
+    """The ETag a 304 is answered with when If-None-Match names the page (as sent, or as
+    compressed), else None."""
+    bare = tag.strip('"')
+    for candidate in (bare, *(f"{bare}:{algorithm}" for algorithm in ENCODINGS)):
+        if if_none_match.contains_weak(candidate):
+            return f'"{candidate}"'
+    return None
+
+
+def page_type(name: str) -> str:
+    return _FILES.get(name, "text/html; charset=utf-8")
+
+
+def is_public_page(name: str) -> bool:
+    return name in _PAGES or name in _FILES
+
+
 def _published(slug: str, name: str):
     """A public page, from the publication's pointer and the page rendered once per
     process (services/store/published.py): a matching If-None-Match is a 304, and neither
-    it nor a page already rendered here reads the database."""
-    if name not in _PAGES and name not in _FILES:
+    it nor a page already rendered here reads the database. api/published_pages.py answers
+    the same from memory before Flask when it can."""
+    if not is_public_page(name):
         raise ApiError(404, "not_found")
     pointer = published.current(slug)
     if pointer is None:
         raise Refused("not_found")  # as the preview refuses: no such store, or not published
     base, origin = hosts.store_base(slug)
-    payments_on = payments.configured()
-    tag = published.etag(pointer, name, base, origin, str(payments_on), public_csp())
-    if request.if_none_match.contains_weak(tag.strip('"')):
-        response = _answer(b"", None, preview=False)
+    csp = public_csp()
+    tag = published_tag(slug, name, pointer, base=base, origin=origin, csp=csp)
+    matched = matching_tag(request.if_none_match, tag)
+    if matched is not None:
+        response = _answer(b"", None, preview=False, csp=csp)
         response.status_code = 304
-    else:
-        body = published.rendered(pointer, tag, lambda document: _render(
-            document, name, base=base, origin=origin, preview=False, payments_on=payments_on))
-        response = _answer(body, _FILES.get(name, "text/html; charset=utf-8"), preview=False)
+        response.headers["ETag"] = matched
+        return response
+    payments_on = payments.configured()
+    body = published.rendered(pointer, tag, lambda document: _render(
+        document, name, base=base, origin=origin, preview=False, payments_on=payments_on))
+    response = _answer(body, page_type(name), preview=False, csp=csp)
     response.headers["ETag"] = tag
     return response
 

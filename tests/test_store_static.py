@@ -156,3 +156,67 @@ def test_a_publish_announced_by_another_process_reaches_this_ones_copy(app, page
         time.sleep(0.01)
     answer = visitor.get(page, headers={"If-None-Match": old})
     assert answer.status_code == 200 and answer.headers["ETag"] not in (old, None)
+
+
+# The headers a cached answer has whichever layer gives it (api/published_pages.py or the route).
+SAME = ("Content-Type", "Content-Length", "Content-Security-Policy", "X-Frame-Options", "Cache-Control", "ETag",
+        "Vary", "Content-Encoding", "X-Content-Type-Options", "Referrer-Policy", "Set-Cookie")
+
+
+def by_flask(app, monkeypatch) -> list:
+    """Counts the requests that reach Flask (past the published pages' layer)."""
+    reached = []
+    layer = app.wsgi_app
+    flask_app = layer.next
+
+    def counted(environ, start_response):
+        reached.append(environ["PATH_INFO"])
+        return flask_app(environ, start_response)
+
+    monkeypatch.setattr(layer, "next", counted)
+    return reached
+
+
+@pytest.mark.parametrize("headers", [{}, {"Accept-Encoding": "gzip, deflate, br"}, {"Accept-Encoding": "gzip"}])
+def test_a_page_held_in_memory_is_answered_before_flask_exactly_as_flask_answers_it(app, page, monkeypatch, headers):
+    reached = by_flask(app, monkeypatch)
+    published.forget_all()
+    visitor = app.test_client()
+    cold = visitor.get(page + "product", headers=headers)
+    assert reached == [page + "product"] and cold.status_code == 200
+    deadline = time.monotonic() + 10  # with Redis, the process trusts its copies once subscribed
+    while True:
+        warm = visitor.get(page + "product", headers=headers)
+        if len(reached) == 1 or time.monotonic() > deadline:
+            break
+        reached.pop()
+        time.sleep(0.01)
+    assert len(reached) == 1, "the second request reached Flask"
+    assert warm.status_code == 200 and warm.get_data() == cold.get_data()
+    assert {h: warm.headers.get(h) for h in SAME} == {h: cold.headers.get(h) for h in SAME}
+    assert warm.headers["X-Request-Id"] and warm.headers["X-Request-Id"] != cold.headers["X-Request-Id"]
+    if headers:
+        assert warm.headers["Content-Encoding"] in warm.headers["ETag"]
+    # The 304s, and HEAD, the same way: Flask's (a page not rendered here) and the layer's.
+    conditional = {**headers, "If-None-Match": warm.headers["ETag"]}
+    fast_304, fast_head = visitor.get(page + "product", headers=conditional), visitor.head(page + "product", headers=headers)
+    assert len(reached) == 1
+    published.forget_all()
+    slow_304, slow_head = visitor.get(page + "product", headers=conditional), visitor.head(page + "product", headers=headers)
+    assert len(reached) == 3
+    assert fast_304.status_code == slow_304.status_code == 304 and fast_304.get_data() == slow_304.get_data() == b""
+    assert {h: fast_304.headers.get(h) for h in SAME} == {h: slow_304.headers.get(h) for h in SAME}
+    assert {h: fast_head.headers.get(h) for h in SAME} == {h: slow_head.headers.get(h) for h in SAME}
+
+
+def test_the_layer_leaves_everything_else_to_flask(app, page, monkeypatch):
+    reached = by_flask(app, monkeypatch)
+    visitor = app.test_client()
+    visitor.get(page)
+    visitor.get(page)  # held now
+    start = len(reached)
+    for path, headers in ((page + "preview/", {}), (page + "nope", {}), (page + "checkout", {}),
+                          (page, {"Accept-Encoding": "br;q=0.5, gzip;q=1.0"}), (page, {"Host": "shop.example.com"})):
+        visitor.get(path, headers=headers)
+    visitor.post(page, data=b"x")
+    assert len(reached) == start + 6
