@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None) -> Flask:
                       COMPRESS_ALGORITHM_STREAMING=["br", "gzip"], COMPRESS_MIN_SIZE=1024)
     from flask_compress import Compress
 
-    Compress(app)
+    compress = Compress(app)
 
     from api.errors import install_error_handlers
     from api.http import install_request_conventions
@@ -78,6 +78,11 @@ def create_app(settings: Settings | None = None) -> Flask:
         return cached["doc"]
 
     app.extensions["openapi"] = openapi_document
+
+    from api.published_pages import PublishedPages
+
+    # Published store pages this process already holds are answered before Flask.
+    app.wsgi_app = PublishedPages(app, compress)
 
     from api.cli import brief_cli, catalog_cli, db_cli
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from flask import make_response, redirect, render_template
+from flask import make_response, redirect, render_template, request
 from marshmallow import Schema, fields, validate
 
 from api import hosts
@@ -17,7 +17,7 @@ from services.commerce import orders, payments
 from services.errors import Refused
 from services.money import display
 from services.reasons import REASONS, sentence
-from services.store import render, state
+from services.store import published, render, state
 
 bp = Blueprint("storefront", __name__, description="Storefront pages.")
 
@@ -33,6 +33,24 @@ DECISIONS: list[str] = [
     "payment provider's checkout origin, which the provider names (Stripe: https://checkout.stripe.com; the "
     "sandbox: BASE_URL's origin, 'self' on the service's own host), and, on a connected domain, to BASE_URL's "
     "origin, where the payment's landing lives.",
+    "A published store's public pages (home, product, faq, shipping, contact, privacy, terms, sitemap.xml, "
+    "robots.txt; GET and HEAD) are rendered once per published version and page in each web process, on the first "
+    "request for them, and served from memory after that (services/store/published.py). Which version is published "
+    "is read from a pointer per store that publishing moves after its commit: in Redis when REDIS_URL is set, in the "
+    "process in embedded mode (with Redis each process also keeps a copy of the pointers it read, trusted only while it "
+    "is subscribed to the channel every publish announces on); when Redis does not answer the store row is read "
+    "instead. A page a process already holds is answered before Flask (api/published_pages.py), with the same "
+    "headers and log line. Each page carries a strong "
+    "ETag (a hash of the store, the published version, when it was published, the page, its host's base and origin, "
+    "whether payments are on, the build); If-None-Match with it answers 304 with no body and no database query, and "
+    "after a publish the old ETag no longer matches (publishing even the same version again gives new ETags). A page "
+    "sent compressed has the ETag `<tag>:br` (or `:gzip`), as flask-compress writes it, and revalidates with it too. "
+    "Cache-Control is `public, max-age=0, s-maxage=30, must-revalidate`: a shared cache (a CDN) may keep a page 30 s "
+    "and then asks again with its ETag, a browser asks on every view, and neither serves a page stale, so a publish "
+    "is seen at once by browsers and within 30 s behind a CDN. A preview stays `private, no-store`, without ETag.",
+    "Store visits are counted by the page's own script (TRACKER, POST /api/track), never by serving the page: a 304, "
+    "a page from a CDN and a page from the browser's cache all run it, so each view counts once, and serving writes "
+    "nothing.",
 ]
 
 
@@ -50,50 +68,126 @@ def public_csp() -> str:
     (form-action governs where a form's redirects may lead; the provider names its page's
     origin) and, on a store's connected domain, to BASE_URL, where the payment's landing
     lives: there 'self' is the store's domain. The sandbox's page is on BASE_URL itself."""
-    origin = get_settings().origin
+    return csp_for(on_domain=hosts.store_domain() is not None)
+
+
+_csp_of: dict[bool, tuple] = {}  # on_domain -> (the settings it was made from, the policy)
+
+
+def csp_for(*, on_domain: bool) -> str:
+    """public_csp() for a request on a connected domain or on the service's own host, made
+    once per settings (it depends on nothing else)."""
+    settings = get_settings()
+    made = _csp_of.get(on_domain)
+    if made is not None and made[0] is settings:
+        return made[1]
+    origin = settings.origin
     leads_to = [] if payments.checkout_origin() in (None, origin) else [payments.checkout_origin()]
-    if hosts.store_domain() is not None:
+    if on_domain:
         leads_to.append(origin)
-    if not leads_to:
-        return render.CSP
-    return render.CSP.replace("form-action 'self'", "form-action 'self' " + " ".join(leads_to))
+    policy = render.CSP if not leads_to else render.CSP.replace(
+        "form-action 'self'", "form-action 'self' " + " ".join(leads_to))
+    _csp_of[on_domain] = (settings, policy)
+    return policy
 
 
-def _answer(body: str, content_type: str, *, preview: bool):
+# A published page: a CDN may keep it 30 s (s-maxage), a browser revalidates each view
+# (max-age=0), and neither serves it stale (must-revalidate); the ETag makes each check a 304.
+PUBLISHED_CACHE = "public, max-age=0, s-maxage=30, must-revalidate"
+_FILES = {"sitemap.xml": "application/xml", "robots.txt": "text/plain; charset=utf-8"}
+
+
+def _answer(body, content_type: str | None, *, preview: bool, csp: str | None = None):
     response = make_response(body)
-    response.headers["Content-Type"] = content_type
-    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else public_csp()
+    if content_type is not None:
+        response.headers["Content-Type"] = content_type
+    response.headers["Content-Security-Policy"] = render.PREVIEW_CSP if preview else (csp or public_csp())
     response.headers["X-Frame-Options"] = "DENY"
-    # The public pages may be cached briefly; a preview is the owner's alone.
-    response.headers["Cache-Control"] = "private, no-store" if preview else "public, max-age=60"
+    # A preview is the owner's alone; a published page is the same for everyone.
+    response.headers["Cache-Control"] = "private, no-store" if preview else PUBLISHED_CACHE
     return response
 
 
-def _serve(slug: str, name: str, *, preview: bool):
-    if name not in _PAGES and (preview or name not in ("sitemap.xml", "robots.txt")):
-        raise ApiError(404, "not_found")
-    document = state.page_source(slug, session=current_session() if preview else None, preview=preview)
-    base, origin = hosts.store_base(slug)
-    if preview:
-        base = f"/store/{slug}/preview"
+def _render(document: dict, name: str, *, base: str, origin: str, preview: bool, payments_on: bool) -> str:
     if name == "sitemap.xml":
-        return _answer(render.render_sitemap(document, base_path=base, origin=origin), "application/xml", preview=False)
+        return render.render_sitemap(document, base_path=base, origin=origin)
     if name == "robots.txt":
-        return _answer(render.render_robots(document, base_path=base, origin=origin), "text/plain; charset=utf-8",
-                       preview=False)
-    html = render.render_page(document, _PAGES[name], base_path=base, origin=origin, preview=preview,
-                              payments_on=payments.configured())
-    return _answer(html, "text/html; charset=utf-8", preview=preview)
+        return render.render_robots(document, base_path=base, origin=origin)
+    return render.render_page(document, _PAGES[name], base_path=base, origin=origin, preview=preview,
+                              payments_on=payments_on)
+
+
+# flask-compress sends a compressed page with its strong ETag suffixed by the algorithm
+# ("<tag>:br"), which is what a browser then revalidates with.
+ENCODINGS = ("br", "gzip")
+
+
+def published_tag(slug: str, name: str, pointer: published.Pointer, *, base: str, origin: str, csp: str) -> str:
+    return published.etag(pointer, name, base, origin, str(payments.configured()), csp)
+
+
+def matching_tag(if_none_match, tag: str) -> str | None:
+    """The ETag a 304 is answered with when If-None-Match names the page (as sent, or as
+    compressed), else None."""
+    bare = tag.strip('"')
+    for candidate in (bare, *(f"{bare}:{algorithm}" for algorithm in ENCODINGS)):
+        if if_none_match.contains_weak(candidate):
+            return f'"{candidate}"'
+    return None
+
+
+def page_type(name: str) -> str:
+    return _FILES.get(name, "text/html; charset=utf-8")
+
+
+def is_public_page(name: str) -> bool:
+    return name in _PAGES or name in _FILES
+
+
+def _published(slug: str, name: str):
+    """A public page, from the publication's pointer and the page rendered once per
+    process (services/store/published.py): a matching If-None-Match is a 304, and neither
+    it nor a page already rendered here reads the database. api/published_pages.py answers
+    the same from memory before Flask when it can."""
+    if not is_public_page(name):
+        raise ApiError(404, "not_found")
+    pointer = published.current(slug)
+    if pointer is None:
+        raise Refused("not_found")  # as the preview refuses: no such store, or not published
+    base, origin = hosts.store_base(slug)
+    csp = public_csp()
+    tag = published_tag(slug, name, pointer, base=base, origin=origin, csp=csp)
+    matched = matching_tag(request.if_none_match, tag)
+    if matched is not None:
+        response = _answer(b"", None, preview=False, csp=csp)
+        response.status_code = 304
+        response.headers["ETag"] = matched
+        return response
+    payments_on = payments.configured()
+    body = published.rendered(pointer, tag, lambda document: _render(
+        document, name, base=base, origin=origin, preview=False, payments_on=payments_on))
+    response = _answer(body, page_type(name), preview=False, csp=csp)
+    response.headers["ETag"] = tag
+    return response
+
+
+def _preview(slug: str, name: str):
+    if name not in _PAGES:
+        raise ApiError(404, "not_found")
+    document = state.page_source(slug, session=current_session(), preview=True)
+    html = _render(document, name, base=f"/store/{slug}/preview", origin=hosts.store_base(slug)[1], preview=True,
+                   payments_on=payments.configured())
+    return _answer(html, "text/html; charset=utf-8", preview=True)
 
 
 # The public pages neither read nor issue the session cookie: a store's visitors are not
-# founders, and a page a shared cache may keep for a minute must not carry a Set-Cookie.
+# founders, and a page a shared cache may keep must not carry a Set-Cookie.
 @bp.get("/store/<slug>/")
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, _HTML, content_type="text/html")
 def store_home(slug):
     """The published store's home page."""
-    return _serve(slug, "", preview=False)
+    return _published(slug, "")
 
 
 @bp.get("/store/<slug>/<name>")
@@ -101,7 +195,7 @@ def store_home(slug):
 @bp.response(200, _HTML, content_type="text/html")
 def store_page(slug, name):
     """A page of the published store (product, faq, shipping, contact, privacy, terms), its sitemap.xml or robots.txt."""
-    return _serve(slug, name, preview=False)
+    return _published(slug, name)
 
 
 # The preview is its owner's alone: these routes read the session (a static segment, so
@@ -111,7 +205,7 @@ def store_page(slug, name):
 @bp.response(200, _HTML, content_type="text/html")
 def store_preview_home(slug):
     """The home page of the owner's preview of the newest store version."""
-    return _serve(slug, "", preview=True)
+    return _preview(slug, "")
 
 
 @bp.get("/store/<slug>/preview/<name>")
@@ -119,7 +213,7 @@ def store_preview_home(slug):
 @bp.response(200, _HTML, content_type="text/html")
 def store_preview_page(slug, name):
     """A page of the owner's preview of the newest store version."""
-    return _serve(slug, name, preview=True)
+    return _preview(slug, name)
 
 
 class CheckoutForm(Schema):

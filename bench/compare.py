@@ -12,9 +12,18 @@ most), driven in-process with bench/load.py, then stopped with SIGTERM.
 With --repeat R the pair is run R times, alternating, and the ratio line
 compares the medians (single runs on a 2-core box are noisy).
 
+Several --target-path values are driven one after the other on the one target
+server, each with its own ratio line. With --conditional each of them is
+driven once more with If-None-Match set to the ETag its first answer carried
+(what a browser or CDN sends to revalidate: 304 expected). --env KEY=VALUE
+(repeatable) is set for both servers, so the baseline runs with the same
+gunicorn settings (workers, threads) as the target's environment gives it.
+
 Usage::
 
     python bench/compare.py --target-app "api:create_app()" --target-path /api/health
+    python bench/compare.py --target-app "api:create_app()" --target-path /store/<slug>/ --conditional \
+        --env DATABASE_URL=postgresql://... --env REDIS_URL=redis://... --env SECRET_KEY=...
 """
 
 from __future__ import annotations
@@ -163,10 +172,10 @@ def log_tail(log_path: str) -> str:
 
 
 @contextmanager
-def gunicorn(conf: str, port: int, app: str, ready_path: str):
+def gunicorn(conf: str, port: int, app: str, ready_path: str, extra_env: dict | None = None):
     """Start gunicorn, yield once it answers, always stop it afterwards."""
     ensure_port_free(port)
-    env = dict(os.environ, PORT=str(port))
+    env = dict(os.environ, **(extra_env or {}), PORT=str(port))
     fd, log_path = tempfile.mkstemp(prefix="bench-gunicorn-", suffix=".log")
     command = gunicorn_command(conf, port, app)
     print("$ " + " ".join(command), flush=True)
@@ -192,16 +201,40 @@ def gunicorn(conf: str, port: int, app: str, ready_path: str):
 # Measuring
 # --------------------------------------------------------------------------
 
-def measure(label: str, conf: str, port: int, app: str, path: str,
-            args: argparse.Namespace) -> dict:
-    with gunicorn(conf, port, app, path):
-        result = load.run_load(f"http://{HOST}:{port}{path}",
-                               requests=args.n, concurrency=args.c,
-                               cookie_jar=args.cookie_jar, warmup=args.warmup)
-    print(f"== {label} ({app}) ==")
-    print(load.format_summary(result), flush=True)
-    print()
-    return result
+def etag_of(port: int, path: str) -> str | None:
+    conn = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.getheader("ETag")
+    finally:
+        conn.close()
+
+
+def measure(label: str, conf: str, port: int, app: str, paths: list[str],
+            args: argparse.Namespace, conditional: bool = False) -> dict[str, dict]:
+    """Drives each path on one server (and, with --conditional, each again
+    with If-None-Match); returns {run label: figures}."""
+    results = {}
+    with gunicorn(conf, port, app, paths[0], args.env):
+        for path in paths:
+            runs = [(path, None)]
+            if conditional:
+                tag = etag_of(port, path)
+                if tag is None:
+                    raise RuntimeError(f"{path} sent no ETag; --conditional needs one")
+                runs.append((f"{path} (If-None-Match)", {"If-None-Match": tag}))
+            for name, headers in runs:
+                result = load.run_load(f"http://{HOST}:{port}{path}",
+                                       requests=args.n, concurrency=args.c,
+                                       cookie_jar=args.cookie_jar, warmup=args.warmup,
+                                       headers=headers)
+                print(f"== {label} {name} ({app}) ==")
+                print(load.format_summary(result), flush=True)
+                print()
+                results[name] = result
+    return results
 
 
 def median_figures(results: list[dict]) -> dict:
@@ -219,8 +252,8 @@ def ratio(target: float | None, baseline: float | None) -> str:
     return f"{target / baseline:.2f}"
 
 
-def ratio_line(baseline: dict, target: dict) -> str:
-    return ("ratio: "
+def ratio_line(baseline: dict, target: dict, name: str = "") -> str:
+    return (f"ratio{' ' + name if name else ''}: "
             f"target p50 = {ratio(target['p50_ms'], baseline['p50_ms'])} x baseline, "
             f"target p99 = {ratio(target['p99_ms'], baseline['p99_ms'])} x baseline, "
             f"target rps = {ratio(target['rps'], baseline['rps'])} x baseline")
@@ -235,8 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare a target app against bare Flask under one gunicorn config.")
     parser.add_argument("--target-app", required=True,
                         help='gunicorn app spec, e.g. "api:create_app()"')
-    parser.add_argument("--target-path", required=True,
-                        help="path to drive on the target, e.g. /api/health")
+    parser.add_argument("--target-path", required=True, nargs="+",
+                        help="path(s) to drive on the target, e.g. /api/health")
+    parser.add_argument("--conditional", action="store_true",
+                        help="also drive each path with If-None-Match: its ETag")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="environment for both servers (repeatable)")
     parser.add_argument("-n", type=load.positive_int, default=2000,
                         help="counted requests per run (default 2000)")
     parser.add_argument("-c", type=load.positive_int, default=16,
@@ -258,28 +295,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not args.target_path.startswith("/"):
+    if not all(path.startswith("/") for path in args.target_path):
         print("compare.py: --target-path must start with /", file=sys.stderr)
         return 2
+    if not all("=" in pair for pair in args.env):
+        print("compare.py: --env takes KEY=VALUE", file=sys.stderr)
+        return 2
+    args.env = dict(pair.split("=", 1) for pair in args.env)
     if not (REPO_ROOT / args.conf).is_file():  # an absolute --conf wins the join
         print(f"compare.py: gunicorn config {args.conf!r} not found "
               f"(relative to {REPO_ROOT}); pass --conf", file=sys.stderr)
         return 2
     baselines: list[dict] = []
-    targets: list[dict] = []
+    targets: dict[str, list[dict]] = {}
     try:
         for _ in range(args.repeat):  # bounded; one server at a time
-            baselines.append(measure("baseline", args.conf, args.port_base,
-                                     BASELINE_APP, BASELINE_PATH, args))
-            targets.append(measure("target", args.conf, args.port_base + 1,
-                                   args.target_app, args.target_path, args))
+            baselines += measure("baseline", args.conf, args.port_base,
+                                 BASELINE_APP, [BASELINE_PATH], args).values()
+            for name, result in measure("target", args.conf, args.port_base + 1,
+                                        args.target_app, args.target_path, args,
+                                        args.conditional).items():
+                targets.setdefault(name, []).append(result)
     except RuntimeError as exc:
         print(f"compare.py: {exc}", file=sys.stderr)
         return 1
     if args.repeat > 1:
         print(f"(medians of {args.repeat} runs each)")
-    print(ratio_line(median_figures(baselines), median_figures(targets)))
-    failed = any(load.all_failed(r) for r in baselines + targets)
+    for name, results in targets.items():
+        print(ratio_line(median_figures(baselines), median_figures(results),
+                         name if len(targets) > 1 else ""))
+        if args.repeat > 1:  # run i's target against run i's baseline
+            print("  rps ratio of each run: " + ", ".join(
+                ratio(t["rps"], b["rps"]) for b, t in zip(baselines, results, strict=True)))
+    every = baselines + [r for results in targets.values() for r in results]
+    failed = any(load.all_failed(r) for r in every)
     return 1 if failed else 0
 
 

@@ -173,8 +173,10 @@ class Worker:
     """Sends requests over a single persistent HTTP/1.1 connection."""
 
     def __init__(self, target: Target, method: str, body: bytes | None,
-                 jar: CookieJar | None, timeout: float) -> None:
+                 jar: CookieJar | None, timeout: float,
+                 extra_headers: dict[str, str] | None = None) -> None:
         self.target = target
+        self.extra_headers = extra_headers or {}
         self.method = method
         self.body = body
         self.jar = jar
@@ -184,7 +186,8 @@ class Worker:
         self.reused = False  # did the last attempt run on a used connection?
 
     def headers(self) -> dict[str, str]:
-        headers = {"Connection": "keep-alive", "Accept": "application/json"}
+        headers = {"Connection": "keep-alive", "Accept": "application/json",
+                   **self.extra_headers}
         if self.body is not None:
             headers["Content-Type"] = "application/json"
         cookie = self.jar.header() if self.jar else None
@@ -355,8 +358,10 @@ def json_summary(result: dict) -> str:
 def run_load(url: str, requests: int = 2000, concurrency: int = 16,
              method: str = "GET", body: str | None = None,
              cookie_jar: str = "per-user", warmup: int = 50,
-             timeout: float = DEFAULT_TIMEOUT) -> dict:
-    """Warm up, then drive `requests` requests at `concurrency`; return figures."""
+             timeout: float = DEFAULT_TIMEOUT,
+             headers: dict[str, str] | None = None) -> dict:
+    """Warm up, then drive `requests` requests at `concurrency`; return figures.
+    `headers` are sent with every request (If-None-Match, say)."""
     if requests < 1 or concurrency < 1 or warmup < 0:
         raise ValueError("requests and concurrency must be >= 1, warmup >= 0")
     target = parse_target(url)
@@ -367,7 +372,7 @@ def run_load(url: str, requests: int = 2000, concurrency: int = 16,
         except json.JSONDecodeError as exc:
             raise ValueError(f"--body is not valid JSON: {exc}") from exc
         payload = body.encode("utf-8")
-    workers = [Worker(target, method.upper(), payload, jar, timeout)
+    workers = [Worker(target, method.upper(), payload, jar, timeout, headers)
                for jar in make_jars(cookie_jar, concurrency)]
     try:
         if warmup:

@@ -29,13 +29,18 @@ contain "bench": its schema is dropped and rebuilt) and a Redis database it flus
    GET /store/<slug>/ through the Flask test client (no sockets, one thread) --requests
    times over --visitors returning visitors, and the bare Flask route (bench/baseline_app.py)
    the same way; counts the SQL statements of a first visit (no cookie: a session is
-   minted) and a returning one, and times --first-visits cookieless requests.
+   minted) and a returning one, and times --first-visits cookieless requests. With --compare
+   it instead serves it with gunicorn (gunicorn.conf.py, the service's environment) and runs
+   bench/compare.py on its home and product pages, each also with If-None-Match (304),
+   against the bare route, one server at a time (`--stores 1 --workers 1 --compare` for
+   that alone).
 
 Usage::
 
     python bench/store_bench.py [postgresql://postgres@127.0.0.1:5432/ff_store_bench]
         [--redis-url redis://127.0.0.1:6379/12] [--stores 200] [--workers 1 2] [--threads 4]
         [--backlog] [--requests 2000] [--visitors 20] [--first-visits 200] [--json]
+        [--compare [--compare-args "-n 10000 -c 8 --repeat 3"]]
 """
 from __future__ import annotations
 
@@ -237,6 +242,18 @@ def serving(app, slug_path: str, args) -> dict:
                            "first_visit_round_trips": first.round_trips, "returning_round_trips": repeat.round_trips}}
 
 
+def served_by_gunicorn(public_url: str, env: dict, args) -> int:
+    """bench/compare.py on the published store's home and product pages, each also with
+    If-None-Match (its 304), against the bare route: both servers with the service's
+    environment (PostgreSQL, Redis: WEB_CONCURRENCY processes), one at a time."""
+    from bench import compare
+
+    path = urlsplit(public_url).path
+    keep = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "BASE_URL")
+    return compare.main(["--target-app", "api:create_app()", "--target-path", path, path + "product",
+                         "--conditional", *[f"--env={k}={env[k]}" for k in keep], *args.compare_args.split()])
+
+
 def bench_service(database_url: str, redis_url: str, *, threads: int = 4):
     """The app (in-process, on an emptied database and Redis db it owns) and the environment
     its Procfile workers run with: offline AI backend, one process of `threads` threads."""
@@ -279,6 +296,11 @@ def main(argv=None) -> int:
     parser.add_argument("--backlog", action="store_true",
                         help="POST every store before the workers start: times the workers alone (see the docstring)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--compare", action="store_true",
+                        help="after publishing, serve it with gunicorn and run bench/compare.py on its pages "
+                             "(200 and 304) against the bare route, instead of the in-process serving figures")
+    parser.add_argument("--compare-args", default="-n 10000 -c 8 --repeat 3",
+                        help="compare.py's options with --compare (default: -n 10000 -c 8 --repeat 3)")
     args = parser.parse_args(argv)
 
     app, env = bench_service(args.database_url, args.redis_url, threads=args.threads)
@@ -294,6 +316,9 @@ def main(argv=None) -> int:
         published = owner.post("/api/store/publish").get_json()
     if published.get("status") != "published":
         raise SystemExit(f"POST /api/store/publish answered {published}")
+    if args.compare:
+        shutil.rmtree(logs)
+        return served_by_gunicorn(published["public_url"], env, args)
     report["serving"] = serving(app, published["public_url"], args)
     shutil.rmtree(logs)  # the workers' logs are kept only when something went wrong
 

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from api.hosts import host_name
+from api.storefront import PUBLISHED_CACHE
 from models.domain import DomainOrder
 from models.funnel import FunnelEvent
 from models.payment import CustomerOrder
@@ -85,7 +86,7 @@ def test_a_connected_domain_serves_the_store_home_and_pages(shop, app):
     served = app.test_client().get(f"/store/{slug()}/")  # what the service's own host serves today
     for header in ("Content-Security-Policy", "Cache-Control", "X-Frame-Options", "X-Content-Type-Options"):
         assert header in home.headers, header
-    assert home.headers["Cache-Control"] == served.headers["Cache-Control"] == "public, max-age=60"
+    assert home.headers["Cache-Control"] == served.headers["Cache-Control"] == PUBLISHED_CACHE
     # The buy form's 303 leads to BASE_URL (the sandbox checkout), which is not 'self' here.
     assert home.headers["Content-Security-Policy"] == served.headers["Content-Security-Policy"].replace(
         "form-action 'self'", f"form-action 'self' {SETTINGS.origin}")

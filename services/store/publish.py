@@ -14,6 +14,7 @@ from models.store import Store
 from services.errors import JobFailed, Refused
 from services.jobs import active_job, create_job
 from services.store import facts as store_facts
+from services.store import published
 from services.store.builds import generate, subject
 from services.store.verify import problems_of
 from services.store.versions import latest, write_version
@@ -64,6 +65,9 @@ def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
         now = utcnow()
         Store.update(published_version=number, published_at=now, updated_at=now).where(
             Store.product == product_id).execute()
+    # Committed: the public pages now serve this version (their pointer moves only now, so
+    # no request is answered from a version that could still roll back).
+    published.announce(product_id)
     return {"product_id": product_id, "published_version": number, "regenerated": regenerated}
 
 

@@ -1,0 +1,222 @@
+"""Published store pages served like static files (issue 28, part 4): rendered once per
+published version, sent with an ETag and a Cache-Control a CDN may keep, a conditional
+request answered 304 without a database query, and a publish never hidden behind an old
+ETag. Through the test client, on both backends (and Redis unreachable)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from api.storefront import PUBLISHED_CACHE
+from integrations.redis_client import get_redis
+from models.catalog import Product
+from models.session import Session
+from models.store import Store
+from services.store import published
+from tests.conftest import SETTINGS
+from tests.factories import built, claimed_founder, refusal, statements
+
+
+@pytest.fixture
+def page(shop):
+    """The published home page's address."""
+    return f"/store/{Store.get(Store.product == 'p00').slug}/"
+
+
+def no_cookie(answer) -> None:
+    assert not answer.headers.getlist("Set-Cookie"), answer.headers
+
+
+def test_a_published_page_carries_a_stable_strong_etag_and_a_cache_control_a_cdn_may_keep(app, page):
+    sessions = Session.select().count()
+    first, again = app.test_client().get(page), app.test_client().get(page)
+    assert first.status_code == again.status_code == 200
+    tag = first.headers["ETag"]
+    assert tag.startswith('"') and tag.endswith('"') and len(tag) > 10  # strong: no W/
+    assert again.headers["ETag"] == tag and again.get_data() == first.get_data()
+    assert first.headers["Cache-Control"] == PUBLISHED_CACHE
+    assert "public" in PUBLISHED_CACHE and "s-maxage" in PUBLISHED_CACHE and "must-revalidate" in PUBLISHED_CACHE
+    for header in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options"):
+        assert header in first.headers, header
+    assert "script-src 'self'" in first.headers["Content-Security-Policy"]
+    no_cookie(first)
+    assert Session.select().count() == sessions  # the page neither reads nor writes a session
+
+
+def test_each_page_sitemap_and_robots_have_their_own_etag(app, page):
+    visitor = app.test_client()
+    tags = {}
+    for name in ("", "product", "faq", "sitemap.xml", "robots.txt"):
+        answer = visitor.get(page + name)
+        assert answer.status_code == 200 and answer.headers["Cache-Control"] == PUBLISHED_CACHE, name
+        tags[name] = answer.headers["ETag"]
+    assert len(set(tags.values())) == len(tags)
+    assert visitor.get(page + "sitemap.xml").mimetype == "application/xml"
+
+
+def test_if_none_match_answers_304_with_no_body_no_cookie_and_no_query(app, page):
+    visitor = app.test_client()
+    tag = visitor.get(page).headers["ETag"]
+    visitor.get(page)  # the pointer is known and the page rendered: nothing is read from here on
+    with statements() as seen:
+        answer = visitor.get(page, headers={"If-None-Match": tag})
+        again = visitor.get(page)
+    assert answer.status_code == 304 and answer.get_data() == b""
+    assert answer.headers["ETag"] == tag and answer.headers["Cache-Control"] == PUBLISHED_CACHE
+    assert "Content-Security-Policy" in answer.headers
+    no_cookie(answer)
+    assert again.status_code == 200 and again.headers["ETag"] == tag
+    assert seen == []
+    # Weak comparison, a list, and `*` all match; another tag does not.
+    assert visitor.get(page, headers={"If-None-Match": f'"other", W/{tag}'}).status_code == 304
+    assert visitor.get(page, headers={"If-None-Match": "*"}).status_code == 304
+    assert visitor.get(page, headers={"If-None-Match": '"other"'}).status_code == 200
+
+
+def test_head_answers_the_same_headers_and_304s_too(app, page):
+    visitor = app.test_client()
+    got = visitor.get(page)
+    head = visitor.head(page)
+    assert head.status_code == 200 and head.get_data() == b""
+    assert head.headers["ETag"] == got.headers["ETag"] and head.headers["Cache-Control"] == PUBLISHED_CACHE
+    assert visitor.head(page, headers={"If-None-Match": got.headers["ETag"]}).status_code == 304
+    no_cookie(head)
+
+
+def test_after_a_new_publish_the_old_etag_gets_the_new_page(app, page, shop, run_jobs):
+    visitor = app.test_client()
+    old = visitor.get(page + "product")
+    assert "wall anchors" not in old.get_data(as_text=True)
+    Product.update(description="A solid acacia bar with magnets, now with wall anchors.").where(
+        Product.product_id == "p00").execute()
+    built(shop, run_jobs)
+    assert shop.post("/api/store/publish").get_json()["status"] == "published"
+    answer = visitor.get(page + "product", headers={"If-None-Match": old.headers["ETag"]})
+    assert answer.status_code == 200 and answer.headers["ETag"] != old.headers["ETag"]
+    assert "wall anchors" in answer.get_data(as_text=True)
+    assert visitor.get(page + "product", headers={"If-None-Match": answer.headers["ETag"]}).status_code == 304
+
+
+def test_publishing_the_same_version_again_gives_new_etags(app, page, shop):
+    visitor = app.test_client()
+    old = visitor.get(page).headers["ETag"]
+    assert shop.post("/api/store/publish").get_json()["status"] == "published"
+    assert visitor.get(page, headers={"If-None-Match": old}).status_code == 200
+
+
+def test_with_redis_unreachable_the_page_is_read_from_the_database(app, page, shop, run_jobs, settings_with):
+    visitor = app.test_client()
+    old = visitor.get(page + "product").headers["ETag"]
+    Product.update(description="A solid acacia bar with magnets, now with wall anchors.").where(
+        Product.product_id == "p00").execute()
+    built(shop, run_jobs)
+    assert shop.post("/api/store/publish").get_json()["status"] == "published"
+    settings_with(redis_url="redis://127.0.0.1:1/0")  # nothing listens there
+    with statements() as seen:
+        answer = visitor.get(page + "product", headers={"If-None-Match": old})
+    assert answer.status_code == 200 and "wall anchors" in answer.get_data(as_text=True)
+    assert answer.headers["ETag"] != old and seen  # the store row was read
+    assert visitor.get(page + "product", headers={"If-None-Match": answer.headers["ETag"]}).status_code == 304
+
+
+def test_the_preview_is_never_cached_and_has_no_etag(page, shop):
+    preview = shop.get(page + "preview/")
+    assert preview.status_code == 200
+    assert preview.headers["Cache-Control"] == "private, no-store" and "ETag" not in preview.headers
+    assert shop.get(page + "preview/", headers={"If-None-Match": "*"}).status_code == 200
+
+
+def test_an_unknown_or_unpublished_store_is_still_a_json_404(app, founder, run_jobs):
+    refusal(app.test_client().get("/store/no-such-store/"), 404, "not_found")
+    refusal(app.test_client().get("/store/no-such-store/", headers={"If-None-Match": "*"}), 404, "not_found")
+    owner = claimed_founder(founder)
+    state = built(owner, run_jobs)
+    unpublished = state["preview_url"].replace("/preview/", "/")
+    refusal(app.test_client().get(unpublished), 404, "not_found")
+    assert app.test_client().get(unpublished + "nope").status_code == 404
+
+
+def test_a_publish_announced_by_another_process_reaches_this_ones_copy(app, page):
+    """With Redis each process keeps a copy of the pointers it read, dropped when another
+    process (a worker) announces a publish on the channel."""
+    if not SETTINGS.redis_url:
+        pytest.skip("embedded mode keeps the pointers in its one process: there is no other")
+    visitor = app.test_client()
+    old = visitor.get(page).headers["ETag"]
+    slug = page.strip("/").rsplit("/", 1)[1]
+    store = Store.get(Store.slug == slug)
+    # What a worker's announce does, from outside this process: the key, then the message.
+    client = get_redis(SETTINGS.redis_url)
+    moved = published.Pointer(store.product_id, store.published_version, "2099-01-01 00:00:00")
+    client.set(published.KEY_PREFIX + slug, moved.encode())
+    client.publish(published.CHANNEL, slug)
+    deadline = time.monotonic() + 10  # a bound on the wait, not a measure of it
+    while visitor.get(page, headers={"If-None-Match": old}).status_code == 304 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    answer = visitor.get(page, headers={"If-None-Match": old})
+    assert answer.status_code == 200 and answer.headers["ETag"] not in (old, None)
+
+
+# The headers a cached answer has whichever layer gives it (api/published_pages.py or the route).
+SAME = ("Content-Type", "Content-Length", "Content-Security-Policy", "X-Frame-Options", "Cache-Control", "ETag",
+        "Vary", "Content-Encoding", "X-Content-Type-Options", "Referrer-Policy", "Set-Cookie")
+
+
+def by_flask(app, monkeypatch) -> list:
+    """Counts the requests that reach Flask (past the published pages' layer)."""
+    reached = []
+    layer = app.wsgi_app
+    flask_app = layer.next
+
+    def counted(environ, start_response):
+        reached.append(environ["PATH_INFO"])
+        return flask_app(environ, start_response)
+
+    monkeypatch.setattr(layer, "next", counted)
+    return reached
+
+
+@pytest.mark.parametrize("headers", [{}, {"Accept-Encoding": "gzip, deflate, br"}, {"Accept-Encoding": "gzip"}])
+def test_a_page_held_in_memory_is_answered_before_flask_exactly_as_flask_answers_it(app, page, monkeypatch, headers):
+    reached = by_flask(app, monkeypatch)
+    published.forget_all()
+    visitor = app.test_client()
+    cold = visitor.get(page + "product", headers=headers)
+    assert reached == [page + "product"] and cold.status_code == 200
+    deadline = time.monotonic() + 10  # with Redis, the process trusts its copies once subscribed
+    while True:
+        warm = visitor.get(page + "product", headers=headers)
+        if len(reached) == 1 or time.monotonic() > deadline:
+            break
+        reached.pop()
+        time.sleep(0.01)
+    assert len(reached) == 1, "the second request reached Flask"
+    assert warm.status_code == 200 and warm.get_data() == cold.get_data()
+    assert {h: warm.headers.get(h) for h in SAME} == {h: cold.headers.get(h) for h in SAME}
+    assert warm.headers["X-Request-Id"] and warm.headers["X-Request-Id"] != cold.headers["X-Request-Id"]
+    if headers:
+        assert warm.headers["Content-Encoding"] in warm.headers["ETag"]
+    # The 304s, and HEAD, the same way: Flask's (a page not rendered here) and the layer's.
+    conditional = {**headers, "If-None-Match": warm.headers["ETag"]}
+    fast_304, fast_head = visitor.get(page + "product", headers=conditional), visitor.head(page + "product", headers=headers)
+    assert len(reached) == 1
+    published.forget_all()
+    slow_304, slow_head = visitor.get(page + "product", headers=conditional), visitor.head(page + "product", headers=headers)
+    assert len(reached) == 3
+    assert fast_304.status_code == slow_304.status_code == 304 and fast_304.get_data() == slow_304.get_data() == b""
+    assert {h: fast_304.headers.get(h) for h in SAME} == {h: slow_304.headers.get(h) for h in SAME}
+    assert {h: fast_head.headers.get(h) for h in SAME} == {h: slow_head.headers.get(h) for h in SAME}
+
+
+def test_the_layer_leaves_everything_else_to_flask(app, page, monkeypatch):
+    reached = by_flask(app, monkeypatch)
+    visitor = app.test_client()
+    visitor.get(page)
+    visitor.get(page)  # held now
+    start = len(reached)
+    for path, headers in ((page + "preview/", {}), (page + "nope", {}), (page + "checkout", {}),
+                          (page, {"Accept-Encoding": "br;q=0.5, gzip;q=1.0"}), (page, {"Host": "shop.example.com"})):
+        visitor.get(path, headers=headers)
+    visitor.post(page, data=b"x")
+    assert len(reached) == start + 6
