@@ -231,6 +231,11 @@ def clean_state(request):
             the_broker.join(queue, timeout=60_000)
         _WORKERS[0].join()
     _truncate()
+    # Publishing keeps each store's current version in Redis or this process
+    # (services/store/published.py); the tables were just emptied behind its back.
+    from services.store import published
+
+    published.forget_all()
     shutil.rmtree(SETTINGS.outbox_dir, ignore_errors=True)
     shutil.rmtree(SETTINGS.inbound_maildir, ignore_errors=True)
 
