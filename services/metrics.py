@@ -55,12 +55,7 @@ class DeploymentFigures:
         yield from figures
 
     def _read_database(self, now: datetime):
-        jobs = GaugeMetricFamily("ff_jobs", "Job rows by kind (the actor) and status (queued, running, done, failed).",
-                                 labels=["kind", "status"])
-        rows = Job.select(Job.kind, Job.status, pw.fn.COUNT(Job.id)).group_by(Job.kind, Job.status).tuples()
-        for kind, status, count in rows:
-            jobs.add_metric([kind, status], count)
-        yield jobs
+        yield self._jobs(now)
 
         oldest = read_moment(Job.select(pw.fn.MIN(Job.created_at)).where(Job.status == Job.QUEUED).scalar())
         yield GaugeMetricFamily("ff_job_oldest_queued_age_seconds", "Age of the oldest job still queued (0 when none): "
@@ -86,6 +81,23 @@ class DeploymentFigures:
                  .where(WorkerBeat.seen_at >= now - timedelta(seconds=self.worker_stale_seconds)).count())
         yield GaugeMetricFamily("ff_workers_alive", "Worker processes heard from within WORKER_STALE_SECONDS "
                                 "(each beats through the queue, so a busy worker may lag).", value=alive)
+
+    @staticmethod
+    def _jobs(now: datetime) -> GaugeMetricFamily:
+        """Jobs queued or running, and jobs finished within the duration window, by kind and
+        status. Both read the (status, updated_at) index: a scrape never counts the finished
+        rows the table keeps for JOB_RETENTION_DAYS (services/retention.py)."""
+        jobs = GaugeMetricFamily("ff_jobs", "Jobs queued or running now, and jobs done or failed in the last "
+                                 f"{int(DURATION_WINDOW.total_seconds() // 60)} minutes, by kind (the actor) and "
+                                 "status.", labels=["kind", "status"])
+        counted = pw.fn.COUNT(Job.id)
+        active = Job.select(Job.kind, Job.status, counted).where(Job.status.in_(Job.ACTIVE))
+        finished = Job.select(Job.kind, Job.status, counted).where(Job.status.in_(Job.FINISHED),
+                                                                 Job.updated_at >= now - DURATION_WINDOW)
+        for query in (active, finished):
+            for kind, status, count in query.group_by(Job.kind, Job.status).tuples():
+                jobs.add_metric([kind, status], count)
+        return jobs
 
     def _queue_figures(self):
         up = GaugeMetricFamily("ff_broker_up", "1 when the broker answered this scrape, else 0.")
