@@ -5,6 +5,7 @@ the same rows), so a dashboard takes max(), not sum(), across web processes.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -90,13 +91,14 @@ class DeploymentFigures:
         jobs = GaugeMetricFamily("ff_jobs", "Jobs queued or running now, and jobs done or failed in the last "
                                  f"{int(DURATION_WINDOW.total_seconds() // 60)} minutes, by kind (the actor) and "
                                  "status.", labels=["kind", "status"])
-        counted = pw.fn.COUNT(Job.id)
-        active = Job.select(Job.kind, Job.status, counted).where(Job.status.in_(Job.ACTIVE))
-        finished = Job.select(Job.kind, Job.status, counted).where(Job.status.in_(Job.FINISHED),
-                                                                 Job.updated_at >= now - DURATION_WINDOW)
-        for query in (active, finished):
-            for kind, status, count in query.group_by(Job.kind, Job.status).tuples():
-                jobs.add_metric([kind, status], count)
+        active = (Job.select(Job.kind, Job.status, pw.fn.COUNT(Job.id)).where(Job.status.in_(Job.ACTIVE))
+                  .group_by(Job.kind, Job.status).tuples())
+        # The window's few rows are counted here, not grouped in SQL: with a GROUP BY, SQLite
+        # prefers walking the (kind, subject, created_at) index, which reads every row kept.
+        finished = Counter(Job.select(Job.kind, Job.status)
+                           .where(Job.status.in_(Job.FINISHED), Job.updated_at >= now - DURATION_WINDOW).tuples())
+        for kind, status, count in [*active, *((kind, status, n) for (kind, status), n in sorted(finished.items()))]:
+            jobs.add_metric([kind, status], count)
         return jobs
 
     def _queue_figures(self):

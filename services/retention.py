@@ -36,9 +36,10 @@ FIX_BATCH = 10
 
 
 def _prune(model, key, condition, *, order=(), batch_size: int = BATCH, max_batches: int = MAX_BATCHES,
-           before_delete=None) -> int:
+           before_delete=None, recheck=None) -> int:
     """Deletes the rows of `model` meeting `condition`, `batch_size` ids per transaction and
-    at most `max_batches` transactions; returns how many went."""
+    at most `max_batches` transactions; returns how many went. The DELETE checks `recheck`
+    (by default the condition itself) again on each row."""
     removed = 0
     for _ in range(max_batches):
         with transaction():
@@ -48,7 +49,7 @@ def _prune(model, key, condition, *, order=(), batch_size: int = BATCH, max_batc
                 break
             if before_delete is not None:
                 before_delete(ids)
-            removed += model.delete().where(key.in_(ids), condition).execute()
+            removed += model.delete().where(key.in_(ids), condition if recheck is None else recheck).execute()
         if len(ids) < batch_size:
             break
     return removed
@@ -67,20 +68,12 @@ def prune_jobs(*, days: int, now: datetime | None = None, **batching) -> int:
     has_newer = pw.fn.EXISTS(newer.select(pw.SQL("1")).where(
         (newer.kind == Job.kind) & (newer.subject == Job.subject)
         & ((newer.created_at > Job.created_at) | ((newer.created_at == Job.created_at) & (newer.id > Job.id)))))
-    old = Job.status.in_(Job.FINISHED) & (Job.updated_at < cutoff)
-    removed = 0
-    # The (status, updated_at) index finds the old finished rows; the job_subject_latest index
-    # answers "is there a newer one" per row.
-    for _ in range(batching.get("max_batches", MAX_BATCHES)):
-        size = batching.get("batch_size", BATCH)
-        with transaction():
-            ids = [job_id for (job_id,) in Job.select(Job.id).where(old & has_newer)
-                   .order_by(Job.updated_at).limit(size).tuples()]
-            if ids:
-                removed += Job.delete().where(Job.id.in_(ids), Job.status.in_(Job.FINISHED)).execute()
-        if len(ids) < size:
-            break
-    return removed
+    # One status at a time: the (status, updated_at) index then yields the old rows in
+    # order (with both statuses at once SQLite sorts every old row for each batch), and the
+    # job_subject_latest index answers "is there a newer one" per row.
+    return sum(_prune(Job, Job.id, (Job.status == status) & (Job.updated_at < cutoff) & has_newer,
+                      recheck=Job.status == status, order=(Job.updated_at,), **batching)
+               for status in Job.FINISHED)
 
 
 # --- What the store pages report, and where founders were ---------------------------------------
