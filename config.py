@@ -7,25 +7,29 @@ that names the setting; the entry points print that line and exit instead of sta
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from config_values import SettingsError
+from config_values import bool_value as _bool
+from config_values import countries as _countries
+from config_values import decimal_value as _decimal
+from config_values import hosts as _hosts
+from config_values import int_value as _int
+from config_values import redact as _redact
+from config_values import url_value as _url
 
 # The log format lives beside the settings (logformat.py), and is named here as it always was.
 from logformat import JsonLogFormatter, configure_logging  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent
 VAR = ROOT / "var"
-
-
-class SettingsError(Exception):
-    """A setting is missing or malformed; the message is one line naming it."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,11 @@ class Settings:
     # Fix: hosts (host[:port]) its fetcher may reach although inward (test servers), follow-up delay.
     fix_allow_hosts: tuple[str, ...] = ()
     fix_follow_up_days: int = 7
+    # Retention (services/retention.py): how long rows that grow with traffic are kept.
+    job_retention_days: int = 7
+    funnel_retention_days: int = 90
+    fix_retention_days: int = 30
+    expired_retention_days: int = 1
 
     @property
     def embedded(self) -> bool:
@@ -144,66 +153,6 @@ class Settings:
     def but(self, **changes) -> Settings:
         """Returns a copy with some settings changed (tests build apps this way)."""
         return replace(self, **changes)
-
-
-def _int(env, name, default, low, high):
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}") from None
-    if not low <= value <= high:
-        raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
-    return value
-
-
-def _decimal(env, name, default, low, high):
-    """A decimal number with at most two decimals (money and percentages)."""
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = Decimal(raw.strip())
-    except InvalidOperation:
-        value = None
-    if value is None or not value.is_finite() or not low <= value <= high or value != value.quantize(Decimal("0.01")):
-        raise SettingsError(f"{name} must be a number from {low} to {high} with at most two decimals, got {raw!r}")
-    return value
-
-
-def _bool(env, name, default):
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    lowered = raw.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise SettingsError(f"{name} must be true or false (1/0, yes/no), got {raw!r}")
-
-
-def _url(env, name, default, schemes):
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    parts = urlsplit(raw)
-    if parts.scheme not in schemes or not (parts.netloc or parts.path):
-        raise SettingsError(f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)}, got {_redact(raw)!r}")
-    return raw
-
-
-def _redact(url: str) -> str:
-    """Hides a password in a URL so the one-line error never prints a secret."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # unparseable, so no password can be told apart: show none of it
-        return "<a malformed URL>"
-    if parts.password:
-        return url.replace(f":{parts.password}@", ":***@")
-    return url
 
 
 def _build_id() -> str:
@@ -297,6 +246,11 @@ def load_settings(environ=None) -> Settings:
         brief_hour_utc=_int(env, "BRIEF_HOUR_UTC", 3, 0, 23),
         brief_lookback_days=_int(env, "BRIEF_LOOKBACK_DAYS", 7, 1, 3650),
         fix_follow_up_days=_int(env, "FIX_FOLLOW_UP_DAYS", Settings.fix_follow_up_days, 1, 90),
+        job_retention_days=_int(env, "JOB_RETENTION_DAYS", Settings.job_retention_days, 1, 3650),
+        # Never shorter than the longest window the store metrics report (90 days).
+        funnel_retention_days=_int(env, "FUNNEL_RETENTION_DAYS", Settings.funnel_retention_days, 90, 3650),
+        fix_retention_days=_int(env, "FIX_RETENTION_DAYS", Settings.fix_retention_days, 14, 3650),
+        expired_retention_days=_int(env, "EXPIRED_RETENTION_DAYS", Settings.expired_retention_days, 1, 3650),
         **_payments(env),
         **_inbound(env),
         fix_allow_hosts=_hosts(env, "FIX_ALLOW_HOSTS"),
@@ -324,28 +278,6 @@ def _payments(env) -> dict:
     return {"payment_provider": provider, "stripe_secret_key": secret, "stripe_webhook_secret": webhook,
             "payment_timeout_seconds": _int(env, "PAYMENT_TIMEOUT_SECONDS", 10, 1, 120), "registrar": registrar,
             "shipping_countries": _countries(env, "SHIPPING_COUNTRIES", Settings.shipping_countries)}
-
-
-def _countries(env, name, default) -> tuple[str, ...]:
-    """A comma-separated list of two-letter country codes (ISO 3166-1 alpha-2), upper-cased,
-    each once, in the order given."""
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    codes = [code.strip().upper() for code in raw.split(",") if code.strip()]
-    bad = [code for code in codes if not re.fullmatch(r"[A-Z]{2}", code)]
-    if bad or not codes:
-        raise SettingsError(f"{name} must be two-letter country codes separated by commas (like US,CA,GB), "
-                            f"got {raw!r}")
-    return tuple(dict.fromkeys(codes))
-
-
-def _hosts(env, name) -> tuple[str, ...]:
-    """Comma-separated `host` or `host:port` entries (an IPv6 host in brackets), trimmed, empty ones dropped."""
-    entries = tuple(entry.strip() for entry in (env.get(name) or "").split(",") if entry.strip())
-    if bad := [e for e in entries if not re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/@\[\]]+)(:[0-9]{1,5})?", e)]:
-        raise SettingsError(f"{name} must be host or host:port entries separated by commas, got {bad[0]!r}")
-    return entries
 
 
 def _inbound(env) -> dict:

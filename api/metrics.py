@@ -16,9 +16,20 @@ bp = Blueprint("metrics", __name__, description="Figures for the operators' scra
 DECISIONS = [
     "GET /metrics serves Prometheus text (prometheus-client): ff_http_requests_total{route,method,status} and "
     "ff_http_request_duration_seconds{route,method} from every web process, and, read from the database and the "
-    "broker at scrape time, ff_jobs{kind,status}, ff_job_duration_seconds{kind} (jobs finished in the last 15 "
-    "minutes), ff_job_oldest_queued_age_seconds, ff_workers_alive, ff_queue_depth{queue,state}, ff_database_up, "
-    "ff_broker_up. `route` is the URL rule, never the raw path.",
+    "broker at scrape time, ff_jobs{kind,status} (jobs queued or running now, and jobs done or failed in the last 15 "
+    "minutes: a scrape counts through the job table's status index, never the whole table), "
+    "ff_job_duration_seconds{kind} (jobs finished in the last 15 minutes), ff_job_oldest_queued_age_seconds, "
+    "ff_workers_alive, ff_queue_depth{queue,state}, ff_database_up, ff_broker_up. `route` is the URL rule, never the "
+    "raw path.",
+    "Retention (the clock's hourly prune_retained, services/retention.py, in batches of 500 ids, at most 20 per kind (and job status) "
+    "per run): finished jobs JOB_RETENTION_DAYS (7) after their last change, except the newest of each kind and "
+    "subject (routes answer it as the latest run, build or publish); store funnel events and sessions' presence "
+    "after FUNNEL_RETENTION_DAYS (90, never fewer than the store metrics' 90-day window); Fix runs with their pages "
+    "and events FIX_RETENTION_DAYS (30) after they finished or their follow-up mail went, never while the follow-up "
+    "is owed; lapsed holds, spent or expired sign-in links and confirmations, and sandbox checkouts that ended unpaid "
+    "(once their notifications were delivered) EXPIRED_RETENTION_DAYS (1) after their end; journey carriers a day "
+    "after they expired. Payments, orders, revenue, the ad ledger, billing events and what founders made are never "
+    "pruned.",
     "GET /metrics is public only with METRICS_PUBLIC=1; otherwise it answers a direct loopback peer (a request "
     "carrying Forwarded or X-Forwarded-For came through a proxy and is not loopback), or HTTP Basic with "
     "ADMIN_PASSWORD as the password (any user name). Refusals are JSON: 401 `metrics_credentials_required` with "

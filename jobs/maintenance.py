@@ -1,5 +1,6 @@
 """Periodic housekeeping fired by the clock: the prune of idle anonymous sessions, the prune
-of uploads nothing names any more and the re-check of payments left open and refunds owed.
+of uploads nothing names any more, the retention of rows that grow with traffic and the
+re-check of payments left open and refunds owed.
 (The reaper runs in the clock process itself, workers/reaper.py, and each worker process
 beats from a thread of its own: neither waits in the queue behind the work.)"""
 import logging
@@ -10,6 +11,7 @@ from config import get_settings
 from jobs.send import send_all
 from services.commerce.payments import recheck_open_payments, recheck_refunds
 from services.own_product import prune_unused_images
+from services.retention import apply_retention
 from services.sessions import prune_anonymous_sessions
 
 log = logging.getLogger("jobs.maintenance")
@@ -31,6 +33,16 @@ def prune_images():
     removed = prune_unused_images()
     if removed:
         log.info("unused uploads pruned", extra={"fields": {"removed": removed}})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def prune_retained():
+    """Deletes the rows past their retention (services/retention.py: finished jobs, funnel
+    events, presence, Fix runs, lapsed holds, spent sign-in links, expired journey carriers,
+    ended sandbox checkouts), in bounded batches; the next hourly run carries on."""
+    removed = apply_retention(get_settings())
+    if any(removed.values()):
+        log.info("rows past their retention pruned", extra={"fields": removed})
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)

@@ -32,6 +32,10 @@ class FunnelEvent(BaseModel):
         )
 
 
+# The retention prune walks events by day, oldest first (migration m0040).
+FunnelEvent.add_index(FunnelEvent.index(FunnelEvent.day, FunnelEvent.id, name="funnel_event_day"))
+
+
 class Presence(BaseModel):
     """Where a session last was in the app (its latest area and screen), for support and the
     walkthrough; one row per session, overwritten each time."""

@@ -103,12 +103,15 @@ def test_jobs_by_kind_and_status_reflect_the_job_rows(client):
          updated_at=NOW - timedelta(seconds=1))
     _job("sign_in_mail", Job.FAILED, started_at=NOW - timedelta(seconds=40), finished_at=NOW - timedelta(seconds=20),
          updated_at=NOW - timedelta(seconds=20))
-    # Finished an hour ago: counted as a row, outside the duration window.
+    # Finished an hour ago: outside the window, so neither counted nor timed (the scrape
+    # never counts the finished rows the job table keeps for JOB_RETENTION_DAYS).
     _job("sign_in_mail", Job.DONE, started_at=NOW - timedelta(hours=1, seconds=5),
          finished_at=NOW - timedelta(hours=1), updated_at=NOW - timedelta(hours=1))
+    _job("research", Job.FAILED, started_at=NOW - timedelta(days=3), finished_at=NOW - timedelta(days=3),
+         updated_at=NOW - timedelta(days=3))
     samples = scrape(client)
     jobs = {(labels["kind"], labels["status"]): v for labels, v in samples["ff_jobs"]}
-    assert jobs == {("research", "queued"): 2, ("research", "running"): 1, ("sign_in_mail", "done"): 2,
+    assert jobs == {("research", "queued"): 2, ("research", "running"): 1, ("sign_in_mail", "done"): 1,
                     ("sign_in_mail", "failed"): 1}
     assert value(samples, "ff_job_oldest_queued_age_seconds") == 90
     assert value(samples, "ff_job_duration_seconds_gcount", kind="sign_in_mail") == 2

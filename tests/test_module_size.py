@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 450
-SERVICE = ("api", "services", "integrations", "jobs", "workers", "models", "scripts", "config.py")
+SERVICE = ("api", "services", "integrations", "jobs", "workers", "models", "scripts", "config.py", "config_values.py")
 
 
 def service_modules() -> list[Path]:

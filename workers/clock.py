@@ -127,6 +127,8 @@ def schedule(settings) -> list[Every | DailyAt | InClock]:
     return [
         Every("prune_sessions", 3600),
         Every("prune_images", 3600),
+        # Rows past their retention (services/retention.py), in bounded batches.
+        Every("prune_retained", 3600),
         Every("recheck_payments", 600),
         # The sandbox provider's own clock: its checkouts expire and notify as Stripe's do.
         Every("expire_sandbox_checkouts", 60),
