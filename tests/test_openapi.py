@@ -161,12 +161,12 @@ def flatmap_body(ctx, body):
     body as generated, so the handler is reached when the value is readable) or in several,
     and maybe under a hostile key. Every declared field of every route is a candidate, so the
     fuzzer reaches them all, not only those it happened to generate."""
-    if isinstance(body, dict):
-        body = _readable(body)
     if not isinstance(body, dict) or not any(declared.is_valid(body) for declared in ctx.operation.body):
-        # A body the fuzzer made invalid on purpose stays as it is: poisoning could mend the
-        # very field it broke, and the body would no longer be the refusal it expects.
+        # A body the fuzzer made invalid on purpose stays as it is: poisoning (or making it
+        # readable) could mend the very field it broke, and the body would no longer be the
+        # refusal it expects.
         return st.just(body)
+    body = _readable(body)
     names = BODY_FIELDS.get((ctx.operation.method.upper(), ctx.operation.path), [])
     if not names:
         return st.just(body)
