@@ -7,6 +7,7 @@ from datetime import UTC
 from flask import Response, redirect, request
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session, reissue_cookie, replace_cookie
@@ -119,7 +120,7 @@ class AccountAnswer(Schema):
 
 class SaveBody(Schema):
     email = EmailField(required=True, malformed="account_required", validate=validate.Length(max=1000),
-                       metadata={"reason": "invalid_email"})
+                       metadata={"reason": "invalid_email", **bounds.EMAIL})
     source = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=120))
     fix_token = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
 
@@ -138,7 +139,7 @@ class SavedAnswer(Schema):
 
 class EmailBody(Schema):
     email = EmailField(required=True, malformed="invalid_email", validate=validate.Length(max=1000),
-                       metadata={"reason": "invalid_email"})
+                       metadata={"reason": "invalid_email", **bounds.EMAIL})
 
 
 class LinkRequestedAnswer(Schema):

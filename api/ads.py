@@ -3,6 +3,7 @@ decisions.md, Growth): the founder's ad per platform, its two editors and its im
 from flask import make_response
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.errors import ApiError
 from api.routing import Blueprint
 from api.session import current_session
@@ -92,9 +93,13 @@ class AdEditBody(Schema):
 
 
 class GrowthEditBody(Schema):
-    message = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100_000))
+    message = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100_000),
+                            metadata={"pattern": bounds.NOT_BLANK, "maxLength": MAX_MESSAGE})
     platform = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(ad_limits.PLATFORMS),
                              metadata={"reason": "invalid_platform"})
+
+    # Missing, null or blank all answer no_message.
+    BODY_RULES = {"required": ["message"], "properties": {"message": {"nullable": False}}}
 
 
 class AdImageEntry(Schema):

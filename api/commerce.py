@@ -2,6 +2,7 @@
 POST /api/store/checkout, GET /api/store/confirm, GET /api/tracking, GET /api/revenue."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -74,8 +75,9 @@ DECISIONS: list[str] = [
 class CheckoutBody(Schema):
     product_id = fields.String(required=True, validate=validate.Length(min=1, max=120),
                                metadata={"reason": "unknown_product"})
-    quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity"})
-    email = fields.String(required=True, validate=validate.Length(max=320), metadata={"reason": "invalid_email"})
+    quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity", "minimum": 1, "maximum": 99})
+    email = fields.String(required=True, validate=validate.Length(max=320),
+                          metadata={"reason": "invalid_email", **bounds.EMAIL})
 
 
 class CheckoutAnswer(Schema):

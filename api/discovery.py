@@ -1,6 +1,7 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.research import TrendSchema
 from api.routing import Blueprint
 from api.session import current_session
@@ -180,7 +181,8 @@ class ClaimsAnswer(Schema):
 
 
 class NotifyBody(Schema):
-    email = fields.String(required=True, validate=validate.Length(max=500), metadata={"reason": "invalid_email"})
+    email = fields.String(required=True, validate=validate.Length(max=500),
+                          metadata={"reason": "invalid_email", **bounds.EMAIL})
     product_id = fields.String(required=True, validate=validate.Length(min=1, max=120), metadata={"reason": "no_product_id"})
 
 

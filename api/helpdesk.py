@@ -2,6 +2,7 @@
 POST /api/helpdesk and POST /api/settings/rules; services/desk/."""
 from marshmallow import Schema, fields
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import start
@@ -145,9 +146,20 @@ class ActionAnswer(Schema):
 
 class RulesBody(Schema):
     op = fields.String(metadata={"reason": "unknown_op", "enum": list(rules.OPS)})
-    keyword = fields.String(metadata={"reason": "invalid_rule"})
+    keyword = fields.String(metadata={"reason": "invalid_rule", "maxLength": rules.MAX_KEYWORD})
     set = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"reason": "invalid_rule"})
     id = fields.Integer(strict=True, metadata={"reason": "invalid_rule"})
+
+    # add takes a keyword and what it sets (services/desk/rules.change); delete names a rule.
+    BODY_RULES = {"anyOf": [
+        {"required": ["op", "keyword", "set"], "properties": {
+            "op": {"enum": ["add"]},
+            "keyword": {"type": "string", "pattern": bounds.SHOWN_WORDS},
+            "set": {"type": "object", "minProperties": 1, "additionalProperties": False,
+                    "properties": {name: {"type": "string", "enum": list(values)}
+                                   for name, values in rules.SETTABLE.items()}}}},
+        {"required": ["op", "id"], "properties": {"op": {"enum": ["delete"]}}},
+    ]}
 
 
 class RulesAnswer(Schema):

@@ -9,6 +9,7 @@ from services import assistant, pages
 from services.discovery import resolve
 from services.errors import Refused
 from services.store import builds, intents
+from services.store.document import SECTIONS
 
 bp = Blueprint("intents", __name__, description="Evidence-backed store intents.")
 
@@ -161,7 +162,12 @@ class ApplyAnswer(Schema):
 
 
 class OrderBody(Schema):
-    section = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
+    # Documented as what start_order takes; a missing, null or other name keeps its own refusal.
+    section = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40),
+                            metadata={"enum": list(SECTIONS)})
+
+    # Missing or null answers no_section.
+    BODY_RULES = {"required": ["section"], "properties": {"section": {"nullable": False}}}
 
 
 class OrderAnswer(Schema):

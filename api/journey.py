@@ -27,7 +27,8 @@ DECISIONS: list[str] = [
 
 class JourneyBody(Schema):
     route = fields.String(required=True, validate=validate.Length(min=1, max=journey.MAX_ROUTE),
-                          metadata={"reason": "invalid_route", "description": "A route of the app, #/app/..."})
+                          metadata={"reason": "invalid_route", "description": "A route of the app, #/app/...",
+                                    "pattern": f"^{journey.ROUTE_SHAPE.pattern}$"})
     data = fields.Dict(load_default=None, allow_none=True, metadata={"reason": "invalid_journey_data",
                                                                      "description": "A small JSON object"})
 

@@ -14,9 +14,10 @@ import copy
 import re
 
 import flask_smorest
+import jsonschema
 
 from api.errors import SIGN_IN_TO_RESEARCH
-from api.json_body import MAX_DEPTH
+from api.json_body import INT64_MAX, INT64_MIN, MAX_DEPTH
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of, declared_arguments
 from config import Settings
 from jobs.runner import DEFAULT_TIME_LIMIT_MS
@@ -42,6 +43,11 @@ DECISIONS = [
     "that stay finite (1e999 reads as infinity). Each answers 400 `invalid_json` with an explanation naming the "
     "problem; no new reason: the registry's sentence (the request could not be read, nothing was changed) fits "
     "them all, and every route that takes a body already documents it.",
+    "The document declares the bounds the service checks (lengths, ranges, enums, patterns, `anyOf` where fields "
+    "go together, `required` where a missing field is refused) so that a request it allows is accepted; a bound "
+    "the service checks with a reason of its own is declared in the document only, and a request outside it keeps "
+    "that refusal. A body is required when {} is not one the document allows; every integer is bounded to the "
+    "signed 64 bits the body reader keeps.",
     "No answer's Location is built from the Host header. A path with an empty segment (`/api//health`, "
     "`/api/health//`) matches no route and answers the JSON 404 `not_found` of any unknown path, never a redirect "
     "(leading slashes are one: `//api/health` is `/api/health`); `/api/x/` is `/api/x`. Any redirect the router "
@@ -202,11 +208,65 @@ def build_document(app, api: Api, decisions: list[str]) -> dict:
         operation = document.get("paths", {}).get(openapi_path(rule.rule), {}).get(method.lower())
         if operation is not None:
             _complete(operation, method.lower(), view)
+            _add_body_rules(document, operation, view)
     _exclude_static_siblings(document.get("paths", {}))
+    _mark_required_bodies(document)
+    _bound_integers(document)
     components = document.get("components", {})
     components.pop("responses", None)  # flask-smorest's own error responses: ours are inline
     components.get("schemas", {}).pop("PaginationMetadata", None)  # flask-smorest's, unused here
     return document
+
+
+def _add_body_rules(document: dict, operation: dict, view) -> None:
+    """A body schema's BODY_RULES (JSON Schema keywords: anyOf where fields go together, one
+    of several; `required` and `nullable: false` where a missing or null field is refused with
+    the field's own reason) go into its component: rules the service checks itself with reasons of its
+    own, so they are declared for clients rather than enforced by marshmallow."""
+    for location, schema in declared_arguments(view):
+        rules = getattr(schema, "BODY_RULES", None)
+        if location != "json" or not rules:
+            continue
+        ref = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+        name = ref.get("$ref", "").rpartition("/")[2]
+        component = document.get("components", {}).get("schemas", {}).get(name)
+        if component is None:
+            continue
+        for key, value in copy.deepcopy(rules).items():
+            if key == "properties":  # keywords merged into each named field's own schema
+                for field, keywords in value.items():
+                    component["properties"][field].update(keywords)
+            else:
+                component[key] = value
+
+
+def _bound_integers(node) -> None:
+    """Every integer the document describes is one the body reader keeps (signed 64 bits:
+    past that a body is 400 invalid_json wherever the number sits), unless it says less."""
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            node.setdefault("minimum", INT64_MIN)
+            node.setdefault("maximum", INT64_MAX)
+        for value in node.values():
+            _bound_integers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_integers(value)
+
+
+def _mark_required_bodies(document: dict) -> None:
+    """An empty body reads as {}: a body is required exactly when {} is not one the document
+    allows (a required field, or anyOf bodies that each need one)."""
+    components = document.get("components", {})
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body is None:
+                continue
+            for content in body.get("content", {}).values():
+                schema = {**content.get("schema", {}), "components": components}
+                if not jsonschema.Draft4Validator(schema).is_valid({}):
+                    body["required"] = True
 
 
 def _exclude_static_siblings(paths: dict) -> None:
@@ -241,7 +301,7 @@ def _complete(operation: dict, method: str, view) -> None:
     if not parameters:
         del operation["parameters"]
     if "requestBody" in operation:
-        operation["requestBody"]["required"] = False  # an empty body reads as {}
+        operation["requestBody"]["required"] = False  # settled by _mark_required_bodies
 
     refusals: dict[int, list[str]] = {status: list(codes) for status, codes in declaration.refuses.items()}
     for status, codes in _COMMON_REFUSALS.items():

@@ -125,6 +125,14 @@ class OrganicApproveBody(Schema):
         "reason": "invalid_scope", "enum": ["post", "campaign"]})
     post_id = fields.String(allow_none=True, load_default=None, validate=validate.Length(max=64))
 
+    # A post's approval names the post; a whole campaign's names none (services/growth/organic.approve).
+    BODY_RULES = {"anyOf": [
+        {"required": ["scope", "post_id"], "properties": {
+            "scope": {"enum": ["post"]}, "post_id": {"type": "string", "minLength": 1, "nullable": False}}},
+        {"required": ["scope"], "properties": {
+            "scope": {"enum": ["campaign"]}, "post_id": {"type": "string", "maxLength": 0, "nullable": True}}},
+    ]}
+
 
 class OrganicApprovalSchema(Schema):
     id = fields.Integer(required=True)

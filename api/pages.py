@@ -3,6 +3,7 @@ Served under /store/p/<id> with the storefront's escaping and content security p
 from flask import make_response
 from marshmallow import Schema, fields
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -41,7 +42,11 @@ DECISIONS: list[str] = [
 
 
 class PageBody(Schema):
-    intent = fields.String(load_default=None, allow_none=True, metadata={"reason": "no_page_intent"})
+    intent = fields.String(load_default=None, allow_none=True, metadata={
+        "reason": "no_page_intent", "pattern": bounds.NOT_BLANK, "maxLength": pages.MAX_INTENT})
+
+    # Missing, null or blank all answer no_page_intent (services/pages.checked_intent).
+    BODY_RULES = {"required": ["intent"], "properties": {"intent": {"nullable": False}}}
 
 
 class PageAnswer(Schema):

@@ -84,7 +84,8 @@ class PaymentQuery(Schema):
 
 
 class UpgradeBody(Schema):
-    tier = fields.String(required=True, validate=validate.Length(min=1, max=20), metadata={"reason": "unknown_tier"})
+    tier = fields.String(required=True, validate=validate.Length(min=1, max=20),
+                         metadata={"reason": "unknown_tier", "enum": list(PRICES_MINOR)})
 
 
 class CheckoutStartedAnswer(Schema):
@@ -157,7 +158,7 @@ def pay_upgrade(body):
 
 @bp.get("/pay/logo.svg")
 @bp.declare(changes_state=False, session=False)
-@bp.response(200, {"type": "string", "description": "SVG"}, content_type="image/svg+xml")
+@bp.response(200, {"type": "string", "format": "binary", "description": "SVG"}, content_type="image/svg+xml")
 def pay_logo():
     """The service's logo, shown on the provider's checkout page."""
     response = send_from_directory(Path(current_app.static_folder) / "pay", "logo.svg", mimetype="image/svg+xml", max_age=86400)

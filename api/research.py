@@ -2,6 +2,7 @@
 the launch facts, the outcome of a claimed product and the published track record."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.launch import LaunchStateSchema
 from api.routing import Blueprint
 from api.session import current_session
@@ -261,6 +262,10 @@ class AnalyzeBody(Schema):
     description = fields.String(allow_none=True, load_default=None,
                                 validate=validate.Length(max=MAX_ANALYZE_DESCRIPTION),
                                 metadata={"reason": "invalid_description"})
+
+    # One of the two with a character that is not a space (services/research/answers.analyze).
+    BODY_RULES = {"anyOf": [{"required": [key], "properties": {key: {"type": "string", "pattern": bounds.NOT_BLANK}}}
+                            for key in ("name", "description")]}
 
 
 class MatchSchema(Schema):

@@ -36,7 +36,7 @@ class SampleBody(Schema):
     sku = fields.String(allow_none=True, validate=validate.Length(min=1, max=200), metadata={
         "reason": "unknown_offer", "description": "The SKU of the offer line; without it, the connected line or the "
                                                   "supplier's line of your product"})
-    quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity"})
+    quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity", "minimum": 1, "maximum": 10})
 
 
 class SampleStarted(Schema):

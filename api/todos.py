@@ -2,6 +2,7 @@
 settings"): services/todos.py."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from services import todos
@@ -29,6 +30,13 @@ class TodoBody(Schema):
     text = fields.String(validate=validate.Length(min=1, max=todos.MAX_TEXT), metadata={"reason": "invalid_todo"})
     id = fields.Integer(strict=True, metadata={"reason": "invalid_todo", "description": "The task (complete, "
                                                                                        "reopen, delete)"})
+
+    # add takes a line of text (services/todos._add); the others name a task by its id.
+    BODY_RULES = {"anyOf": [
+        {"required": ["op", "text"], "properties": {"op": {"enum": ["add"]},
+                                                   "text": {"type": "string", "pattern": bounds.SHOWN_LINE}}},
+        {"required": ["op", "id"], "properties": {"op": {"enum": [op for op in todos.OPS if op != "add"]}}},
+    ]}
 
 
 class TodoRow(Schema):

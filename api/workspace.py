@@ -2,6 +2,7 @@
 account, and a session without one is answered with the sign-in-to-research sentence."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.discovery import DiscoverBody
 from api.errors import SIGN_IN_TO_RESEARCH
 from api.routing import Blueprint
@@ -118,6 +119,22 @@ class WorkspaceBody(Schema):
                         metadata={"description": "delete_note, delete_query"})
     product_id = fields.String(allow_none=True, load_default=None, metadata={"description": "shortlist, unshortlist"})
     query = fields.String(allow_none=True, load_default=None, metadata={"description": "save_query"})
+
+    # Each op's own field (services/workspace.change): the text of a note or the words of a
+    # query with a character that is not a space, a product id, or the id of an entry.
+    BODY_RULES = {"anyOf": [
+        {"required": ["op", "text"], "properties": {
+            "op": {"enum": [workspace.ADD_NOTE]},
+            "text": {"type": "string", "pattern": bounds.NOT_BLANK, "maxLength": workspace.MAX_NOTE_CHARS}}},
+        {"required": ["op", "id"], "properties": {
+            "op": {"enum": [workspace.DELETE_NOTE, workspace.DELETE_QUERY]}, "id": {"type": "integer", "minimum": 1}}},
+        {"required": ["op", "product_id"], "properties": {
+            "op": {"enum": [workspace.SHORTLIST, workspace.UNSHORTLIST]},
+            "product_id": {"type": "string", "minLength": 1}}},
+        {"required": ["op", "query"], "properties": {
+            "op": {"enum": [workspace.SAVE_QUERY]},
+            "query": {"type": "string", "pattern": bounds.NOT_BLANK, "maxLength": workspace.MAX_QUERY_CHARS}}},
+    ]}
 
 
 WORKSPACE_REFUSALS = {

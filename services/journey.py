@@ -31,7 +31,7 @@ CONTINUE_PATH = "/#/app/continue?c="
 
 # An app route: "#/app/<screen>", more path segments, and an optional plain query. No
 # scheme, host, backslash, "//" or "..", so it can only name a screen of this app.
-_ROUTE = re.compile(r"#/app/[a-z0-9-]+(?:/[A-Za-z0-9_-]+)*(?:\?[A-Za-z0-9_.~%=&+-]*)?")
+ROUTE_SHAPE = _ROUTE = re.compile(r"#/app/[a-z0-9-]+(?:/[A-Za-z0-9_-]+)*(?:\?[A-Za-z0-9_.~%=&+-]*)?")
 _ID = re.compile(r"[0-9a-f]{32}")
 
 
