@@ -42,7 +42,11 @@ DECISIONS: list[str] = [
     "notifications replayed any number of times, concurrently or not, credit once. A provider that is slow or "
     "failing changes nothing; the next confirmation (landing, GET /api/store/confirm, the job's retries at 5, 30 "
     "and 120 s, and the clock's re-check every 10 minutes of payments open for over 10 minutes and under 2 days) "
-    "tries again. A paid amount or currency that differs from the payment's is never credited.",
+    "tries again. A paid amount or currency that differs from the payment's is never credited. A payment still "
+    "open after 10 minutes with no provider checkout recorded (the database or the process went away between its "
+    "commit and the provider's answer being written; its customer was told it could not start and was given no "
+    "checkout) is failed by that re-check, with what it pays for (an order turns `failed`), as a provider "
+    "refusing it would have failed it: nothing was charged, and nothing stays open for ever.",
     "PAYMENT_PROVIDER=stripe: each payment is a Stripe Checkout Session (one line item: the description at the "
     "amount in the payment's currency; client_reference_id and metadata.reference carry the payment id). The "
     "webhook at /pay/notify acts on checkout.session.completed, checkout.session.async_payment_succeeded, "

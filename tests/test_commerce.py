@@ -470,6 +470,29 @@ def test_landing_for_an_unknown_payment_goes_home(client):
 # --- The clock's re-check --------------------------------------------------------------------
 
 
+def test_a_payment_that_never_reached_the_provider_is_failed_by_the_re_check(shop, founder):
+    """The database went away between the order's commit and the provider's checkout being
+    written (the fault test's PostgreSQL cut can land there): the order is not left open for ever."""
+    from datetime import timedelta
+
+    from models.clock import utcnow
+    from services.commerce.payments import recheck_open_payments
+
+    customer = founder()
+    cut_short, payable = started(customer), started(customer)
+    stranded = payment_of(cut_short["order_id"])
+    Payment.update(provider_ref=None, checkout_url=None).where(Payment.id == stranded.id).execute()
+    assert recheck_open_payments() == (0, [])  # too recent: its checkout may still be being written
+    Payment.update(created_at=utcnow() - timedelta(minutes=11)).execute()
+    assert recheck_open_payments() == (1, [])
+    assert Payment.get_by_id(stranded.id).state == "failed" and Payment.get_by_id(stranded.id).error == \
+        "could_not_start"
+    assert CustomerOrder.get_by_id(cut_short["order_id"]).state == "failed"
+    assert CustomerOrder.get_by_id(payable["order_id"]).state == "open"  # it has its checkout: left alone
+    assert recheck_open_payments() == (0, [])
+    assert revenue_of(shop) == []  # nothing was charged: no store has revenue
+
+
 def test_a_payment_whose_notification_was_lost_is_settled_by_the_re_check(shop, founder):
     from datetime import timedelta
 
