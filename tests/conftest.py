@@ -114,7 +114,7 @@ from models.clock import clock  # noqa: E402
 from models.db import db, is_sqlite  # noqa: E402
 
 # Markers whose tests run in one pass of .ci/run only; the other pass deselects them.
-ONE_PASS_MARKERS = {"race": "postgresql", "faults": "postgresql", "browser": "embedded"}
+ONE_PASS_MARKERS = {"race": "postgresql", "faults": "postgresql", "servers": "postgresql", "browser": "embedded"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -126,6 +126,9 @@ def pytest_collection_modifyitems(config, items):
     - The fault tests (marked `faults`: the production processes under their supervisor,
       with workers killed and stopped and Redis taken away) run in the PostgreSQL pass
       only: the topology they test is PostgreSQL and Redis.
+    - The tests of what only the servers have (marked `servers`: PostgreSQL's own SQL and
+      plans, a second process sharing one Redis) run in the PostgreSQL and Redis pass,
+      deselected rather than skipped in the embedded one.
     - The browser tests (marked `browser`: every test under tests/browser/) run in the
       embedded pass only: they check what Chromium makes of the app (its modules, styles,
       content security policy, accessibility); the API behind it is tested in both passes

@@ -324,17 +324,15 @@ def test_the_search_uses_its_index():
             assert "Index Scan on product_search " in plan and "Index Scan on product_search_name " in plan, plan
 
 
+@pytest.mark.servers
 def test_postgresql_runs_the_search_without_jit():
-    if is_sqlite():
-        pytest.skip("PostgreSQL only")
     load(*KITCHEN)
     search.search("knife")
     assert db.execute_sql("SHOW jit").fetchone()[0] == "off"
 
 
+@pytest.mark.servers  # SQLite's bm25 ranks every match
 def test_postgresql_ranks_a_bounded_pool_of_matches_every_word_first_then_names(client, monkeypatch):
-    if is_sqlite():
-        pytest.skip("PostgreSQL only: SQLite's bm25 ranks every match")
     # Seven products say "lamp" once in their description and rank high in the catalog; one
     # says it four times and ranks low; the one that names it ranks lowest.
     load(*[product(f"lamp-{n}", f"Reading Light {n}", "A lamp for the bedside.", rank=100 - n) for n in range(7)],

@@ -25,7 +25,7 @@ from tests.conftest import SETTINGS, TEST_REDIS_URL
 from tests.helpers import wait_for
 from tests.lease_worker import KILLED, LEASE_SECONDS, PROBE_QUEUE, counter, killed_body
 
-needs_redis = pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
+needs_redis = pytest.mark.servers  # needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass
 
 STARTS = Counter()  # job id -> how many times a run entered the job's body
 

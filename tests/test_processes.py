@@ -122,7 +122,7 @@ def procfile() -> dict[str, str]:
     return {name.strip(): command.strip() for name, _, command in (line.partition(":") for line in lines) if command}
 
 
-@pytest.mark.skipif(not TEST_REDIS_URL, reason="needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass")
+@pytest.mark.servers  # needs Redis (TEST_REDIS_URL): runs in CI's PostgreSQL and Redis pass
 def test_procfile_processes_share_work_through_redis(tmp_path):
     """web, worker and clock as separate processes, each started from the Procfile's own
     command line as honcho runs it (`sh -c` in the checkout, the virtualenv not activated

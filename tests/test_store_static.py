@@ -137,11 +137,10 @@ def test_an_unknown_or_unpublished_store_is_still_a_json_404(app, founder, run_j
     assert app.test_client().get(unpublished + "nope").status_code == 404
 
 
+@pytest.mark.servers  # embedded mode keeps the pointers in its one process: there is no other
 def test_a_publish_announced_by_another_process_reaches_this_ones_copy(app, page):
     """With Redis each process keeps a copy of the pointers it read, dropped when another
     process (a worker) announces a publish on the channel."""
-    if not SETTINGS.redis_url:
-        pytest.skip("embedded mode keeps the pointers in its one process: there is no other")
     visitor = app.test_client()
     old = visitor.get(page).headers["ETag"]
     slug = page.strip("/").rsplit("/", 1)[1]
