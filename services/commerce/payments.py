@@ -227,22 +227,13 @@ def recheck_open_payments(*, limit: int = 200) -> tuple[int, list[Job]]:
         payment, _answered, created = confirm_quietly(row.id)
         changed += payment is not None and payment.state != Payment.OPEN
         jobs.extend(created)
-    return changed + _fail_never_opened(now=now, limit=limit), jobs
-
-
-def _fail_never_opened(*, now, limit: int) -> int:
-    """Payments still open after RECHECK_AFTER with no provider checkout recorded: the
-    database (or the process) went away between the payment's commit and the provider's
-    answer being written, so the customer was told it could not start and was never given a
-    checkout to pay. Each is failed as the provider refusing it would have failed it (with
-    what it pays for), instead of staying open for ever."""
-    never_opened = (Payment.select(Payment.id).where(
-        Payment.state == Payment.OPEN, Payment.provider_ref.is_null(), Payment.created_at <= now - RECHECK_AFTER)
-        .order_by(Payment.created_at).limit(limit))
-    failed = 0
-    for row in list(never_opened):
-        failed += _fail(row.id, FAILED, error="could_not_start")
-    return failed
+    # Open with no provider checkout: the database went away between the payment's commit and the
+    # provider's answer, so its customer was told it could not start and got nothing to pay. Failed
+    # as a provider refusing it would have failed it (with what it pays for), not left open for ever.
+    never_opened = Payment.select(Payment.id).where(Payment.state == Payment.OPEN, Payment.provider_ref.is_null(),
+                                                    Payment.created_at <= now - RECHECK_AFTER).limit(limit)
+    changed += sum(_fail(row.id, FAILED, error="could_not_start") for row in list(never_opened))
+    return changed, jobs
 
 
 # --- Refunds ------------------------------------------------------------------------------
@@ -414,7 +405,6 @@ def recheck_refunds(*, limit: int = 200) -> int:
 
 
 def _fail(payment_id: str, state: str, *, error: str | None = None) -> bool:
-    """Moves an open payment to `state`, and what it pays for with it; False when it was no longer open."""
     with transaction():
         changed = (Payment.update(state=state, error=error, checked_at=utcnow())
                    .where(Payment.id == payment_id, Payment.state == Payment.OPEN).execute())
