@@ -105,3 +105,19 @@ class _ChatHandler(BaseHTTPRequestHandler):
 def openai_settings(server: ChatServer, **changes):
     return SETTINGS.but(**{"ai_backend": "openai", "ai_base_url": server.url, "ai_model": "test-model",
                            "ai_timeout_seconds": 5, **changes})
+
+
+def unreachable_once(monkeypatch) -> list[str]:
+    """Makes the AI backend unreachable for its first call only; answers the kinds it was asked for."""
+    from integrations import ai
+
+    real, calls = ai.complete, []
+
+    def answer(task, **kwargs):
+        calls.append(task.kind)
+        if len(calls) == 1:
+            raise ai.AIError(ai.errors.UNAVAILABLE, "down for a moment")
+        return real(task, **kwargs)
+
+    monkeypatch.setattr(ai, "complete", answer)
+    return calls

@@ -11,6 +11,7 @@ from models.job import Job
 from models.page import Page
 from models.payment import CustomerOrder, RevenueTotal
 from services import assistant
+from tests.ai_factories import unreachable_once
 from tests.factories import TRENDING, catalog, claimed_founder, find, refusal
 
 # Pages and the assistant's reading of a sentence are written in jobs the routes wait on.
@@ -142,15 +143,7 @@ def test_bad_messages_are_refused(client, monkeypatch):
 
 
 def test_a_sentence_is_read_in_a_job_and_an_unreachable_backend_is_tried_again(client, monkeypatch):
-    real, calls = ai.complete, []
-
-    def unreachable_once(task, **kwargs):
-        calls.append(task.kind)
-        if len(calls) == 1:
-            raise ai.AIError(ai.errors.UNAVAILABLE, "down for a moment")
-        return real(task, **kwargs)
-
-    monkeypatch.setattr(ai, "complete", unreachable_once)
+    calls = unreachable_once(monkeypatch)
     assert ask(client, "show my orders")["route"] == "#/app/orders"
     assert calls == ["assistant_route", "assistant_route"]
     [job] = Job.select().where(Job.kind == "assistant_route")

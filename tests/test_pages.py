@@ -13,6 +13,7 @@ from integrations import ai
 from models.job import Job
 from models.page import Page
 from services.store import render
+from tests.ai_factories import unreachable_once
 from tests.factories import catalog, find, item, load, new_account, refusal, session_of
 from tests.mailbox import last_link, path_of
 
@@ -102,15 +103,7 @@ def test_every_refusal_of_post_pages(founder, monkeypatch):
 def test_a_page_is_written_in_a_job_that_tries_an_unreachable_backend_again(founder, monkeypatch):
     catalog(1)
     client = holding(founder)
-    real, calls = ai.complete, []
-
-    def unreachable_once(task, **kwargs):
-        calls.append(task.kind)
-        if len(calls) == 1:
-            raise ai.AIError(ai.errors.UNAVAILABLE, "down for a moment")
-        return real(task, **kwargs)
-
-    monkeypatch.setattr(ai, "complete", unreachable_once)
+    calls = unreachable_once(monkeypatch)
     body = make(client, "Make a shipping policy page")
     assert calls == ["page_copy", "page_copy"]
     [job] = Job.select().where(Job.kind == "page_copy")
