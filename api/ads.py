@@ -1,10 +1,10 @@
 """Ads (spec 2.9, 4.5 GET /api/ad, 4.7 ad/edit and growth/edit, 8.1 `ad` and `growth_edit`;
 decisions.md, Growth): the founder's ad per platform, its two editors and its images."""
-from flask import make_response
 from marshmallow import Schema, fields, validate
 
 from api import bounds
 from api.errors import ApiError
+from api.http import untrusted_bytes
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -212,9 +212,4 @@ def ad_image(name):
     data = ads.image(name)
     if data is None:
         raise ApiError(404, "not_found")
-    response = make_response(data)
-    response.headers["Content-Type"] = "image/png"
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
-    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
-    return response
+    return untrusted_bytes(data, content_type="image/png", cache_control="public, max-age=31536000, immutable")

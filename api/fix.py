@@ -1,9 +1,9 @@
 """Fix, the store-repair tool (spec 2.15, 4.6 fix/event and fix/feedback, 4.7 fix, fix/mine and
 fix/adopt; decisions.md "Fix (store repair)"): anyone submits a store address, a `fix_run` job
 audits and repairs its pages, and the report is read by the run's token."""
-from flask import make_response
 from marshmallow import Schema, fields, validate
 
+from api.http import untrusted_bytes
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -187,14 +187,9 @@ def fix_mine(query):
 def fix_page(query):
     """The corrected page, to download."""
     html = runs.corrected_page(token=query["token"], position=query["page"])
-    response = make_response(html)
-    response.headers["Content-Type"] = "text/html; charset=utf-8"
-    response.headers["Content-Disposition"] = f'attachment; filename="corrected-page-{query["page"] + 1}.html"'
     # Never rendered by a browser as our page: it is a stranger's HTML.
-    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Cache-Control"] = "private, no-store"
-    return response
+    return untrusted_bytes(html, content_type="text/html; charset=utf-8", cache_control="private, no-store",
+                           Content_Disposition=f'attachment; filename="corrected-page-{query["page"] + 1}.html"')
 
 
 @bp.post("/api/fix/adopt")

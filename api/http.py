@@ -12,7 +12,7 @@ import secrets
 import time
 from urllib.parse import urlsplit
 
-from flask import g, jsonify, request
+from flask import g, jsonify, make_response, request
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import RequestRedirect
 
@@ -109,6 +109,21 @@ def _directives(response) -> list[str]:
 
 def _name(directive: str) -> str:
     return directive.partition("=")[0].strip().lower()
+
+
+def untrusted_bytes(data, *, content_type: str, cache_control: str, **headers: str):
+    """An answer carrying bytes the service did not write (a founder's upload, a generated
+    image, a stranger's page fixed by Fix): a browser must never run or sniff them as ours,
+    so they go out as their declared type only, in a sandbox with nothing allowed.
+    `headers` are added as given (`Content_Disposition` for Content-Disposition)."""
+    response = make_response(data)
+    response.headers["Content-Type"] = content_type
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response.headers["Cache-Control"] = cache_control
+    for name, value in headers.items():
+        response.headers[name.replace("_", "-")] = value
+    return response
 
 
 def relative_redirect(moved: RequestRedirect):

@@ -3,10 +3,10 @@ name, description, price and images a founder publishes for their claimed produc
 images they uploaded, served at /media/<id>.<extension>."""
 from __future__ import annotations
 
-from flask import make_response
 from marshmallow import Schema, fields
 
 from api.errors import ApiError
+from api.http import untrusted_bytes
 from api.routing import Blueprint
 from api.session import current_session, sent_session
 from jobs.send import send_all
@@ -173,12 +173,8 @@ def media(name):
     found = own_product.media(name=name, session_of=sent_session)
     if found is None:
         raise ApiError(404, "not_found")
-    response = make_response(found.data)
-    response.headers["Content-Type"] = found.content_type
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
-    response.headers["Cross-Origin-Resource-Policy"] = "same-origin"
-    response.headers["Content-Disposition"] = f"inline; filename=\"{name}\""
     # The bytes behind a URL never change; who may see them can (publishing), so caches keep them briefly.
-    response.headers["Cache-Control"] = "public, max-age=300" if found.public else "private, max-age=300"
-    return response
+    return untrusted_bytes(found.data, content_type=found.content_type,
+                           cache_control="public, max-age=300" if found.public else "private, max-age=300",
+                           Cross_Origin_Resource_Policy="same-origin",
+                           Content_Disposition=f"inline; filename=\"{name}\"")

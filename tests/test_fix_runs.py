@@ -72,7 +72,9 @@ def test_the_corrected_page_downloads_as_an_attachment_with_the_repairs(client, 
     answer = client.get(home["download"])
     assert answer.status_code == 200
     assert answer.headers["Content-Disposition"].startswith("attachment;")
-    assert "sandbox" in answer.headers["Content-Security-Policy"]
+    assert answer.headers["Content-Security-Policy"] == "default-src 'none'; sandbox"
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    assert answer.headers["Cache-Control"] == "private, no-store"
     html = answer.get_data(as_text=True)
     assert 'rel="canonical"' in html and 'name="viewport"' in html and "application/ld+json" in html
     assert client.get(f"/api/fix/page?token={run['token']}&page=99").status_code == 404
