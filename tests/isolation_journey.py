@@ -42,7 +42,9 @@ B_EMAIL = "founder-b-3k8w@example.com"
 DOMAIN = "a-7q2z-strip.shop"
 
 # Text A (or A's customer) wrote. PRIVATE markers must never reach anyone but A; STOREFRONT
-# markers are what A publishes (its business name shows on its public store pages).
+# markers are what A publishes (its business name shows on its public store pages). A's own
+# address is no marker: B is handed it (every `email` parameter B sends is A's), and may see
+# it again where B itself saved it (a Fix run B asked to mail there).
 PRIVATE = {
     "customer_email": "cust-7q2z@example.net",
     "ticket_subject": "Subject 7q2z where is it",
@@ -60,7 +62,6 @@ PRIVATE = {
     "outcome_note": "Outcome 7q2z note",
     "journey_data": "journey7q2z",
     "product_name": "Own name 7q2z strip",
-    "founder_email": A_EMAIL,
 }
 STOREFRONT = {
     "business_name": "Business 7q2z Co",

@@ -50,7 +50,9 @@ PUBLIC = {
     "POST /api/track": ("the funnel events A's store pages send for their visitors (spec 4.7)", set()),
     "POST /api/support": ("a customer asking A's published store (its product_id) a question", set()),
     "GET /api/model/{product_id}.gltf": ("the 3D model of a catalog product, shown on store pages", set()),
-    "GET /pay/sandbox/checkout/{checkout_id}": ("the provider's hosted page, keyed by its unguessable id", set()),
+    "GET /pay/sandbox/checkout/{checkout_id}": ("the provider's hosted page, keyed by its unguessable id: the "
+                                                "customer's own page, which shows the address it pays for",
+                                                {"customer_email"}),
     "POST /pay/sandbox/checkout/{checkout_id}": ("the provider's hosted page, keyed by its unguessable id", set()),
     "GET /pay/sandbox/v1/checkouts/{checkout_id}": ("the provider's own state API, keyed by the same id", set()),
     "GET /pay/landing": ("the provider's redirect back: asks the provider, names nothing", set()),
@@ -319,7 +321,7 @@ def _markers_in_text(text: str, markers: dict) -> set:
 
 def _markers_in(response, request, markers: dict) -> set:
     """A's markers in the answer (body, Location and cookies), but those B sent itself."""
-    text = " ".join([response.get_data(as_text=True), response.headers.get("Location", ""),
+    text = " ".join([response.get_data().decode("utf-8", "replace"), response.headers.get("Location", ""),
                      *response.headers.getlist("Set-Cookie")])
     sent = repr(request).lower()
     return {name for name in _markers_in_text(text, markers) if markers[name].lower() not in sent}
@@ -328,8 +330,8 @@ def _markers_in(response, request, markers: dict) -> set:
 def _stray_type(op, response) -> str | None:
     """The answer's type when it is neither JSON nor a type the document gives its status."""
     kind = response.mimetype
-    if kind == "application/json" or (not response.get_data() and 300 <= response.status_code < 400):
-        return None
+    if kind == "application/json" or (300 <= response.status_code < 400 and response.headers.get("Location")):
+        return None  # a redirect: Flask's few words of HTML beside the Location are no answer
     documented = op.operation.get("responses", {}).get(str(response.status_code), {}).get("content", {})
     if response.status_code == 304 or kind in documented:
         return None
