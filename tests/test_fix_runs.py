@@ -183,6 +183,19 @@ def test_adopt_attaches_a_run_to_the_signed_in_account(founder, signed_in, run_j
     assert owner.post("/api/fix/adopt", json={"token": "unknown"}).status_code == 404
 
 
+def test_a_run_another_account_holds_is_read_by_its_token_but_never_taken(founder, signed_in, run_jobs, site):
+    owner = signed_in("owner@example.com")
+    token = started(owner, site.origin + "/")
+    run_jobs()
+    for taker in (signed_in("taker@example.com"), founder()):
+        refused = taker.post("/api/fix/adopt", json={"token": token})
+        assert refused.status_code == 404 and refused.get_json()["reason"] == "not_found"
+        assert taker.get(f"/api/fix/mine?token={token}").get_json()["run"]["token"] == token
+    assert founder().post("/api/account", json={"email": "third@example.com", "fix_token": token}).get_json()[
+        "adopted_fix_runs"] == []
+    assert [r["token"] for r in owner.get("/api/fix/mine").get_json()["runs"]] == [token]
+
+
 def test_saving_an_account_with_fix_token_adopts_the_run(founder, run_jobs, site):
     visitor = founder()
     token = started(visitor, site.origin + "/")

@@ -167,9 +167,14 @@ STAGES, EVENTS = FixRun.STAGES, FixEvent.EVENTS
 
 def adopt(*, session: Session, token) -> FixRun:
     """Attaches a run to the session's account (or, signed out, to the session); the session
-    is read again, so a binding made earlier in the same request counts."""
+    is read again, so a binding made earlier in the same request counts. Only a run no
+    account holds yet is adopted (decisions.md): the token lets anyone read a run, never
+    take it from the account it belongs to (tests/test_isolation_sweep.py found that)."""
     session = Session.get_by_id(session.id)
     run = by_token(token)
+    if run.account_id is not None and run.account_id != session.account_id:
+        raise Refused("not_found", "That run belongs to another account: its token shows the report, but the run "
+                                   "stays theirs. Nothing was changed.")
     FixRun.update(session=session.id, account=session.account_id).where(FixRun.id == run.id).execute()
     return FixRun.get_by_id(run.id)
 
