@@ -916,6 +916,30 @@ def _post_build(founder: Founder, into: dict) -> None:
     into[founder.product_id]["seconds"] = round(time.monotonic() - began, 2)
 
 
+def _newcomer(base_url: str, into: list) -> None:
+    """A new browser's first steps (a thread's work): GET /api/find, GET /api/feed, and a claim
+    of the card found; each answer as (method, path, status, is_json, what it said)."""
+    import requests
+
+    http = requests.Session()
+    card: dict = {}
+    for method, path in (("GET", "/api/find"), ("GET", "/api/feed"), ("POST", "/api/pass")):
+        extra = {"json": {"action": "claim", "product_id": card.get("product_id")}} if method == "POST" else {}
+        try:
+            answer = http.request(method, base_url + path, timeout=30, **extra)
+            body = answer.json()
+        except (requests.RequestException, ValueError) as exc:
+            into.append((method, path, None, False, type(exc).__name__))
+            continue
+        # The feed is a JSON array of cards; the other two answer a JSON object.
+        is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(
+            body, list if path == "/api/feed" else dict)
+        into.append((method, path, answer.status_code, is_json, body.get("reason") or body.get("status")
+                     if isinstance(body, dict) else f"{len(body)} cards" if isinstance(body, list) else None))
+        if path == "/api/find" and isinstance(body, dict):
+            card = body
+
+
 def _sent_again_by_the_reaper(topo: Topology) -> set[str]:
     """The job ids of every "jobs sent again" line the reaper (in the clock) printed."""
     found: set[str] = set()
@@ -948,7 +972,8 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
     published), a customer opening orders in it and a visitor reading its home page, while the
     topology's Redis is stopped for `outage_seconds` (at least until the builds below have
     answered) and started again. During the outage `outage_builds` founders who claimed
-    before it POST /api/store, and GET /api/health is asked again and again. Then measures how
+    before it POST /api/store, a new browser finds, reads its feed and claims, and GET
+    /api/health is asked again and again. Then measures how
     soon health reads ok again, whether the builds posted during the outage (their message
     could not be sent) were built, and by whom they were sent, and reads the invariants a
     half-written claim or build would break."""
@@ -964,7 +989,9 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
         stopped_wall = time.time()
         topo.redis.stop()
         posted: dict = {}
+        newcomer: list = []
         posting = [threading.Thread(target=_post_build, args=(f, posted), daemon=True) for f in waiting]
+        posting.append(threading.Thread(target=_newcomer, args=(topo.base_url, newcomer), daemon=True))
         for thread in posting:
             thread.start()
         health_during = []
@@ -1005,7 +1032,7 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
         "page_views": len(traffic.pages), "page_views_during_outage": len(pages_during),
         "pages_during_outage": sorted(set(pages_during), key=str), "pages_after": sorted(set(pages_after), key=str),
         "health_before": health_before, "health_during": health_during,
-        "outage_builds": posted, "outage_rows_during": rows_during,
+        "outage_builds": posted, "outage_rows_during": rows_during, "newcomer_during_outage": newcomer,
         "outage_builds_sent_by_the_reaper": sorted(outage_job_ids & _sent_again_by_the_reaper(topo)),
         "outage_builds_once": _once(topo, waiting),
         "healthy_after_restart_seconds": round(healthy_wall - restarted_wall, 2),
