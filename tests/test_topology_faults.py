@@ -202,8 +202,11 @@ def test_redis_stopped_under_founder_traffic_the_same_web_answers_health_says_so
     find, claim, build and poll, a customer orders from the published store and a visitor
     reads it; during it two founders who claimed before ask for their builds, a new browser
     finds, reads its feed and claims, and GET /api/health is asked again and again."""
-    # A reaper every second, so a build whose message could not be sent is sent soon after.
-    topo = topology(build_seconds=0.5, catalog_copies=2, redis_keep=True, env={"REAPER_SECONDS": "1"})
+    # A reaper every second, so a build whose message could not be sent is sent soon after; a
+    # worker silent for 3 s (it beats every second) is not heard from, so an outage of 4 s
+    # would show a worker that stopped beating.
+    topo = topology(build_seconds=0.5, catalog_copies=2, redis_keep=True,
+                    env={"REAPER_SECONDS": "1", "WORKER_STALE_SECONDS": "3"})
     figures = stop_redis_under_traffic(topo, threads=3, outage_seconds=4, outage_builds=2)
     report("Redis stopped for 4 s under founder traffic", figures)
     # The outage was met: founders, the customer and the visitor asked during it.
@@ -219,12 +222,13 @@ def test_redis_stopped_under_founder_traffic_the_same_web_answers_health_says_so
     assert {status for status, _type in figures["pages_during_outage"]} <= {200, 304}, figures
     assert {kind for _status, kind in figures["pages_during_outage"]} == {"text/html; charset=utf-8"}, figures
     # Health: ok before; during the outage every answer a 200 saying degraded, the broker not
-    # ok and the database ok; ok again once Redis is back (the scenario waits for it, and for
-    # founders claiming and building again: how soon is a figure, not a test).
+    # ok, the database ok and the workers heard from (they beat into the database whatever
+    # Redis does); ok again once Redis is back (the scenario waits for it, and for founders
+    # claiming and building again: how soon is a figure, not a test).
     assert figures["health_before"]["status"] == "ok", figures["health_before"]
     assert figures["health_during"] and all(
-        (h["http"], h.get("status"), h.get("broker_ok"), h.get("database_ok")) == (200, "degraded", False, True)
-        for h in figures["health_during"]), figures["health_during"]
+        (h["http"], h.get("status"), h.get("broker_ok"), h.get("database_ok"), h.get("worker_heard_from"))
+        == (200, "degraded", False, True, True) for h in figures["health_during"]), figures["health_during"]
     # A build asked for while the broker was away is accepted (its job row kept queued, the
     # message not sent), sent by the reaper once Redis is back, and built once.
     assert all((b["http"], b["status"], b["json"]) == (200, "building", True)
