@@ -1,10 +1,12 @@
 """The production topology under its supervisor (deploy/supervisord.conf, as `make procs` runs
 it), with faults: a worker killed, a worker stopped, a stop longer than the shutdown time, Redis
-flushed, Redis restarted empty, and PostgreSQL cut under founder traffic (through a proxy the
-test cuts, tests/tcp_proxy.py: the machine's PostgreSQL keeps serving the rest of the suite). Each test starts its own topology (tests/topology.py): web, two worker processes of
-two threads, the clock, on a PostgreSQL database named after TEST_DATABASE_URL and a Redis of
-its own; store builds take a few seconds each (a slow model program). The figures are printed
-(`pytest -s`) and kept in bench/README.md (bench/faults_bench.py runs the same with more builds).
+flushed, Redis restarted empty, Redis stopped under founder traffic, and PostgreSQL cut under
+founder traffic (through a proxy the test cuts, tests/tcp_proxy.py: the machine's PostgreSQL
+keeps serving the rest of the suite). Each test starts its own topology (tests/topology.py):
+web, two worker processes of two threads, the clock, on a PostgreSQL database named after
+TEST_DATABASE_URL and a Redis of its own; store builds take a few seconds each (a slow model
+program). The figures are printed (`pytest -s`) and kept in bench/README.md
+(bench/faults_bench.py runs the same with more builds).
 
 Marked `faults`: they run in the PostgreSQL and Redis pass only (tests/conftest.py).
 """
@@ -17,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from config import Settings
+from services.reasons import REASONS
 from tests.conftest import TEST_DATABASE_URL
 from tests.tcp_proxy import TcpProxy
 from tests.topology import (
@@ -25,6 +28,7 @@ from tests.topology import (
     flush_redis_with_builds_queued,
     kill_worker_mid_batch,
     restart_redis_with_builds_queued,
+    stop_redis_under_traffic,
     stop_worker_during_builds,
     stop_worker_past_its_shutdown_time,
 )
@@ -191,3 +195,54 @@ def test_the_database_cut_under_founder_traffic_answers_json_writes_nothing_half
     # Nothing half-written: every claim complete, every job ended, every store with its versions.
     assert figures["invariants"] == {name: [] for name in figures["invariants"]}, figures["invariants"]
     assert set(figures["jobs"]) <= {"done", "failed"}, figures
+
+
+def test_redis_stopped_under_founder_traffic_the_same_web_answers_health_says_so_and_nothing_is_lost(topology):
+    """Redis stopped for 4 s (and given back with what it held) while three founder threads
+    find, claim, build and poll, a customer orders from the published store and a visitor
+    reads it; during it two founders who claimed before ask for their builds, a new browser
+    finds, reads its feed and claims, and GET /api/health is asked again and again."""
+    # A reaper every second, so a build whose message could not be sent is sent soon after; a
+    # worker silent for 3 s (it beats every second) is not heard from, so an outage of 4 s
+    # would show a worker that stopped beating.
+    topo = topology(build_seconds=0.5, catalog_copies=2, redis_keep=True,
+                    env={"REAPER_SECONDS": "1", "WORKER_STALE_SECONDS": "3"})
+    figures = stop_redis_under_traffic(topo, threads=3, outage_seconds=4, outage_builds=2)
+    report("Redis stopped for 4 s under founder traffic", figures)
+    # The outage was met: founders, the customer and the visitor asked during it.
+    assert figures["answers_during_outage"] > 0 and figures["page_views_during_outage"] > 0, figures
+    # Every request got an answer, a JSON object from the API and the store's page from the
+    # store; no server error. What was not a 200 was a registered refusal.
+    assert figures["no_answer"] == [] and figures["not_json"] == [] and figures["server_errors"] == [], figures
+    assert all(reason in REASONS for _status, reason in figures["refusals"]), figures["refusals"]
+    # Finding, the feed and claiming need no broker: a newcomer's first steps all succeed.
+    assert [(m, p, s, j) for m, p, s, j, _said in figures["newcomer_during_outage"]] == [
+        ("GET", "/api/find", 200, True), ("GET", "/api/feed", 200, True), ("POST", "/api/pass", 200, True)], figures
+    assert figures["newcomer_during_outage"][-1][4] == "claimed", figures["newcomer_during_outage"]
+    assert {status for status, _type in figures["pages_during_outage"]} <= {200, 304}, figures
+    assert {kind for _status, kind in figures["pages_during_outage"]} == {"text/html; charset=utf-8"}, figures
+    # Health: ok before; during the outage every answer a 200 saying degraded, the broker not
+    # ok, the database ok and the workers heard from (they beat into the database whatever
+    # Redis does); ok again once Redis is back (the scenario waits for it, and for founders
+    # claiming and building again: how soon is a figure, not a test).
+    assert figures["health_before"]["status"] == "ok", figures["health_before"]
+    assert figures["health_during"] and all(
+        (h["http"], h.get("status"), h.get("broker_ok"), h.get("database_ok"), h.get("worker_heard_from"))
+        == (200, "degraded", False, True, True) for h in figures["health_during"]), figures["health_during"]
+    # A build asked for while the broker was away is accepted (its job row kept queued, the
+    # message not sent), sent by the reaper once Redis is back, and built once.
+    assert all((b["http"], b["status"], b["json"]) == (200, "building", True)
+               for b in figures["outage_builds"].values()), figures["outage_builds"]
+    rows = figures["outage_rows_during"]
+    assert all([r["status"] for r in rows.get(pid) or []] == ["queued"] for pid in figures["outage_builds"]), rows
+    assert len(figures["outage_builds_sent_by_the_reaper"]) == len(figures["outage_builds"]), figures
+    assert figures["outage_builds_once"]["all_done_once"], figures["outage_builds_once"]
+    # The same processes throughout: no program restarted, no gunicorn worker replaced.
+    assert figures["pids_after"] == figures["pids_before"] and figures["exits"] == [], figures
+    assert figures["web_workers_after"] == figures["web_workers_before"], figures
+    assert figures["web_errors"] == [], figures["web_errors"]
+    # Every job ended (the scenario waits for it), none failed, nothing half-written.
+    # (The stand-in model writes store copy only: an ad build fails on it, outage or not.)
+    assert [job for job in figures["jobs_failed"] if job[0] != "ad_build" or job[2] != "generation_failed"] == [], \
+        figures["jobs_failed"]
+    assert figures["invariants"] == {name: [] for name in figures["invariants"]}, figures["invariants"]

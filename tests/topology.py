@@ -15,7 +15,8 @@ checks afterwards is read from the database directly (job rows, store versions).
 
 The scenarios (`kill_worker_mid_batch`, `stop_worker_during_builds`,
 `stop_worker_past_its_shutdown_time`, `flush_redis_with_builds_queued`,
-`restart_redis_with_builds_queued`, `cut_the_database_under_traffic`) return their figures;
+`restart_redis_with_builds_queued`, `cut_the_database_under_traffic`,
+`stop_redis_under_traffic`) return their figures;
 the tests assert on them and the benchmark prints them. For the database cut the processes
 reach PostgreSQL through a proxy (`service_database_url`, tests/tcp_proxy.py) while the
 test's own queries go straight to it.
@@ -141,7 +142,7 @@ class Topology:
 
     def __init__(self, workdir: Path, database_url: str, *, worker_processes: int = 2, worker_threads: int = 2,
                  build_seconds: float = 3.0, catalog_copies: int = 1, env: dict | None = None,
-                 service_database_url: str | None = None):
+                 service_database_url: str | None = None, redis_keep: bool = False):
         self.dir = Path(workdir)
         self.run_dir = self.dir / "run"
         self.database_url = database_url
@@ -154,7 +155,10 @@ class Topology:
         self.extra_env = dict(env or {})
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self.redis = RedisServer()
+        # redis_keep: a stop saves what Redis holds and the next start loads it (Redis away for
+        # a while, then back as it was); else it comes back empty (the machine's Redis keeps
+        # nothing on disk).
+        self.redis = RedisServer(keep=redis_keep)
         self.process: subprocess.Popen | None = None
         self.sleep_file = self.dir / "model-sleep"
         self.calls_file = self.dir / "model-calls.jsonl"
@@ -608,22 +612,27 @@ def restart_redis_with_builds_queued(topo: Topology, *, builds: int = 12, timeou
 
 class Traffic:
     """Founder journeys in threads, each a new browser after its store is built: GET /api/find,
-    POST /api/pass {claim}, POST /api/store, GET /api/store until built or failed. Every answer
-    is recorded as (method, path, status, is_json, reason); a request that got no HTTP answer
-    at all is recorded with status None."""
+    POST /api/pass {claim}, POST /api/store, GET /api/store until built or failed; the first
+    store built is published. Customers open orders in it, visitors read its home page. Every
+    API answer is recorded as (method, path, status, is_json, reason), every page view as
+    (status, content type); a request that got no HTTP answer at all has status None."""
 
-    def __init__(self, base_url: str, threads: int = 4, customers: int = 1):
+    def __init__(self, base_url: str, threads: int = 4, customers: int = 1, visitors: int = 0):
         self.base_url = base_url
         self.answers: list[tuple] = []
         self.claimed: list[str] = []
         self.built: list[str] = []
         self.orders: list[str] = []
         self.shop: str | None = None  # the product whose store the first founder published
+        self.shop_url: str | None = None  # its public page (a path)
+        self.pages: list[tuple] = []  # (status, content type) of each visitor's page view
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._run, name=f"founder-{n}", daemon=True) for n in range(threads)]
         self._threads += [threading.Thread(target=self._buy, name=f"customer-{n}", daemon=True)
                           for n in range(customers)]
+        self._threads += [threading.Thread(target=self._visit, name=f"visitor-{n}", daemon=True)
+                          for n in range(visitors)]
 
     def _call(self, http, method: str, path: str, **kwargs) -> dict | None:
         import requests
@@ -666,9 +675,10 @@ class Traffic:
                     if store["status"] == "built":
                         with self._lock:
                             self.built.append(card["product_id"])
-                        if self.shop is None and (self._call(http, "POST", "/api/store/publish") or {}).get(
+                        if self.shop is None and (
+                                published := self._call(http, "POST", "/api/store/publish") or {}).get(
                                 "status") == "published":
-                            self.shop = card["product_id"]
+                            self.shop, self.shop_url = card["product_id"], published.get("public_url")
                     break
                 self._stop.wait(0.25)
 
@@ -689,6 +699,23 @@ class Traffic:
                     self.orders.append(order["order_id"])
                 self._call(http, "GET", f"/api/store/confirm?order_id={order['order_id']}")
             self._stop.wait(0.1)
+
+    def _visit(self) -> None:
+        """A visitor of the published store, with no cookie: its home page, again and again."""
+        import requests
+
+        while not self._stop.is_set():
+            if self.shop_url is None:
+                self._stop.wait(0.2)
+                continue
+            try:
+                answer = requests.get(self.base_url + self.shop_url, timeout=15)
+                seen = (answer.status_code, answer.headers.get("Content-Type", ""))
+            except requests.RequestException as exc:
+                seen = (None, type(exc).__name__)
+            with self._lock:
+                self.pages.append(seen)
+            self._stop.wait(0.2)
 
     def __enter__(self) -> Traffic:
         for thread in self._threads:
@@ -836,5 +863,187 @@ def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, o
         "payments_never_opened": topo.sql("SELECT COUNT(*) FROM payment WHERE provider_ref IS NULL")[0][0],
         "jobs": dict(topo.sql("SELECT status, COUNT(*) FROM job GROUP BY status")),
         "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        "invariants": _invariants(topo),
+    }
+
+
+# -- Redis stopped under traffic ---------------------------------------------------------------
+
+
+def children(pid: int) -> list[int]:
+    """The pids of `pid`'s child processes (a gunicorn master's workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def ask_health(base_url: str) -> dict:
+    """One GET /api/health: its HTTP status and what it says (status None: no answer)."""
+    import requests
+
+    began = time.monotonic()
+    try:
+        answer = requests.get(base_url + "/api/health", timeout=15)
+        body = answer.json()
+    except (requests.RequestException, ValueError) as exc:
+        return {"http": None, "error": type(exc).__name__, "seconds": round(time.monotonic() - began, 2)}
+    return {"http": answer.status_code, "status": body.get("status"), "broker_ok": body["broker"]["ok"],
+            "database_ok": body["database"]["ok"], "worker_heard_from": body["worker"]["heard_from"],
+            "seconds": round(time.monotonic() - began, 2)}
+
+
+def _post_build(founder: Founder, into: dict) -> None:
+    """POST /api/store for `founder` (a thread's work): what it answered, and how long it took."""
+    import requests
+
+    began = time.monotonic()
+    try:
+        answer = founder.http.post(founder.base_url + "/api/store", timeout=30)
+        body = answer.json()
+        into[founder.product_id] = {"http": answer.status_code, "status": body.get("status"),
+                                    "reason": body.get("reason"), "job_id": body.get("job_id"),
+                                    "json": answer.headers.get("Content-Type", "").startswith("application/json")}
+    except (requests.RequestException, ValueError) as exc:
+        into[founder.product_id] = {"http": None, "error": type(exc).__name__}
+    into[founder.product_id]["seconds"] = round(time.monotonic() - began, 2)
+
+
+def _newcomer(base_url: str, into: list) -> None:
+    """A new browser's first steps (a thread's work): GET /api/find, GET /api/feed, and a claim
+    of the card found; each answer as (method, path, status, is_json, what it said)."""
+    import requests
+
+    http = requests.Session()
+    card: dict = {}
+    for method, path in (("GET", "/api/find"), ("GET", "/api/feed"), ("POST", "/api/pass")):
+        extra = {"json": {"action": "claim", "product_id": card.get("product_id")}} if method == "POST" else {}
+        try:
+            answer = http.request(method, base_url + path, timeout=30, **extra)
+            body = answer.json()
+        except (requests.RequestException, ValueError) as exc:
+            into.append((method, path, None, False, type(exc).__name__))
+            continue
+        # The feed is a JSON array of cards; the other two answer a JSON object.
+        is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(
+            body, list if path == "/api/feed" else dict)
+        into.append((method, path, answer.status_code, is_json, body.get("reason") or body.get("status")
+                     if isinstance(body, dict) else f"{len(body)} cards" if isinstance(body, list) else None))
+        if path == "/api/find" and isinstance(body, dict):
+            card = body
+
+
+def _sent_again_by_the_reaper(topo: Topology) -> set[str]:
+    """The job ids of every "jobs sent again" line the reaper (in the clock) printed."""
+    found: set[str] = set()
+    for line in topo.output().splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("logger") == "reaper" and event.get("msg") == "jobs sent again":
+            found.update(event.get("job_ids") or [])
+    return found
+
+
+def _web_errors(topo: Topology) -> list[dict]:
+    """Lines at error level or above from the web's loggers (the app's and gunicorn's)."""
+    found = []
+    for line in topo.output().splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("level") in ("error", "critical") and str(event.get("logger", "")).startswith(("api", "gunicorn")):
+            found.append(event)
+    return found
+
+
+def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds: float = 6,
+                             outage_builds: int = 2, timeout: float = 60) -> dict:
+    """Founder traffic on `threads` threads (find, claim, build, poll; the first store
+    published), a customer opening orders in it and a visitor reading its home page, while the
+    topology's Redis is stopped for `outage_seconds` (at least until the builds below have
+    answered) and started again. During the outage `outage_builds` founders who claimed
+    before it POST /api/store, a new browser finds, reads its feed and claims, and GET
+    /api/health is asked again and again. Then measures how
+    soon health reads ok again, whether the builds posted during the outage (their message
+    could not be sent) were built, and by whom they were sent, and reads the invariants a
+    half-written claim or build would break."""
+    pids, web_workers = topo.pids(), children(topo.pids()["web"])
+    waiting = topo.founders(outage_builds)  # claimed now, built during the outage
+    began = time.time()
+    with Traffic(topo.base_url, threads, visitors=1) as traffic:
+        # Under way: stores built, one published and read by its visitor, a customer's order opened.
+        wait_for(lambda: len(traffic.built) >= 2 and traffic.orders and (200, "text/html; charset=utf-8") in
+                 traffic.pages, timeout, "the journeys under way")
+        health_before = ask_health(topo.base_url)
+        before, pages_before = traffic.count(), len(traffic.pages)
+        stopped_wall = time.time()
+        topo.redis.stop()
+        posted: dict = {}
+        newcomer: list = []
+        posting = [threading.Thread(target=_post_build, args=(f, posted), daemon=True) for f in waiting]
+        posting.append(threading.Thread(target=_newcomer, args=(topo.base_url, newcomer), daemon=True))
+        for thread in posting:
+            thread.start()
+        health_during = []
+        while time.time() < stopped_wall + outage_seconds or any(t.is_alive() for t in posting):
+            health_during.append(ask_health(topo.base_url))
+            time.sleep(0.2)
+        # Read while Redis is still away: the rows of the builds whose message could not be sent.
+        rows_during = topo.builds([f.product_id for f in waiting])
+        during, pages_during = traffic.answers[before:], traffic.pages[pages_before:]
+        topo.redis.start()
+        restarted_wall = time.time()
+        wait_for(lambda: ask_health(topo.base_url)["status"] == "ok", timeout, "health to read ok again")
+        healthy_wall = time.time()
+        built_at_restart, claims_at_restart = len(traffic.built), len(traffic.claimed)
+        wait_for(lambda: len(traffic.built) > built_at_restart and len(traffic.claimed) > claims_at_restart,
+                 timeout, "founders claiming and building again")
+        building_wall = time.time()
+        outage_built_wall = wait_built(waiting, timeout)
+        pages_after = traffic.pages[pages_before + len(pages_during):]
+    wait_for(lambda: topo.sql("SELECT COUNT(*) FROM job WHERE status NOT IN ('done', 'failed')")[0][0] == 0,
+             timeout, "every job to end")
+    settled_wall = time.time()
+    answers = traffic.answers
+    statuses: dict = {}
+    for _method, _path, status, _is_json, _reason in answers:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+    outage_job_ids = {v.get("job_id") for v in posted.values()}
+    return {
+        "threads": threads, "traffic_before_stop_seconds": round(stopped_wall - began, 2),
+        "outage_seconds": round(restarted_wall - stopped_wall, 2),
+        "answers": len(answers), "answers_during_outage": len(during), "statuses": statuses,
+        "during_outage": sorted({(m, p.split("?")[0], s, r if s != 200 else None) for m, p, s, _j, r in during},
+                                key=str),
+        "refusals": sorted({(s, r) for _m, _p, s, _j, r in answers if s != 200}, key=str),
+        "not_json": [a for a in answers if not a[3]][:5],
+        "no_answer": [a for a in answers if a[2] is None][:5],
+        "server_errors": [a for a in answers if a[2] is not None and a[2] >= 500][:5],
+        "page_views": len(traffic.pages), "page_views_during_outage": len(pages_during),
+        "pages_during_outage": sorted(set(pages_during), key=str), "pages_after": sorted(set(pages_after), key=str),
+        "health_before": health_before, "health_during": health_during,
+        "outage_builds": posted, "outage_rows_during": rows_during, "newcomer_during_outage": newcomer,
+        "outage_builds_sent_by_the_reaper": sorted(outage_job_ids & _sent_again_by_the_reaper(topo)),
+        "outage_builds_once": _once(topo, waiting),
+        "healthy_after_restart_seconds": round(healthy_wall - restarted_wall, 2),
+        "building_after_restart_seconds": round(building_wall - restarted_wall, 2),
+        "outage_builds_built_after_restart_seconds": round(outage_built_wall - restarted_wall, 2),
+        "jobs_ended_after_restart_seconds": round(settled_wall - restarted_wall, 2),
+        "claims": len(traffic.claimed), "built": len(traffic.built), "orders": len(traffic.orders),
+        "job_counts": dict(topo.sql("SELECT kind || ':' || status, COUNT(*) FROM job GROUP BY kind, status")),
+        "jobs_failed": topo.sql("SELECT kind, subject, error FROM job WHERE status = 'failed'"),
+        "web_errors": _web_errors(topo)[:5],
+        "pids_before": pids, "pids_after": topo.pids(), "exits": topo.exits(),
+        "web_workers_before": web_workers, "web_workers_after": children(topo.pids()["web"]),
         "invariants": _invariants(topo),
     }

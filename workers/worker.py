@@ -36,6 +36,10 @@ BROKER_BEAT_SECONDS = 1.0  # well inside WORKER_LOST_SECONDS (at least 3)
 POLL_MS = 1000
 
 
+def _beat_missed(where: str, exc: Exception) -> None:
+    log.warning("worker beat not recorded", extra={"fields": {"beat": where, "error": f"{type(exc).__name__}: {exc}"}})
+
+
 class WorkerPool:
     """Dramatiq's worker threads in this process, with their beats and their drain."""
 
@@ -69,15 +73,21 @@ class WorkerPool:
         next_row = 0.0
         while not self._stop_beating.is_set():
             now = time.monotonic()
+            # Each beat on its own: with Redis away the database still hears from this worker
+            # (health and ff_workers_alive would otherwise call a live worker lost once the
+            # outage outlasts WORKER_STALE_SECONDS), and the other way round.
             try:
                 keep_broker_heartbeat(self.broker)
-                if now >= next_row:
+            except Exception as exc:  # Redis is away: the next beat tries again
+                _beat_missed("broker", exc)
+            if now >= next_row:
+                try:
                     record_worker_beat(_name())
                     next_row = now + self.settings.heartbeat_seconds
-            except Exception as exc:  # the database or Redis is away: the next beat tries again
-                log.warning("worker beat not recorded", extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}})
-            finally:
-                close_connection()
+                except Exception as exc:  # the database is away: the next beat tries again
+                    _beat_missed("database", exc)
+                finally:
+                    close_connection()
             self._stop_beating.wait(BROKER_BEAT_SECONDS)
 
     def stop(self, *, timeout_seconds: float | None = None, cut_short: threading.Event | None = None) -> dict:
