@@ -150,8 +150,9 @@ def fresh_meter_and_holds(group):
     return reset
 
 
-def add_history(rows: int, tracked: str, stores: list[str], readers) -> dict:
-    """`rows` rows of each history kind the routes could be tempted to read."""
+def add_history(rows: int, tracked: str | None, stores: list[str], readers) -> dict:
+    """`rows` rows of each history kind the routes could be tempted to read (funnel events
+    when a store is tracked, store jobs when stores are measured)."""
     from models.account import Account, MeterUsage
     from models.catalog import Product
     from models.clock import utcnow
@@ -166,7 +167,8 @@ def add_history(rows: int, tracked: str, stores: list[str], readers) -> dict:
     now, batch = utcnow(), 5000
     with transaction():
         events = [{"product": tracked, "visitor_session": f"hist-{n:010d}", "event": "page_view",
-                   "day": (now - timedelta(days=n % 90)).date(), "created_at": now} for n in range(rows)]
+                   "day": (now - timedelta(days=n % 90)).date(), "created_at": now}
+                  for n in range(rows if tracked else 0)]
         ids = []
         for start in range(0, rows // 5, batch):
             chunk = [{"email": f"history-{n}@example.com", "verified": True, "tier": "pro", "created_at": now}
@@ -176,7 +178,7 @@ def add_history(rows: int, tracked: str, stores: list[str], readers) -> dict:
                   for a in ids for b in BUCKETS]
         jobs = [{"id": f"hist{n:012d}", "kind": builds.BUILD, "subject": builds.subject(stores[n % len(stores)]),
                  "status": Job.DONE, "attempt": 1, "payload": {}, "created_at": now - timedelta(days=1 + n % 300),
-                 "updated_at": now, "started_at": now, "finished_at": now} for n in range(rows)]
+                 "updated_at": now, "started_at": now, "finished_at": now} for n in range(rows if stores else 0)]
         catalog = [pid for (pid,) in Product.select(Product.product_id).limit(rows // max(1, len(readers)) + 1).tuples()]
         seen = [{"session": s.id, "account": s.account_id, "product": pid, "created_at": now}
                 for s in (find_session(f.cookie) for f in readers) for pid in catalog][:rows]
@@ -231,9 +233,8 @@ def prepare(app, env, args, logs: Path) -> dict:
     tracked = groups["store"][0].product if published else None
     history = {}
     if args.history:
-        stores = [f.product for r in ("store", "store-building") for f in groups.get(r, [])] or ["none"]
-        history = add_history(args.history, tracked or stores[0], stores,
-                              groups.get("find", []) + groups.get("feed", []))
+        stores = [f.product for r in ("store", "store-building") for f in groups.get(r, [])]
+        history = add_history(args.history, tracked, stores, groups.get("find", []) + groups.get("feed", []))
     close_connection()
 
     targets = {}
