@@ -130,3 +130,14 @@ LOAD_DB ?= postgresql://postgres@127.0.0.1:5432/ff_load_bench
 LOAD_REDIS ?= redis://127.0.0.1:6379/13
 load: install-dev
 	$(BIN)/python bench/load_run.py $(LOAD_DB) --redis-url $(LOAD_REDIS) $(LOAD_ARGS)
+
+# The six hot paths (find, feed, the store poll, track, usage, dashboard) under gunicorn, each as a
+# ratio to the bare route of the same run, with the founders' state prepared so each answers its
+# normal 200 (bench/README.md, issue 28 part 5); not part of the tests. HOTPATHS_BENCH_DB must name
+# a database with "bench" in it (its schema is dropped and rebuilt); HOTPATHS_BENCH_REDIS is a Redis
+# database it flushes. HOTPATHS_BENCH_ARGS: --products, --history, -n, -c, --repeat, --routes, --json.
+.PHONY: bench-hotpaths
+HOTPATHS_BENCH_DB ?= postgresql://postgres@127.0.0.1:5432/ff_hotpaths_bench
+HOTPATHS_BENCH_REDIS ?= redis://127.0.0.1:6379/6
+bench-hotpaths: install-dev
+	$(BIN)/python bench/hotpaths_bench.py $(HOTPATHS_BENCH_DB) --redis-url $(HOTPATHS_BENCH_REDIS) $(HOTPATHS_BENCH_ARGS)

@@ -19,17 +19,28 @@ driven once more with If-None-Match set to the ETag its first answer carried
 (repeatable) is set for both servers, so the baseline runs with the same
 gunicorn settings (workers, threads) as the target's environment gives it.
 
+A --target-path is a path (GET), or a method and a path, optionally followed
+by a JSON body: "POST /api/track {\"product_id\": \"p1\", ...}" (sent with
+Content-Type: application/json; each %unique% in it becomes a new id per
+request, see bench/load.py). The baseline is always GET /api/bare. A script
+can pass `Target`s to `measure` for more: the per-user cookie jars a target
+starts with (founders it prepared), a cookie mode of its own, a classifier of
+its answers, and a step to run before each of its runs.
+
 Usage::
 
     python bench/compare.py --target-app "api:create_app()" --target-path /api/health
     python bench/compare.py --target-app "api:create_app()" --target-path /store/<slug>/ --conditional \
         --env DATABASE_URL=postgresql://... --env REDIS_URL=redis://... --env SECRET_KEY=...
+    python bench/compare.py --target-app "api:create_app()" --cookie-jar none \
+        --target-path 'POST /api/track {"product_id": "p1", "event": "page_view", "session_id": "%unique%"}'
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import signal
 import socket
@@ -38,7 +49,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +70,49 @@ SETTLE_WINDOW = 1.0  # seconds of near-zero CPU that count as "all workers boote
 SETTLE_MAX_TICKS = 3  # CPU clock ticks (usually 10 ms) allowed in that window
 STOP_TIMEOUT = 40.0  # above gunicorn's default graceful_timeout of 30 s
 LOG_TAIL_CHARS = 3000
+
+
+# --------------------------------------------------------------------------
+# Targets
+# --------------------------------------------------------------------------
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+@dataclass
+class Target:
+    """One request to drive on the target server, and how."""
+
+    path: str
+    method: str = "GET"
+    body: str | None = None  # JSON text
+    name: str = ""  # its label in the output (default: method and path)
+    cookies: list[str] | None = None  # ff_session values the per-user jars start with
+    cookie_jar: str | None = None  # None: --cookie-jar
+    classify: Callable[[int, bytes], str] | None = None  # names each answer (load.run_load)
+    before: Callable[[], None] | None = None  # runs before each run of it (not timed)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.path if self.method == "GET" else f"{self.method} {self.path}"
+
+
+def parse_target(spec: str) -> Target:
+    """'/path' (GET), 'METHOD /path' or 'METHOD /path {json body}'."""
+    method, _, rest = spec.partition(" ") if not spec.startswith("/") else ("GET", "", spec)
+    method = method.upper()
+    path, _, body = rest.strip().partition(" ")
+    if method not in METHODS:
+        raise ValueError(f"{spec!r}: unknown method {method!r}")
+    if not path.startswith("/"):
+        raise ValueError(f"{spec!r}: the path must start with /")
+    body = body.strip() or None
+    if body is not None:
+        try:
+            json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{spec!r}: the body is not valid JSON: {exc}") from exc
+    return Target(path=path, method=method, body=body)
 
 
 # --------------------------------------------------------------------------
@@ -212,29 +268,52 @@ def etag_of(port: int, path: str) -> str | None:
         conn.close()
 
 
-def measure(label: str, conf: str, port: int, app: str, paths: list[str],
+def measure(label: str, conf: str, port: int, app: str, targets: list[Target | str],
             args: argparse.Namespace, conditional: bool = False) -> dict[str, dict]:
-    """Drives each path on one server (and, with --conditional, each again
+    """Drives each target on one server (and, with --conditional, each GET again
     with If-None-Match); returns {run label: figures}."""
+    targets = [parse_target(t) if isinstance(t, str) else t for t in targets]
+    # Any answer proves the server is up; a script may name a path that changes nothing
+    # (the first GET target could mint a session, a hold, ...).
+    ready = getattr(args, "ready_path", None) or next((t.path for t in targets if t.method == "GET"), "/")
     results = {}
-    with gunicorn(conf, port, app, paths[0], args.env):
-        for path in paths:
-            runs = [(path, None)]
-            if conditional:
-                tag = etag_of(port, path)
+    with gunicorn(conf, port, app, ready, args.env):
+        for target in targets:
+            runs = [(target.name, None)]
+            if conditional and target.method == "GET":
+                tag = etag_of(port, target.path)
                 if tag is None:
-                    raise RuntimeError(f"{path} sent no ETag; --conditional needs one")
-                runs.append((f"{path} (If-None-Match)", {"If-None-Match": tag}))
+                    raise RuntimeError(f"{target.path} sent no ETag; --conditional needs one")
+                runs.append((f"{target.name} (If-None-Match)", {"If-None-Match": tag}))
             for name, headers in runs:
-                result = load.run_load(f"http://{HOST}:{port}{path}",
+                if target.before is not None:
+                    target.before()
+                result = load.run_load(f"http://{HOST}:{port}{target.path}",
                                        requests=args.n, concurrency=args.c,
-                                       cookie_jar=args.cookie_jar, warmup=args.warmup,
-                                       headers=headers)
+                                       method=target.method, body=target.body,
+                                       cookie_jar=target.cookie_jar or args.cookie_jar,
+                                       warmup=args.warmup, headers=headers,
+                                       cookies=target.cookies, classify=target.classify)
                 print(f"== {label} {name} ({app}) ==")
                 print(load.format_summary(result), flush=True)
                 print()
                 results[name] = result
     return results
+
+
+def alternate(args: argparse.Namespace, targets: list[Target]) -> tuple[list[dict], dict[str, list[dict]]]:
+    """The baseline, then the target server with every target, --repeat times (one
+    server at a time); returns the baseline's runs and each target's runs, in order."""
+    baselines: list[dict] = []
+    results: dict[str, list[dict]] = {}
+    for _ in range(args.repeat):  # bounded
+        baselines += measure("baseline", args.conf, args.port_base,
+                             BASELINE_APP, [BASELINE_PATH], args).values()
+        for name, result in measure("target", args.conf, args.port_base + 1,
+                                    args.target_app, targets, args,
+                                    args.conditional).items():
+            results.setdefault(name, []).append(result)
+    return baselines, results
 
 
 def median_figures(results: list[dict]) -> dict:
@@ -269,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target-app", required=True,
                         help='gunicorn app spec, e.g. "api:create_app()"')
     parser.add_argument("--target-path", required=True, nargs="+",
-                        help="path(s) to drive on the target, e.g. /api/health")
+                        help="path(s) to drive on the target, e.g. /api/health; or "
+                             "'METHOD /path [JSON body]', e.g. 'POST /api/track {...}'")
     parser.add_argument("--conditional", action="store_true",
                         help="also drive each path with If-None-Match: its ETag")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
@@ -295,8 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not all(path.startswith("/") for path in args.target_path):
-        print("compare.py: --target-path must start with /", file=sys.stderr)
+    try:
+        targets = [parse_target(spec) for spec in args.target_path]
+    except ValueError as exc:
+        print(f"compare.py: --target-path {exc}", file=sys.stderr)
         return 2
     if not all("=" in pair for pair in args.env):
         print("compare.py: --env takes KEY=VALUE", file=sys.stderr)
@@ -306,28 +388,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compare.py: gunicorn config {args.conf!r} not found "
               f"(relative to {REPO_ROOT}); pass --conf", file=sys.stderr)
         return 2
-    baselines: list[dict] = []
-    targets: dict[str, list[dict]] = {}
     try:
-        for _ in range(args.repeat):  # bounded; one server at a time
-            baselines += measure("baseline", args.conf, args.port_base,
-                                 BASELINE_APP, [BASELINE_PATH], args).values()
-            for name, result in measure("target", args.conf, args.port_base + 1,
-                                        args.target_app, args.target_path, args,
-                                        args.conditional).items():
-                targets.setdefault(name, []).append(result)
+        baselines, results = alternate(args, targets)
     except RuntimeError as exc:
         print(f"compare.py: {exc}", file=sys.stderr)
         return 1
     if args.repeat > 1:
         print(f"(medians of {args.repeat} runs each)")
-    for name, results in targets.items():
-        print(ratio_line(median_figures(baselines), median_figures(results),
-                         name if len(targets) > 1 else ""))
+    for name, runs in results.items():
+        print(ratio_line(median_figures(baselines), median_figures(runs),
+                         name if len(results) > 1 else ""))
         if args.repeat > 1:  # run i's target against run i's baseline
             print("  rps ratio of each run: " + ", ".join(
-                ratio(t["rps"], b["rps"]) for b, t in zip(baselines, results, strict=True)))
-    every = baselines + [r for results in targets.values() for r in results]
+                ratio(t["rps"], b["rps"]) for b, t in zip(baselines, runs, strict=True)))
+    every = baselines + [r for runs in results.values() for r in runs]
     failed = any(load.all_failed(r) for r in every)
     return 1 if failed else 0
 

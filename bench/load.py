@@ -24,6 +24,21 @@ Cookies (``--cookie-jar``)
 * ``shared``: one ``ff_session`` value shared by all threads.
 * ``none``: no cookie is ever sent.
 
+``run_load(cookies=[...])`` (per-user only) starts thread i with the session
+value ``cookies[i % len(cookies)]`` instead of an empty jar: a founder the
+caller prepared (a claim, a store, an account), so the run measures that
+founder's answer, not a new visitor's.  ``new_sessions`` in the figures
+counts responses that set an ``ff_session`` cookie: with prepared jars it
+must stay 0 (a jar the server did not recognise gets a new session, and its
+answers are a newcomer's).
+
+Bodies (``--method``, ``--body``)
+---------------------------------
+``--body`` is sent as JSON with every request.  Each ``%unique%`` in it is
+replaced, request by request, by an id no other request of the run (or of
+another run) sends: 16 characters of [0-9a-f] (a store visitor's made-up
+session id, say, so every POST /api/track records a new row).
+
 Figures
 -------
 Latency is taken with ``time.perf_counter()`` around request + full body
@@ -50,12 +65,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import ipaddress
+import itertools
 import json
 import math
+import secrets
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlsplit
@@ -63,6 +81,7 @@ from urllib.parse import urlsplit
 COOKIE_NAME = "ff_session"
 COOKIE_MODES = ("per-user", "shared", "none")
 DEFAULT_TIMEOUT = 30.0
+UNIQUE = b"%unique%"  # in a --body: replaced by a new id in every request
 
 # Failures that mean "the kept-alive socket was already dead": worth one retry.
 STALE_CONNECTION_ERRORS = (
@@ -116,8 +135,8 @@ def is_loopback(host: str) -> bool:
 class CookieJar:
     """Holds one ff_session value; remembers the first one it is offered."""
 
-    def __init__(self) -> None:
-        self._value: str | None = None
+    def __init__(self, value: str | None = None) -> None:
+        self._value: str | None = value
         self._lock = threading.Lock()
 
     def header(self) -> str | None:
@@ -146,10 +165,12 @@ def find_session_cookie(set_cookie_headers: list[str]) -> str | None:
     return None
 
 
-def make_jars(mode: str, count: int) -> list[CookieJar | None]:
-    """One jar per worker: its own, one shared by all, or none."""
+def make_jars(mode: str, count: int, cookies: list[str] | None = None) -> list[CookieJar | None]:
+    """One jar per worker: its own (holding cookies[i % len] when given), one shared by all, or none."""
+    if cookies and mode != "per-user":
+        raise ValueError("prepared cookies need the per-user cookie jar")
     if mode == "per-user":
-        return [CookieJar() for _ in range(count)]
+        return [CookieJar(cookies[i % len(cookies)] if cookies else None) for i in range(count)]
     if mode == "shared":
         shared = CookieJar()
         return [shared] * count
@@ -167,18 +188,39 @@ class Sample:
     latency: float | None  # seconds; None when no response arrived
     status: int | None
     error: str | None
+    new_session: bool = False  # the response set an ff_session cookie
+    answer: str | None = None  # what `classify` made of the response
+
+
+class Bodies:
+    """The body of each request: the same bytes, or with every %unique% replaced by a new
+    id (a per-run random prefix and a counter, so no two requests of any run share one)."""
+
+    def __init__(self, payload: bytes | None) -> None:
+        self.payload = payload
+        self.unique = payload is not None and UNIQUE in payload
+        self._prefix = secrets.token_hex(4).encode()
+        self._counter = itertools.count()  # next() is atomic under the GIL
+
+    def next(self) -> bytes | None:
+        if not self.unique:
+            return self.payload
+        return self.payload.replace(UNIQUE, self._prefix + b"%08x" % next(self._counter))
 
 
 class Worker:
     """Sends requests over a single persistent HTTP/1.1 connection."""
 
-    def __init__(self, target: Target, method: str, body: bytes | None,
+    def __init__(self, target: Target, method: str, body: Bodies | bytes | None,
                  jar: CookieJar | None, timeout: float,
-                 extra_headers: dict[str, str] | None = None) -> None:
+                 extra_headers: dict[str, str] | None = None,
+                 classify: Callable[[int, bytes], str] | None = None) -> None:
         self.target = target
         self.extra_headers = extra_headers or {}
         self.method = method
-        self.body = body
+        self.bodies = body if isinstance(body, Bodies) else Bodies(body)
+        self.body = self.bodies.payload
+        self.classify = classify
         self.jar = jar
         self.timeout = timeout
         self.conn: http.client.HTTPConnection | None = None
@@ -216,18 +258,22 @@ class Worker:
                 self.target.host, self.target.port, timeout=self.timeout)
             self.used = 0
         self.reused = self.used > 0
+        body = self.bodies.next()
         start = time.perf_counter()
-        self.conn.request(self.method, self.target.path, body=self.body,
+        self.conn.request(self.method, self.target.path, body=body,
                           headers=self.headers())
         response = self.conn.getresponse()
-        response.read()
+        data = response.read()
         latency = time.perf_counter() - start
         self.used += 1
+        set_cookie = response.getheader("Set-Cookie") or ""
         if self.jar is not None:
             self.jar.remember(response)
         if response.will_close:
             self.close()
-        return Sample(latency=latency, status=response.status, error=None)
+        return Sample(latency=latency, status=response.status, error=None,
+                      new_session=f"{COOKIE_NAME}=" in set_cookie,
+                      answer=self.classify(response.status, data) if self.classify else None)
 
     def _failure(self, exc: BaseException) -> Sample:
         self.close()
@@ -300,6 +346,7 @@ def summarize(url: str, concurrency: int, samples: list[Sample],
     latencies = sorted(s.latency for s in samples if s.latency is not None)
     statuses = Counter(s.status for s in samples if s.status is not None)
     error_kinds = Counter(s.error for s in samples if s.error is not None)
+    answers = Counter(s.answer for s in samples if s.answer is not None)
     return {
         "url": url,
         "requests": len(samples),
@@ -313,6 +360,8 @@ def summarize(url: str, concurrency: int, samples: list[Sample],
         "statuses": {str(code): n for code, n in sorted(statuses.items())},
         "errors": sum(error_kinds.values()),
         "error_kinds": dict(error_kinds),
+        "new_sessions": sum(1 for s in samples if s.new_session),
+        "answers": dict(sorted(answers.items())),
     }
 
 
@@ -333,7 +382,7 @@ def format_summary(result: dict) -> str:
         kinds = ", ".join(f"{k}: {n}" for k, n in result["error_kinds"].items())
         errors += f" ({kinds})"
     rps = "-" if result["rps"] is None else f"{result['rps']:.1f}"
-    return "\n".join([
+    lines = [
         f"url:         {result['url']}",
         f"requests:    {result['requests']}  concurrency: {result['concurrency']}",
         f"elapsed:     {result['seconds']:.3f} s",
@@ -342,12 +391,16 @@ def format_summary(result: dict) -> str:
         f"p99 {ms('p99_ms')}  max {ms('max_ms')}",
         f"statuses:    {statuses or '-'}",
         f"errors:      {errors}",
-    ])
+        f"new cookies: {result.get('new_sessions', 0)}",
+    ]
+    if result.get("answers"):
+        lines.append("answers:     " + ", ".join(f"{k}: {n}" for k, n in result["answers"].items()))
+    return "\n".join(lines)
 
 
 def json_summary(result: dict) -> str:
     keys = ("url", "requests", "concurrency", "seconds", "rps", "p50_ms",
-            "p95_ms", "p99_ms", "max_ms", "statuses", "errors")
+            "p95_ms", "p99_ms", "max_ms", "statuses", "errors", "new_sessions")
     return json.dumps({k: result[k] for k in keys})
 
 
@@ -359,21 +412,26 @@ def run_load(url: str, requests: int = 2000, concurrency: int = 16,
              method: str = "GET", body: str | None = None,
              cookie_jar: str = "per-user", warmup: int = 50,
              timeout: float = DEFAULT_TIMEOUT,
-             headers: dict[str, str] | None = None) -> dict:
+             headers: dict[str, str] | None = None,
+             cookies: list[str] | None = None,
+             classify: Callable[[int, bytes], str] | None = None) -> dict:
     """Warm up, then drive `requests` requests at `concurrency`; return figures.
-    `headers` are sent with every request (If-None-Match, say)."""
+    `headers` are sent with every request (If-None-Match, say); `cookies` are the
+    ff_session values the per-user jars start with (thread i: cookies[i % len]);
+    `classify(status, body)` names each counted answer (figures' `answers`)."""
     if requests < 1 or concurrency < 1 or warmup < 0:
         raise ValueError("requests and concurrency must be >= 1, warmup >= 0")
     target = parse_target(url)
     payload = None
     if body is not None:
         try:
-            json.loads(body)  # fail early on a malformed body
+            json.loads(body)  # fail early on a malformed body (%unique% sits inside a string)
         except json.JSONDecodeError as exc:
             raise ValueError(f"--body is not valid JSON: {exc}") from exc
         payload = body.encode("utf-8")
-    workers = [Worker(target, method.upper(), payload, jar, timeout, headers)
-               for jar in make_jars(cookie_jar, concurrency)]
+    bodies = Bodies(payload)  # one counter for every thread: ids stay unique
+    workers = [Worker(target, method.upper(), bodies, jar, timeout, headers, classify)
+               for jar in make_jars(cookie_jar, concurrency, cookies)]
     try:
         if warmup:
             run_phase(workers, warmup)
@@ -408,7 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="concurrency = threads = connections (default 16)")
     parser.add_argument("--method", default="GET", help="HTTP method (default GET)")
     parser.add_argument("--body", default=None,
-                        help="JSON request body; sent with Content-Type: application/json")
+                        help="JSON request body; sent with Content-Type: application/json; "
+                             "each %%unique%% in it becomes a new id per request")
     parser.add_argument("--cookie-jar", choices=COOKIE_MODES, default="per-user",
                         help="ff_session handling (default per-user)")
     parser.add_argument("--warmup", type=non_negative_int, default=50,

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+import peewee as pw
+
 from models.clock import utcnow
-from models.compiled import Param
+from models.compiled import Param, Statement
 from models.discovery import Claim, Hold
 from models.session import Session
 from services.ownership import Owner, owner_of
@@ -47,11 +49,11 @@ def resolve(session: Session, *, now: datetime | None = None) -> Resolved | None
 
 
 def resolve_owner(owner: Owner, now: datetime) -> Resolved | None:
-    """`resolve` for an owner at a given moment."""
-    claim = latest_claim(owner).first()
-    hold = live_hold(owner, now).first()
-    hold_id, until = (hold.product_id, hold.expires_at) if hold else (None, None)
-    return resolved(claim.product_id if claim else None, hold_id, until)
+    """`resolve` for an owner at a given moment: one statement built once (every
+    founder-scoped route resolves, so the two queries' SQL is not built per request)."""
+    row = _RESOLVE.first(owner.account_id is not None, session_id=owner.session_id, account_id=owner.account_id,
+                         now=now)
+    return resolved(row.claimed_id, row.hold_id, row.held_until)
 
 
 def latest_claim(owner: Owner):
@@ -71,6 +73,20 @@ def param_owner(bound: bool) -> Owner:
     """An owner whose ids are parameters (`session_id`, `account_id`) of a statement built
     once (models/compiled.py), anonymous or bound to an account."""
     return Owner(session_id=Param("session_id"), account_id=Param("account_id") if bound else None)
+
+
+def _build_resolve(bound: bool):
+    """The most recent claim and the live hold (its product and expiry) as one row."""
+    owner = param_owner(bound)
+    hold = live_hold(owner, Param("now"))
+    return pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=[
+        latest_claim(owner).alias("claimed_id"),
+        hold.select(Hold.product).alias("hold_id"),
+        hold.select(Hold.expires_at).alias("held_until"),
+    ])
+
+
+_RESOLVE = Statement("resolve", _build_resolve)
 
 
 def resolved(claimed_id: str | None, hold_id: str | None, until: datetime | None) -> Resolved | None:

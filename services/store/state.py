@@ -2,8 +2,11 @@
 store makes true."""
 from __future__ import annotations
 
+import peewee as pw
+
 from config import get_settings
 from models.clock import iso
+from models.compiled import Param, Statement
 from models.job import Job
 from models.session import Session
 from models.store import Store, StoreVersion
@@ -23,52 +26,69 @@ def answer(product_id: str) -> dict:
     """The store's state: {status, stage, product_id, version, published_version,
     preview_url, public_url (once published), updated_at}, plus `reason`/`explanation`
     when its latest build failed and `last_publish` when its latest publish failed."""
-    store = Store.get_or_none(Store.product == product_id)
-    build = builds.latest_build(product_id, since=store.created_at if store else None)
-    if store is None or (store.version == 0 and build is None):
+    store = _POLL.first(product_id=product_id, subject=builds.subject(product_id))
+    if store is None or (store.version == 0 and store.build_id is None):
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it from the Store screen.")
-    going = publish.latest_publish(product_id, since=store.created_at)
-    base = f"/store/{store.slug}"
-    body = {"product_id": product_id, "version": store.version, "draft_version": store.draft if store.version else None,
+    base, draft = f"/store/{store.slug}", store.draft_version or store.version  # Store.draft
+    body = {"product_id": product_id, "version": store.version, "draft_version": draft if store.version else None,
             "published_version": store.published_version,
             "preview_url": f"{base}/preview/" if store.version else None,
             "public_url": f"{base}/" if store.published_version else None,
             "updated_at": iso(store.updated_at)}
-    newest = _newest_version_at(store)
-    body["unbacked"] = _unbacked(store)
-    if build is not None and build.status in Job.ACTIVE:
-        return {"status": BUILDING, "stage": build.stage or "queued", **body, "job_id": build.id}
-    if going is not None and going.status in Job.ACTIVE:
-        return {"status": PUBLISHING, "stage": going.stage or "verifying", **body, "job_id": going.id}
-    if build is not None and build.status == Job.FAILED and (newest is None or build.created_at >= newest):
+    newest = store.draft_created_at  # the draft version's row (None when there is none)
+    # The sentences the AI wrote for the draft that the product record could not back: left
+    # out of the store, and reported here (reason `unbacked_claim`).
+    body["unbacked"] = [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"),
+                         "why": d.get("why")} for d in ((store.dropped or []) if store.version else [])]
+    if store.build_id is not None and store.build_status in Job.ACTIVE:
+        return {"status": BUILDING, "stage": store.build_stage or "queued", **body, "job_id": store.build_id}
+    if store.publish_id is not None and store.publish_status in Job.ACTIVE:
+        return {"status": PUBLISHING, "stage": store.publish_stage or "verifying", **body, "job_id": store.publish_id}
+    if (store.build_id is not None and store.build_status == Job.FAILED
+            and (newest is None or store.build_created_at >= newest)):
         return {"status": FAILED, "stage": FAILED, **body, "reason": "generation_failed",
-                "explanation": _failure(build.error)}
-    if store.published_version is not None and store.published_version == store.draft:
+                "explanation": _failure(store.build_error)}
+    if store.published_version is not None and store.published_version == draft:
         state = {"status": PUBLISHED, "stage": PUBLISHED, **body}
     else:
         state = {"status": BUILT, "stage": BUILT, **body}
-    if going is not None and going.status == Job.FAILED and (store.published_at is None
-                                                             or going.created_at >= store.published_at):
-        reason = going.error if going.error in ("verify_failed", "generation_failed") else "verify_failed"
+    if store.publish_id is not None and store.publish_status == Job.FAILED and (
+            store.published_at is None or store.publish_created_at >= store.published_at):
+        error = store.publish_error
+        reason = error if error in ("verify_failed", "generation_failed") else "verify_failed"
         state["last_publish"] = {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
     return state
 
 
-def _unbacked(store: Store) -> list[dict]:
-    """The sentences the AI wrote for the newest version that the product record could not
-    back: left out of the store, and reported here (reason `unbacked_claim`)."""
-    if not store.version:
-        return []
-    row = (StoreVersion.select(StoreVersion.dropped)
-           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.draft).first())
-    return [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"), "why": d.get("why")}
-            for d in (row.dropped if row else [])]
+def _build_poll():
+    """What `answer` reads, as one row built once (the build poll runs it every few seconds
+    per founder): the store, its latest build and publish jobs since it was created
+    (builds.latest_build, publish.latest_publish: the job_subject_latest index), and its
+    draft version's time and dropped sentences."""
+    build, going, version = Job.alias("build"), Job.alias("going"), StoreVersion.alias("draft")
+
+    def latest(kind: str, job):
+        return (job.select(job.id).where(job.kind == kind, job.subject == Param("subject"),
+                                         job.created_at >= Store.created_at)
+                .order_by(job.created_at.desc(), job.id.desc()).limit(1))
+
+    draft = pw.Case(None, [(Store.draft_version.is_null(False) & (Store.draft_version != 0), Store.draft_version)],
+                    Store.version)
+    jobs = [(build, "build"), (going, "publish")]
+    columns = [*(getattr(Store, name).alias(name) for name in (
+        "slug", "owner", "version", "draft_version", "published_version", "published_at", "created_at", "updated_at")),
+        *(getattr(job, name).alias(f"{prefix}_{name}") for job, prefix in jobs
+          for name in ("id", "status", "stage", "created_at", "error")),
+        version.created_at.alias("draft_created_at"), version.dropped.alias("dropped")]
+    return (Store.select(*columns)
+            .join_from(Store, build, pw.JOIN.LEFT_OUTER, on=(build.id == latest(builds.BUILD, Job.alias("b"))))
+            .join_from(Store, going, pw.JOIN.LEFT_OUTER, on=(going.id == latest(publish.PUBLISH, Job.alias("p"))))
+            .join_from(Store, version, pw.JOIN.LEFT_OUTER,
+                       on=((version.store == Store.product) & (version.number == draft)))
+            .where(Store.product == Param("product_id")))
 
 
-def _newest_version_at(store: Store):
-    row = (StoreVersion.select(StoreVersion.created_at)
-           .where(StoreVersion.store == store.product_id, StoreVersion.number == store.draft).first())
-    return row.created_at if row else None
+_POLL = Statement("store_poll", _build_poll)
 
 
 # Why a build failed (the job row's error), in the founder's words.
