@@ -4,6 +4,7 @@ payment provider (GET, POST /api/adbalance), and the retired client-driven confi
 (GET /api/adbalance/confirm)."""
 from marshmallow import EXCLUDE, Schema, fields
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from services.growth import balance, book
@@ -18,6 +19,7 @@ from services.growth.book import (
     MIN_DAILY_BUDGET_MINOR,
     OBJECTIVES,
     PLATFORMS,
+    REQUIRED_FIELDS,
     STATUSES,
 )
 
@@ -100,21 +102,40 @@ class SettingsBody(Schema):
     objective = fields.String(metadata={"enum": list(OBJECTIVES)})
     audience = fields.String(metadata={"enum": list(AUDIENCES)})
     daily_budget_minor = fields.Integer(metadata={"minimum": MIN_DAILY_BUDGET_MINOR, "maximum": MAX_DAILY_BUDGET_MINOR})
-    currency = fields.String(metadata={"description": "An ISO 4217 code of those offered"})
+    # Read in any case, kept upper-case (services/growth/book._checked_settings: value.upper()).
+    currency = fields.String(metadata={"description": "An ISO 4217 code of those offered, in any case",
+                                       "pattern": bounds.caseless(CURRENCIES, upper=True)})
+
+
+# A campaign's name (services/growth/book._checked_field): 1 to MAX_NAME_CHARS characters once
+# runs of whitespace are one space, without a control character (whitespace ones become that
+# space) or a mark that reorders text.
+_NAME_MARK = f"[^{bounds.SPACE}\u202a-\u202e\u2066-\u2069{bounds.CONTROLS}]"
+_CAMPAIGN_NAME = (f"{bounds.collapsed_at_most(MAX_NAME_CHARS)}[{bounds.SPACE}]*{_NAME_MARK}"
+                  f"(?:[{bounds.SPACE}]*{_NAME_MARK})*[{bounds.SPACE}]*$")
 
 
 class CampaignBody(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    id = fields.Integer(metadata={"description": "A campaign of the book to change or remove; none: a new campaign"})
-    name = fields.String(metadata={"description": f"1 to {MAX_NAME_CHARS} characters"})
+    id = fields.Integer(metadata={"description": "A campaign of the book to change or remove; none: a new campaign",
+                                  "minimum": 1})
+    name = fields.String(metadata={"description": f"1 to {MAX_NAME_CHARS} characters once runs of spaces are one",
+                                   "pattern": _CAMPAIGN_NAME})
     platform = fields.String(metadata={"enum": list(PLATFORMS)})
     status = fields.String(metadata={"enum": list(STATUSES)})
     daily_budget_minor = fields.Integer(metadata={"minimum": MIN_DAILY_BUDGET_MINOR, "maximum": MAX_DAILY_BUDGET_MINOR})
     objective = fields.String(metadata={"enum": list(OBJECTIVES)})
     audience = fields.String(metadata={"enum": list(AUDIENCES)})
     delete = fields.Boolean(metadata={"description": "true (with an id): remove that campaign"})
+
+    # One with an id changes or removes that campaign; a new one (no id) is not removed and
+    # needs its name, platform, status and budget (services/growth/book._checked_change).
+    BODY_RULES = {"anyOf": [
+        {"required": ["id"]},
+        {"required": list(REQUIRED_FIELDS), "properties": {"delete": {"enum": [False]}}},
+    ]}
 
 
 class BookBody(Schema):

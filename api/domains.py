@@ -3,6 +3,7 @@ from the registrar. Buying one (POST /api/domains/checkout) goes through the pay
 provider and connects the domain when the payment is confirmed (services/domains.py)."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from services import domains
@@ -40,7 +41,10 @@ DECISIONS: list[str] = [
     "rule (labels of 1-63 characters of a-z, 0-9 and hyphens, no hyphen at either end, hyphens in the third and "
     "fourth characters only in a valid punycode xn-- label, at least two labels, a top-level domain not all "
     "digits, at most 253 characters), case folded to lower case, one trailing dot ignored, Unicode labels "
-    "encoded to punycode (UTS 46), and answered in that ASCII spelling. A quote is a price, not a hold: nothing "
+    "encoded to punycode (UTS 46), and answered in that ASCII spelling. The document's pattern declares the "
+    "ASCII names (letters in either case, whitespace around and one trailing dot, the ideographic and full-width "
+    "full stops as dots); Unicode and xn-- labels are read as said but not in the pattern, which cannot say "
+    "which are valid IDNA. The same check serves POST /api/domains/checkout and GET /internal/domain-check. A quote is a price, not a hold: nothing "
     "is reserved until a payment connects it.",
     "`connected` (in every ok answer) is the domain connected to the founder's store (their claimed product's), "
     "or null; GET /api/launch's `domain_connected` is true with the same domain in its detail. Domain orders "
@@ -62,7 +66,8 @@ class DomainsQuery(Schema):
     q = fields.String(validate=validate.Length(max=domains.MAX_QUERY), metadata={
         "description": "A few words about the business; omit it to use the claimed product's name"})
     domain = fields.String(validate=validate.Length(max=domains.MAX_DOMAIN_INPUT), metadata={
-        "reason": "invalid_domain", "description": "One name to quote (takes precedence over q)"})
+        "reason": "invalid_domain", "pattern": bounds.DOMAIN,
+        "description": "One name to quote (takes precedence over q); a Unicode name is read too (UTS 46)"})
     limit = fields.Integer(validate=validate.Range(min=1, max=domains.MAX_SUGGESTIONS), metadata={
         "description": f"At most this many suggestions (default {domains.DEFAULT_SUGGESTIONS})"})
 
@@ -101,7 +106,9 @@ def get_domains(query):
 
 
 class DomainCheckoutBody(Schema):
-    domain = fields.String(required=True, validate=validate.Length(min=1, max=300), metadata={"reason": "invalid_domain"})
+    domain = fields.String(required=True, validate=validate.Length(min=1, max=300), metadata={
+        "reason": "invalid_domain", "pattern": bounds.DOMAIN,
+        "description": "The name to buy; a Unicode name is read too (UTS 46)"})
 
 
 class DomainCheckoutAnswer(Schema):

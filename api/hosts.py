@@ -20,6 +20,7 @@ from flask import g, request
 from marshmallow import Schema, fields, validate
 from werkzeug.exceptions import HTTPException, NotFound
 
+from api import bounds
 from api.errors import ApiError
 from api.routing import Blueprint
 from config import get_settings
@@ -144,7 +145,8 @@ def store_base(slug: str) -> tuple[str, str]:
 
 class DomainCheckQuery(Schema):
     domain = fields.String(required=True, validate=validate.Length(min=1, max=domains.MAX_DOMAIN_INPUT),
-                           metadata={"reason": "invalid_domain", "description": "The name the proxy was asked for"})
+                           metadata={"reason": "invalid_domain", "pattern": bounds.DOMAIN,
+                                     "description": "The name the proxy was asked for"})
 
 
 class DomainCheckAnswer(Schema):

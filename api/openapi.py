@@ -15,6 +15,7 @@ import re
 
 import flask_smorest
 import jsonschema
+from marshmallow import fields
 
 from api.errors import SIGN_IN_TO_RESEARCH
 from api.json_body import INT64_MAX, INT64_MIN, MAX_DEPTH
@@ -48,6 +49,12 @@ DECISIONS = [
     "the service checks with a reason of its own is declared in the document only, and a request outside it keeps "
     "that refusal. A body is required when {} is not one the document allows; every integer is bounded to the "
     "signed 64 bits the body reader keeps.",
+    "Patterns spell their classes out as literal characters, whitespace as Python's str.isspace (what the service "
+    "strips and splits on), never \\s, \\d or \\w, whose sets differ between regex dialects; letters are "
+    "listed in every case the service folds (the Kelvin sign is a k to str.lower()). A query parameter whose "
+    "absence the service refuses with a reason of its own is declared required. Where a check is not a shape "
+    "(an IBAN's check digits, email-validator's special-use domains, which Unicode labels IDNA takes), the "
+    "document declares the shape, says the rest in words, and the refusal keeps its reason.",
     "No answer's Location is built from the Host header. A path with an empty segment (`/api//health`, "
     "`/api/health//`) matches no route and answers the JSON 404 `not_found` of any unknown path, never a redirect "
     "(leading slashes are one: `//api/health` is `/api/health`); `/api/x/` is `/api/x`. Any redirect the router "
@@ -209,6 +216,7 @@ def build_document(app, api: Api, decisions: list[str]) -> dict:
         if operation is not None:
             _complete(operation, method.lower(), view)
             _add_body_rules(document, operation, view)
+            _add_query_rules(operation, view)
     _exclude_static_siblings(document.get("paths", {}))
     _mark_required_bodies(document)
     _bound_integers(document)
@@ -224,20 +232,40 @@ def _add_body_rules(document: dict, operation: dict, view) -> None:
     the field's own reason) go into its component: rules the service checks itself with reasons of its
     own, so they are declared for clients rather than enforced by marshmallow."""
     for location, schema in declared_arguments(view):
-        rules = getattr(schema, "BODY_RULES", None)
-        if location != "json" or not rules:
+        if location != "json":
             continue
         ref = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
-        name = ref.get("$ref", "").rpartition("/")[2]
-        component = document.get("components", {}).get("schemas", {}).get(name)
-        if component is None:
+        _merge_rules(document, ref.get("$ref", "").rpartition("/")[2], getattr(schema, "BODY_RULES", None))
+        # A body's nested objects (a list of them included) may carry rules of their own.
+        for each in schema.fields.values():
+            inner = getattr(each, "inner", each)
+            nested = getattr(inner, "schema", None) if isinstance(inner, fields.Nested) else None
+            if getattr(nested, "BODY_RULES", None):
+                _merge_rules(document, type(nested).__name__.removesuffix("Schema"), nested.BODY_RULES)
+
+
+def _merge_rules(document: dict, name: str, rules: dict | None) -> None:
+    component = document.get("components", {}).get("schemas", {}).get(name)
+    if component is None or not rules:
+        return
+    for key, value in copy.deepcopy(rules).items():
+        if key == "properties":  # keywords merged into each named field's own schema
+            for field, keywords in value.items():
+                component["properties"][field].update(keywords)
+        else:
+            component[key] = value
+
+
+def _add_query_rules(operation: dict, view) -> None:
+    """A query schema's QUERY_RULES (`required`: parameters whose absence the service refuses
+    with a reason of its own, so marshmallow does not require them) mark those parameters required."""
+    for location, schema in declared_arguments(view):
+        rules = getattr(schema, "QUERY_RULES", None)
+        if location != "query" or not rules:
             continue
-        for key, value in copy.deepcopy(rules).items():
-            if key == "properties":  # keywords merged into each named field's own schema
-                for field, keywords in value.items():
-                    component["properties"][field].update(keywords)
-            else:
-                component[key] = value
+        for parameter in operation.get("parameters", []):
+            if parameter.get("in") == "query" and parameter.get("name") in rules.get("required", ()):
+                parameter["required"] = True
 
 
 def _bound_integers(node) -> None:

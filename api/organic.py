@@ -3,6 +3,7 @@ decisions.md "Growth"): researched, unpaid campaigns per platform, each post ide
 facts behind it, and the founder's approvals. Nothing is posted anywhere."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -28,8 +29,9 @@ DECISIONS: list[str] = [
     "of strings, is 400 `invalid_platform` (decisions.md and spec 7.2 give 400; spec 4.5's '200 refusal' for it "
     "is read as the body's shape, which is the same).",
     f"A missing, null or blank query is 200 {{status: refused, reason: no_question}}; one longer than "
-    f"{organic.MAX_QUERY} characters (after trimming) is 400 `query_too_long`; a query that is not a string is "
-    "400 `invalid_request`. The checks run in that order, then platforms, then the product.",
+    f"{organic.MAX_QUERY} characters (trimmed, runs of spaces collapsed) is 400 `query_too_long`; a query that "
+    "is not a string is 400 `invalid_request`. The checks run in that order, then platforms, then the product: "
+    "a blank query is answered whatever the platforms say (the document's anyOf says so).",
     "Research is the `organic_research` kind of AI task: one campaign per platform asked for, its angle fitting the "
     "platform's format (TikTok and YouTube: short video hooks; Instagram: reels, carousels and stories; Pinterest: "
     "standard and idea pins on a board; Reddit: discussion posts that ask the community first, say the founder "
@@ -64,11 +66,24 @@ DECISIONS: list[str] = [
 
 
 class OrganicResearchBody(Schema):
-    query = fields.String(allow_none=True, load_default=None,
-                          metadata={"description": f"At most {organic.MAX_QUERY} characters"})
+    # The query's length is counted once its spaces are collapsed (services/growth/organic.start).
+    query = fields.String(allow_none=True, load_default=None, metadata={
+        "description": f"At most {organic.MAX_QUERY} characters once runs of spaces are one",
+        "pattern": bounds.collapsed_at_most(organic.MAX_QUERY)})
     platforms = fields.List(fields.String(), allow_none=True, load_default=None,
                             validate=validate.Length(max=len(PLATFORMS) * 2),
                             metadata={"reason": "invalid_platform", "description": f"Any of {_ALL}"})
+
+    # A missing, null or blank query is answered (200 no_question) before the platforms are read
+    # (services/growth/organic.start); with a question, each platform is one of the six names,
+    # read trimmed and in any case (organic.platforms_of).
+    BODY_RULES = {"anyOf": [
+        {"properties": {"query": {"type": "string", "nullable": True, "pattern": f"^[{bounds.SPACE}]*$"}}},
+        {"required": ["query"], "properties": {
+            "query": {"type": "string", "pattern": bounds.NOT_BLANK},
+            "platforms": {"type": "array", "nullable": True,
+                          "items": {"type": "string", "pattern": bounds.caseless(PLATFORMS, strip=True)}}}},
+    ]}
 
 
 class OrganicCite(Schema):

@@ -2,6 +2,7 @@
 tasks and settings"): services/business.py."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from services import business
@@ -21,8 +22,10 @@ DECISIONS: list[str] = [
     "characters; support_email_local at most 64 of letters, digits and . _ + - (kept in lower case, no dot at "
     f"either end or two together); default_canned_subject at most {business.MAX['default_canned_subject']} "
     f"characters on one line; default_canned_body at most {business.MAX['default_canned_body']} (new lines "
-    "allowed); no control or format characters; ai_email_mode off | draft | auto. An empty string (or null) clears "
-    "business_name and support_email_local, and puts a canned field back to its default. The launch fact "
+    "allowed); each text is read with the whitespace at its ends taken off (the canned body's line breaks, tabs "
+    "and spaces only), then may hold no control or format character; ai_email_mode off | draft | auto. An empty "
+    "string (or null) clears business_name and support_email_local, and puts a canned field back to its "
+    "default. The launch fact "
     "support_address_set is true once support_email_local is saved and a domain is connected.",
     "GET /api/settings/payout (session) answers 200 {status: ok, payout: {method, holder, account_masked, last4, "
     "updated_at} | null}. POST {method: bank | paypal, holder, account} checks and saves it, answering the same "
@@ -39,12 +42,26 @@ DECISIONS: list[str] = [
 ]
 
 
+# The support address's name as services/business._checked takes it: trimmed, in any case
+# (kept in lower case), words of letters, digits and _ + - joined by single dots. (The other
+# texts' rule, no control or format character once trimmed, is bounds.trimmed; the fuzzer's
+# regex canonicalization refuses that pattern beside a maxLength, so it is not declared yet.)
+_LOCAL_WORD = f"[{bounds.LETTER}0-9_+\\-]+"
+_LOCAL_PART = f"^[{bounds.SPACE}]*(?:{_LOCAL_WORD}(?:\\.{_LOCAL_WORD})*)?[{bounds.SPACE}]*$"
+
+# A bank account: 4 to 34 digits, or two letters, two digits and 11 to 30 letters or digits (an
+# IBAN), with spaces and hyphens anywhere (re.sub(r"[\s-]", "", ...)). The few other letters
+# str.upper() turns into ASCII ones (ı, ſ, ß, the ﬀ ligatures) are read too, and not declared.
+_GAP = f"[{bounds.SPACE}\\-]*"
+_BANK = (f"^{_GAP}(?:(?:[0-9]{_GAP}){{4,34}}|(?:[A-Za-z]{_GAP}){{2}}(?:[0-9]{_GAP}){{2}}(?:[A-Za-z0-9]{_GAP}){{11,30}})$")
+
+
 class SettingsFields(Schema):
     business_name = fields.String(allow_none=True, validate=validate.Length(max=business.MAX["business_name"]),
                                   metadata={"reason": "invalid_setting"})
     support_email_local = fields.String(allow_none=True,
                                         validate=validate.Length(max=business.MAX["support_email_local"]),
-                                        metadata={"reason": "invalid_setting",
+                                        metadata={"reason": "invalid_setting", "pattern": _LOCAL_PART,
                                                   "description": "The local part of the support address"})
     default_canned_subject = fields.String(allow_none=True,
                                            validate=validate.Length(max=business.MAX["default_canned_subject"]),
@@ -83,6 +100,17 @@ class PayoutBody(Schema):
     account = fields.String(required=True, validate=validate.Length(min=1, max=320),
                             metadata={"reason": "invalid_payout",
                                       "description": "An IBAN or account number (bank), or an email address (paypal)"})
+
+    # Each method takes its own account (services/business._normalised): bank an account number of
+    # 4 to 34 digits or an IBAN's shape (its MOD 97 check digits are verified too, which no
+    # pattern says), spaces and hyphens anywhere ignored and letters in either case; paypal an
+    # email address.
+    BODY_RULES = {"anyOf": [
+        {"required": ["method", "account"], "properties": {
+            "method": {"enum": [business.BANK]}, "account": {"type": "string", "pattern": _BANK}}},
+        {"required": ["method", "account"], "properties": {
+            "method": {"enum": [business.PAYPAL]}, "account": {"type": "string", **bounds.EMAIL}}},
+    ]}
 
 
 class PayoutRecord(Schema):

@@ -2,6 +2,7 @@
 offer lines for a product, and the founder's connected offer line (services/suppliers.py)."""
 from marshmallow import Schema, fields, validate
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from services import suppliers
@@ -67,7 +68,10 @@ DECISIONS: list[str] = [
 
 class SuppliersQuery(Schema):
     product = fields.String(metadata={"description": "A catalog product id, a supplier-feed product id or a "
-                                                     "product's name"})
+                                                     "product's name", "pattern": bounds.NOT_BLANK})
+
+    # A missing or blank product is the service's 400 no_product_id (services/suppliers.options).
+    QUERY_RULES = {"required": ["product"]}
 
 
 class ProductNamed(Schema):

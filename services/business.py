@@ -33,6 +33,7 @@ from services.research.launch import launch_fact
 
 AI_EMAIL_MODES = BusinessSettings.AI_EMAIL_MODES
 PAYOUT_METHODS = PayoutDestination.METHODS
+BANK, PAYPAL = PayoutDestination.BANK, PayoutDestination.PAYPAL
 FIELDS = ("business_name", "support_email_local", "default_canned_subject", "default_canned_body", "ai_email_mode")
 MAX = {"business_name": 80, "support_email_local": 64, "default_canned_subject": 150, "default_canned_body": 5000}
 DEFAULTS = {
