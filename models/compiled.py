@@ -25,7 +25,7 @@ from collections import namedtuple
 
 import peewee as pw
 
-from models.db import db
+from models.db import db, transaction
 
 
 class Param(pw.Node):
@@ -227,3 +227,36 @@ def _prepare(database, text: _Text):
 def _forget(connection) -> None:
     with _prepared_lock:
         _prepared.pop(connection, None)
+
+
+def execute_together(*runs) -> int:
+    """Runs write statements `(statement, shape, values)` in turn as one atomic step and
+    returns the last one's row count.
+
+    On PostgreSQL the EXECUTEs of the prepared statements travel in one message: the server
+    runs a message of several statements as one implicit transaction (or as part of the
+    transaction already open), so one round trip replaces BEGIN, each statement and COMMIT.
+    Elsewhere (SQLite) they run one by one inside `transaction()` (BEGIN IMMEDIATE)."""
+    database = db.obj
+    texts = [(statement.text(*shape), values) for statement, shape, values in runs]
+    if any(text.prepared is None for text, _ in texts):
+        with transaction():
+            cursor = None
+            for text, values in texts:
+                cursor = db.execute_sql(text.sql, text.params(values))
+        return cursor.rowcount
+    sql = "; ".join(text.execute_sql for text, _ in texts)
+    params = [value for text, values in texts for value in text.params(values, text.execute_slots)]
+    for text, _ in texts:
+        connection = _prepare(database, text)
+    try:
+        return db.execute_sql(sql, params).rowcount
+    except pw.DatabaseError as exc:
+        if getattr(getattr(exc, "orig", None), "pgcode", None) != "26000" or db.in_transaction():
+            raise
+        # Prepared statements gone (the session was reset under the pool): nothing ran, as
+        # the message was one transaction; prepare them again and run it once more.
+        _forget(connection)
+        for text, _ in texts:
+            _prepare(database, text)
+        return db.execute_sql(sql, params).rowcount

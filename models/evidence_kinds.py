@@ -61,6 +61,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from functools import lru_cache
 
 RANK, MONEY, RATE, DURATION, COUNT = "rank", "money", "rate", "duration", "count"
 KINDS = (RANK, MONEY, RATE, DURATION, COUNT)
@@ -172,6 +173,9 @@ def readings(rows) -> list[Reading]:
     return sorted(found, key=lambda r: (r.date, r.value))
 
 
+# words, label and lower_is_better are pure functions of the metric's name, asked for every
+# series of every card find and feed serve: kept per name (a bounded cache; names are few).
+@lru_cache(maxsize=4096)
 def words(metric: str) -> tuple[str, ...]:
     """The metric's name as lower-case words: `unitsSold_30d` -> ("units", "sold", "30d")."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", metric)
@@ -219,6 +223,7 @@ def roles_of(metric: str, values=()) -> frozenset[str]:
     return frozenset(roles)
 
 
+@lru_cache(maxsize=4096)
 def lower_is_better(metric: str) -> bool:
     return kind_of(metric) == RANK
 
@@ -228,6 +233,7 @@ def private(metric: str) -> bool:
     return kind_of(metric) == MONEY
 
 
+@lru_cache(maxsize=4096)
 def label(metric: str) -> str:
     """Human words for the metric: `units_sold_30d` -> "units sold over 30 days"."""
     if metric in _LABELS:

@@ -23,8 +23,9 @@ from fractions import Fraction
 
 import peewee as pw
 
-from models.account import Account, MeterUsage
+from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock, iso
+from models.compiled import Param, Statement, execute_together
 from models.db import transaction
 from services.errors import Refused
 from services.plans import TIER_MULTIPLIERS, effective_tier, tier_label
@@ -104,8 +105,13 @@ class Plan:
 
 
 def plan_for(account: Account) -> Plan:
+    return _plan(account, qualified_count(account.id))
+
+
+def _plan(account, referrals: int) -> Plan:
+    """The plan of an account (anything with its `tier` and `term_ends_at`) with `referrals`
+    qualified referrals."""
     tier = effective_tier(account)
-    referrals = qualified_count(account.id)
     return Plan(tier=tier, referrals=referrals, tier_multiplier=_exact(TIER_MULTIPLIERS[tier]),
                 referral_multiplier=_exact(multiplier_for(referrals)))
 
@@ -231,10 +237,11 @@ def spend(account_id: int | None, bucket: str) -> Charge | None:
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
-    account = Account.get_or_none(Account.id == account_id)
+    # The account's tier and its qualified referrals (plan_for) in one statement built once.
+    account = _ACCOUNT_PLAN.first(account_id=account_id)
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
-    plan = plan_for(account)
+    plan = _plan(account, account.referrals)
     limit_5h, limit_week = plan.limits(spec)
     # A refusal is reported from a read after the UPDATE; a refund landing in between can
     # make that read show room, and then the spend is simply tried again.
@@ -250,30 +257,57 @@ def spend(account_id: int | None, bucket: str) -> Charge | None:
 
 
 def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int, limit_week: int) -> bool:
-    """The one atomic check-and-spend of both windows; True when the credits were spent."""
+    """The one atomic check-and-spend of both windows; True when the credits were spent.
+
+    The row is made if missing, then the conditional UPDATE spends: both statements built
+    once, run as one atomic step (on PostgreSQL one round trip, see
+    models.compiled.execute_together). The row count of the UPDATE alone says allowed."""
+    values = {"account_id": account_id, "bucket": bucket.id, "w5": w5, "ww": ww, "cost": bucket.cost,
+              "limit_5h": limit_5h, "limit_week": limit_week}
+    return execute_together((_ENSURE_ROW, (), values), (_SPEND, (), values)) == 1
+
+
+def _build_account_plan():
+    """The account's tier, its term's end and its qualified referrals (qualified_count)."""
+    qualified = (Referral.select(pw.fn.COUNT(Referral.id)).join(ReferralCode)
+                 .where(ReferralCode.account == Account.id, Referral.qualified_at.is_null(False)))
+    return (Account.select(Account.id.alias("id"), Account.tier.alias("tier"), Account.term_ends_at.alias("term_ends_at"),
+                           qualified.alias("referrals"))
+            .where(Account.id == Param("account_id")))
+
+
+def _build_ensure_row():
+    return (MeterUsage.insert(account=Param("account_id"), bucket=Param("bucket"), window_5h=Param("w5"), used_5h=0,
+                              window_week=Param("ww"), used_week=0)
+            .on_conflict_ignore())
+
+
+def _build_spend():
     # A window counts as current when its index is the caller's or later (a row written by a
     # process whose clock runs slightly ahead is never reset backwards and so never loses spends).
-    current_5h = MeterUsage.window_5h >= w5
-    current_week = MeterUsage.window_week >= ww
+    current_5h = MeterUsage.window_5h >= Param("w5")
+    current_week = MeterUsage.window_week >= Param("ww")
     used_5h = pw.Case(None, [(current_5h, MeterUsage.used_5h)], 0)
     used_week = pw.Case(None, [(current_week, MeterUsage.used_week)], 0)
-    with transaction():
-        (MeterUsage.insert(account=account_id, bucket=bucket.id, window_5h=w5, used_5h=0, window_week=ww, used_week=0)
-         .on_conflict_ignore().execute())
-        # Every SET expression reads the row as it was before this UPDATE (standard SQL, and
-        # so in both PostgreSQL and SQLite).
-        count = (MeterUsage.update(
-            used_5h=used_5h + bucket.cost,
-            window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], w5),
-            used_week=used_week + bucket.cost,
-            window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], ww),
-        ).where(
-            MeterUsage.account == account_id,
-            MeterUsage.bucket == bucket.id,
-            used_5h + bucket.cost <= limit_5h,
-            used_week + bucket.cost <= limit_week,
-        ).execute())
-    return count == 1
+    # Every SET expression reads the row as it was before this UPDATE (standard SQL, and so
+    # in both PostgreSQL and SQLite). PostgreSQL re-evaluates the WHERE against the row a
+    # concurrent writer left, so two spends never both pass on the same credits.
+    return (MeterUsage.update(
+        used_5h=used_5h + Param("cost"),
+        window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], Param("w5")),
+        used_week=used_week + Param("cost"),
+        window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], Param("ww")),
+    ).where(
+        MeterUsage.account == Param("account_id"),
+        MeterUsage.bucket == Param("bucket"),
+        used_5h + Param("cost") <= Param("limit_5h"),
+        used_week + Param("cost") <= Param("limit_week"),
+    ))
+
+
+_ACCOUNT_PLAN = Statement("meter_plan", _build_account_plan)
+_ENSURE_ROW = Statement("meter_row", _build_ensure_row)
+_SPEND = Statement("meter_spend", _build_spend)
 
 
 @contextmanager

@@ -47,5 +47,5 @@ def test_a_repeat_feed_writes_nothing(founder):
     with statements() as seen:
         assert client.get("/api/feed").status_code == 200
     # On PostgreSQL the statements built once run as EXECUTE of their prepared name.
-    reads = ("SELECT", "EXECUTE FF_SESSION_BY_TOKEN", "EXECUTE FF_OWNER_STATE")
+    reads = ("SELECT", "EXECUTE FF_SESSION_BY_TOKEN", "EXECUTE FF_OWNER_STATE", "EXECUTE FF_CARD_EVIDENCE")
     assert all(sql.lstrip().upper().startswith(reads) for sql in seen), seen

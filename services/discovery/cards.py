@@ -61,13 +61,24 @@ def with_trends(cards: list[dict]) -> list[dict]:
     date) index; a feed has at most FEED_SIZE cards, however large the catalog)."""
     rows: dict[str, list] = {c["product_id"]: [] for c in cards}
     if rows:
-        query = (Evidence.select(Evidence.product, Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
-                 .where(Evidence.product.in_(list(rows))).dicts())
-        for row in query:
-            rows[row["product"]].append(row)
+        ids = list(rows)
+        for row in _EVIDENCE.rows(len(ids), **{f"p{n}": pid for n, pid in enumerate(ids)}):
+            rows[row.product].append(row)
     for c in cards:
         c["trends"] = kinds.trends(rows[c["product_id"]], most=TREND_SERIES, points=TREND_POINTS)
     return cards
+
+
+def _build_evidence(count: int):
+    """The dated evidence of `count` products (find and feed read it for every card they
+    serve): built once per number of cards, so its SQL is not built per request."""
+    return (Evidence.select(Evidence.product.alias("product"), Evidence.date.alias("date"),
+                            Evidence.source.alias("source"), Evidence.metric.alias("metric"),
+                            Evidence.value.alias("value"))
+            .where(Evidence.product.in_([Param(f"p{n}") for n in range(count)])))
+
+
+_EVIDENCE = Statement("card_evidence", _build_evidence)
 
 
 def _iso_date(value) -> str | None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 from models import evidence_kinds as kinds
+from models.account import Milestone, Referral
 from models.clock import iso, utcnow
-from models.db import transaction
+from models.compiled import Param, Statement, execute_together
 from models.job import Job
 from models.research import Research
 from models.session import Session
-from services import launch_state, milestones, referrals, watches
+from services import launch_state, milestones, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.money import display_major
@@ -193,13 +194,33 @@ def _trends(analysis_: dict) -> list[dict]:
 
 def reached_dashboard(session: Session) -> None:
     """Records the milestone (session and account) and qualifies a pending referral: the
-    friend has now used the product, so their referral counts (spec 8.3)."""
-    with transaction():
-        milestones.record_missing([(milestones.REACHED_DASHBOARD, session.id, None)] +
-                                  ([(milestones.REACHED_DASHBOARD, None, session.account_id)]
-                                   if session.account_id is not None else []))
-        if session.account_id is not None:
-            referrals.qualify(session.account_id)
+    friend has now used the product, so their referral counts (spec 8.3).
+
+    Every dashboard poll runs this, so both writes are statements built once and run as one
+    atomic step (on PostgreSQL one round trip: models.compiled.execute_together), the same
+    SQL as milestones.record_missing and referrals.qualify."""
+    bound = session.account_id is not None
+    values = {"session_id": session.id, "account_id": session.account_id, "now": utcnow()}
+    runs = [(_RECORD_REACHED, (bound,), values)] + ([(_QUALIFY, (), values)] if bound else [])
+    execute_together(*runs)
+
+
+def _build_record_reached(bound: bool):
+    rows = [{"name": milestones.REACHED_DASHBOARD, "session": Param("session_id"), "account": None,
+             "created_at": Param("now")}]
+    if bound:
+        rows.append({"name": milestones.REACHED_DASHBOARD, "session": None, "account": Param("account_id"),
+                     "created_at": Param("now")})
+    return Milestone.insert_many(rows).on_conflict_ignore().returning()
+
+
+def _build_qualify():
+    return (Referral.update(qualified_at=Param("now"))
+            .where(Referral.friend == Param("account_id"), Referral.qualified_at.is_null()))
+
+
+_RECORD_REACHED = Statement("reached_dashboard", _build_record_reached)
+_QUALIFY = Statement("qualify_referral", _build_qualify)
 
 
 # --- Launch facts ----------------------------------------------------------------------------
