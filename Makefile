@@ -32,8 +32,14 @@ seed: migrate
 run: seed
 	WORKER_IN_PROCESS=$${WORKER_IN_PROCESS:-1} exec $(BIN)/gunicorn -c gunicorn.conf.py "api:create_app()"
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist; 0 runs it in this one), each on a
+# database and Redis database of its own (tests/conftest.py). Tests are handed out one by one
+# (--dist load): the file and group modes key tests by node id, and schemathesis' cases of
+# tests/test_openapi.py share one, so all but one of them would silently never run; and with
+# pytest 9.2 --dist loadgroup ignores its groups (pytest-xdist issue 1386).
+TEST_WORKERS ?= 2
 test: install-dev
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 # Lint and import order (pyproject.toml); `$(BIN)/ruff check --fix .` mends what it can.
 lint: install-dev

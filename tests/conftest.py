@@ -36,7 +36,46 @@ def _backend_urls() -> tuple[str | None, str | None]:
     return database, redis
 
 
-TEST_DATABASE_URL, TEST_REDIS_URL = _backend_urls()
+def _per_process(database: str | None, redis: str | None) -> tuple[str | None, str | None]:
+    """Under pytest-xdist (`make test` runs the suite in TEST_WORKERS processes) each process
+    has a database and a Redis database of its own, named after the configured ones: the
+    suite empties them between tests, and one process must never empty another's. Process
+    gwN takes `<database>_gwN` (created when missing) and Redis database <db> - N - 2 (the one
+    just below the configured one is left to tests/test_processes.py's own processes)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return database, redis
+    number = int(worker.removeprefix("gw"))
+    if database:
+        parts = urlsplit(database)
+        database = parts._replace(path=f"{parts.path}_{worker}").geturl()
+        _create_database(database)
+    if redis:
+        base, _, db = redis.rpartition("/")
+        db = int(db or 0) - number - 2
+        if db < 0:
+            sys.exit(f"TEST_REDIS_URL: too few Redis databases below it for {worker}; name a higher one (15)")
+        redis = f"{base}/{db}"
+    return database, redis
+
+
+def _create_database(url: str) -> None:
+    import psycopg2
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    connection = psycopg2.connect(parts._replace(path="/postgres").geturl())
+    connection.autocommit = True
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if cursor.fetchone() is None:
+                cursor.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        connection.close()
+
+
+TEST_DATABASE_URL, TEST_REDIS_URL = _per_process(*_backend_urls())
 TMP = Path(tempfile.mkdtemp(prefix="ff-tests-"))
 
 SETTINGS = Settings(
@@ -260,6 +299,12 @@ def _truncate():
                 "SELECT setval(quote_ident(schemaname) || '.' || quote_ident(sequencename), 1, false) "
                 "FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL")
     db.close()
+    if not is_sqlite():
+        # A test whose threads raced took up to db_pool_size connections, which the pool keeps
+        # open when idle; with the suite in several processes beside the production processes
+        # that fault tests start, they would use up PostgreSQL's max_connections (100). The
+        # next test opens what it needs again (a few ms).
+        db.obj.close_idle()
 
 
 
