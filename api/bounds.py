@@ -6,7 +6,6 @@ Patterns spell every class out as literal characters (no `\\s`, `\\S`, `\\d`, `\
 escapes mean different sets to Python, ECMA 262 and the validators that read the document
 (the fuzzer reads them as ASCII), while the service's checks are Python's `str.isspace`,
 `str.strip`, `str.split` and Unicode categories."""
-import re
 import sys
 import unicodedata
 from string import ascii_lowercase, ascii_uppercase
@@ -36,6 +35,22 @@ def _scan() -> tuple[list[int], list[int], dict[str, list[str]], dict[str, list[
 
 UNSHOWN_POINTS, _SPACE_POINTS, _LOWERS, _UPPERS = _scan()
 
+# The characters a pattern escapes: in a class the backslash, ] [ ^ and -, outside one ECMA 262's syntax
+# characters. Those are the only escapes a Unicode-mode ECMA 262 pattern takes (what a JSON
+# Schema validator such as ajv compiles, with the u flag), and Python reads them alike;
+# re.escape also escapes spaces, line breaks and other punctuation, which such a pattern
+# refuses ("invalid escape"). Every other character is written as itself.
+_CLASS_SYNTAX = frozenset("\\][^-")
+_SYNTAX = frozenset("^$\\.*+?()[]{}|/")
+
+
+def _in_class(ch: str) -> str:
+    return f"\\{ch}" if ch in _CLASS_SYNTAX else ch
+
+
+def _literal(ch: str) -> str:
+    return f"\\{ch}" if ch in _SYNTAX else ch
+
 
 def _class(points) -> str:
     """A regex class body of the given code points, as ranges of literal characters."""
@@ -49,7 +64,7 @@ def _class(points) -> str:
         start = previous = point
     if start is not None:
         ranges.append((start, previous))
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return "".join(_in_class(chr(a)) if a == b else f"{_in_class(chr(a))}-{_in_class(chr(b))}" for a, b in ranges)
 
 
 def _unshown_class(*, keep_spaces: bool = False) -> str:
@@ -66,7 +81,7 @@ CONTROLS = _class(point for point in range(0x100) if unicodedata.category(chr(po
 SPACE = _class(_SPACE_POINTS)
 
 # A letter in either case, as str.lower() reads it: a-z, A-Z and the Kelvin sign (a class body).
-LETTER = "".join(re.escape(ch) for letter in ascii_lowercase for ch in _LOWERS[letter])
+LETTER = "".join(_in_class(ch) for letter in ascii_lowercase for ch in _LOWERS[letter])
 
 # An address (services/accounts.normalize_email reads it with email-validator).
 EMAIL = {"format": "email", "minLength": 3}
@@ -85,12 +100,21 @@ def trimmed(*, required: bool, trim=None, refused=None) -> str:
     the `refused` ones, and (`required`) holds something. By default whitespace is trimmed and
     controls, format marks and private use are refused (a line break inside is refused too,
     one at either end is trimmed). Each run of kept spaces inside is followed by a kept
-    character, so the pattern never backtracks over a run twice."""
+    character, so the pattern never backtracks over a run twice.
+
+    Text that may be blank is written as one alternation (blank, or trimmed text), which lets it
+    stand beside a maxLength: schemathesis 4.32 folds a maxLength into a pattern that is a row of
+    quantified parts (patterns.update_quantifier, from converter.update_pattern_in_schema) and
+    writes a class's characters past U+FFFF as Python `\\U` escapes, which its own check of the
+    schema (jsonschema_rs.canonicalize, format "regex") then refuses, so no case of the
+    operation could be made; it leaves an alternation as written. Required text is a row, so
+    it is declared apart from its length (in an anyOf member, as api/todos.py does)."""
     trim = set(_SPACE_POINTS if trim is None else trim)
     refused = set(UNSHOWN_POINTS if refused is None else refused)
+    ends = f"[{_class(trim)}]*"
     mark = f"[^{_class(trim | refused)}]"  # a character the kept text may start and end with
-    kept = f"{mark}(?:[{_class(trim - refused)}]*{mark})*"
-    return f"^[{_class(trim)}]*{kept if required else f'(?:{kept})?'}[{_class(trim)}]*$"
+    kept = f"{ends}{mark}(?:[{_class(trim - refused)}]*{mark})*{ends}"
+    return f"^{kept}$" if required else f"^(?:{ends}|{kept})$"
 
 
 def collapsed_at_most(limit: int) -> str:
@@ -105,7 +129,7 @@ def caseless(words, *, strip: bool = False, upper: bool = False) -> str:
     """One of `words` in any case (each letter as every character str.lower(), or with upper,
     str.upper(), turns into it), and with strip, with whitespace around it (str.strip)."""
     table = _UPPERS if upper else _LOWERS
-    spelled = "|".join("".join(f"[{''.join(re.escape(c) for c in table[ch])}]" if ch in table else re.escape(ch)
+    spelled = "|".join("".join(f"[{''.join(_in_class(c) for c in table[ch])}]" if ch in table else _literal(ch)
                                for ch in word) for word in words)
     around = f"[{SPACE}]*" if strip else ""
     return f"^{around}(?:{spelled}){around}$"
@@ -114,11 +138,11 @@ def caseless(words, *, strip: bool = False, upper: bool = False) -> str:
 # --- Domain names (integrations/registrar.normalize) -------------------------------------------
 
 _LDH = "A-Za-z0-9"  # a label's letters (either case: the name is folded to lower case) and digits
-_DOTS = re.escape(".") + "\u3002\uff0e\uff61"  # the full stop and its ideographic and full-width forms
+_DOTS = "\\." + "\u3002\uff0e\uff61"  # the full stop and its ideographic and full-width forms
 # A label: 1 to 63 letters, digits and hyphens, no hyphen at either end, and no hyphens in both
 # its third and fourth places (which only an xn-- punycode label may have).
 _LABEL = (f"(?:[{_LDH}](?:[{_LDH}\\-]?[{_LDH}])?"
-          f"|[{_LDH}][{_LDH}\\-](?:[{_LDH}][{_LDH}\\-]{{0,59}}[{_LDH}]|\\-[{_LDH}](?:[{_LDH}\\-]{{0,58}}[{_LDH}])?))")
+          f"|[{_LDH}][{_LDH}\\-](?:[{_LDH}][{_LDH}\\-]{{0,59}}[{_LDH}]|-[{_LDH}](?:[{_LDH}\\-]{{0,58}}[{_LDH}])?))")
 # The top-level domain is not all digits.
 _TLD = f"(?![0-9]+(?:[{_DOTS}{SPACE}]|$)){_LABEL}"
 # At most 253 characters from the first label to the last (the root's dot apart).

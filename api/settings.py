@@ -23,10 +23,10 @@ DECISIONS: list[str] = [
     f"either end or two together); default_canned_subject at most {business.MAX['default_canned_subject']} "
     f"characters on one line; default_canned_body at most {business.MAX['default_canned_body']} (new lines "
     "allowed); each text is read with the whitespace at its ends taken off (the canned body's line breaks, tabs "
-    "and spaces only), then may hold no control or format character; ai_email_mode off | draft | auto. An empty "
-    "string (or null) clears business_name and support_email_local, and puts a canned field back to its "
-    "default. The launch fact "
-    "support_address_set is true once support_email_local is saved and a domain is connected.",
+    "and spaces only), then may hold no control, format or private-use character (the canned body keeps its line "
+    "breaks and tabs), as each text's pattern declares; ai_email_mode off | draft | auto. An empty or blank string "
+    "(or null) clears business_name and support_email_local, and puts a canned field back to its default. The "
+    "launch fact support_address_set is true once support_email_local is saved and a domain is connected.",
     "GET /api/settings/payout (session) answers 200 {status: ok, payout: {method, holder, account_masked, last4, "
     "updated_at} | null}. POST {method: bank | paypal, holder, account} checks and saves it, answering the same "
     "plus `same_account` (whether the account saved before was this one): bank takes an IBAN (its MOD 97 check "
@@ -42,10 +42,15 @@ DECISIONS: list[str] = [
 ]
 
 
-# The support address's name as services/business._checked takes it: trimmed, in any case
-# (kept in lower case), words of letters, digits and _ + - joined by single dots. (The other
-# texts' rule, no control or format character once trimmed, is bounds.trimmed; the fuzzer's
-# regex canonicalization refuses that pattern beside a maxLength, so it is not declared yet.)
+# The texts as services/business._checked takes them: once trimmed (str.strip; the canned body
+# only of line breaks, tabs and spaces), no control, format or private-use character (the
+# canned body keeps its line breaks and tabs), and blank clears the field.
+_TEXT = bounds.trimmed(required=False)
+_BODY_TEXT = bounds.trimmed(required=False, trim=map(ord, business.BODY_TRIM),
+                            refused=set(bounds.UNSHOWN_POINTS) - set(map(ord, business.BODY_KEEPS)))
+
+# The support address's name: trimmed, in any case (kept in lower case), words of letters,
+# digits and _ + - joined by single dots.
 _LOCAL_WORD = f"[{bounds.LETTER}0-9_+\\-]+"
 _LOCAL_PART = f"^[{bounds.SPACE}]*(?:{_LOCAL_WORD}(?:\\.{_LOCAL_WORD})*)?[{bounds.SPACE}]*$"
 
@@ -58,17 +63,17 @@ _BANK = (f"^{_GAP}(?:(?:[0-9]{_GAP}){{4,34}}|(?:[A-Za-z]{_GAP}){{2}}(?:[0-9]{_GA
 
 class SettingsFields(Schema):
     business_name = fields.String(allow_none=True, validate=validate.Length(max=business.MAX["business_name"]),
-                                  metadata={"reason": "invalid_setting"})
+                                  metadata={"reason": "invalid_setting", "pattern": _TEXT})
     support_email_local = fields.String(allow_none=True,
                                         validate=validate.Length(max=business.MAX["support_email_local"]),
                                         metadata={"reason": "invalid_setting", "pattern": _LOCAL_PART,
                                                   "description": "The local part of the support address"})
     default_canned_subject = fields.String(allow_none=True,
                                            validate=validate.Length(max=business.MAX["default_canned_subject"]),
-                                           metadata={"reason": "invalid_setting"})
+                                           metadata={"reason": "invalid_setting", "pattern": _TEXT})
     default_canned_body = fields.String(allow_none=True,
                                         validate=validate.Length(max=business.MAX["default_canned_body"]),
-                                        metadata={"reason": "invalid_setting"})
+                                        metadata={"reason": "invalid_setting", "pattern": _BODY_TEXT})
     ai_email_mode = fields.String(validate=validate.OneOf(business.AI_EMAIL_MODES),
                                   metadata={"reason": "invalid_setting"})
 

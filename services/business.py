@@ -53,6 +53,9 @@ HOLDER_MAX = 120
 IBAN = re.compile(r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$")
 ACCOUNT_DIGITS = re.compile(r"^[0-9]{4,34}$")
 MASK = "••••"
+# The canned body keeps its lines: only these are taken off its ends, and line breaks and tabs
+# stay inside it (every other text is str.strip()ped and keeps no control character).
+BODY_TRIM, BODY_KEEPS = "\n\r\t ", "\n\t"
 
 
 # --- Settings ------------------------------------------------------------------------------
@@ -99,7 +102,7 @@ def _checked(name: str, value):
         return value
     if value is None:
         value = ""
-    text = value.strip() if name != "default_canned_body" else value.strip("\n\r\t ")
+    text = value.strip() if name != "default_canned_body" else value.strip(BODY_TRIM)
     if _has_controls(text, newlines=name == "default_canned_body"):
         raise Refused("invalid_setting", f"{_said(name).capitalize()} has characters that cannot be shown or sent; "
                                          "nothing was saved.", field=name)
@@ -124,7 +127,7 @@ def _said(name: str) -> str:
 
 
 def _has_controls(text: str, *, newlines: bool = False) -> bool:
-    allowed = {"\n", "\t"} if newlines else set()
+    allowed = set(BODY_KEEPS) if newlines else set()
     return any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and ch not in allowed for ch in text)
 
 

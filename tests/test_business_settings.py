@@ -5,12 +5,20 @@ logged whole), isolation between founders and adoption on sign-in."""
 from __future__ import annotations
 
 import logging
+import re
+import sys
+import unicodedata
 
+import jsonschema
+import jsonschema_rs
 import pytest
 
+from api import bounds
+from api.settings import SettingsFields
 from models.business import BusinessSettings, PayoutDestination
 from models.db import db, is_sqlite
-from services import domains
+from services import business, domains
+from services.errors import Refused
 from tests.factories import new_account, order, refusal, session_of, sign_in, store_founder
 
 IBAN = "DE89 3704 0044 0532 0130 00"  # the standard example IBAN (valid check digits)
@@ -86,6 +94,58 @@ def test_a_bad_value_is_400_invalid_setting_and_saves_nothing(client, values, fi
     assert body.get("field", field) == field
     assert settings_of(client)["settings"]["business_name"] == "Before"
     assert settings_of(client)["settings"]["default_canned_subject"] == "Re: your message"
+
+
+def _characters() -> list[str]:
+    """Every whitespace character, each end of each run of the characters no text keeps (controls,
+    format marks, private use, as far as the astral planes) and the one on either side, and a spread
+    of the rest (letters, marks, symbols, emoji; surrogates never reach a field)."""
+    refused = set(bounds.UNSHOWN_POINTS)
+    edges = {p + step for p in refused for step in (-1, 0, 1) if (p - 1 in refused) != (p + 1 in refused)
+             or p - 1 not in refused}
+    spaces = {p for p in range(sys.maxunicode + 1) if chr(p).isspace()}
+    points = edges | spaces | set(range(0, sys.maxunicode + 1, 4099)) | {0x1F600, 0x1D518, 0x20000, 0xE0041}
+    return [chr(p) for p in sorted(points) if 0 <= p <= sys.maxunicode and unicodedata.category(chr(p)) != "Cs"]
+
+
+def _spread(most: int) -> list[str]:
+    values = ["", " ", "\n", "\r\n", "Acacia & Co", "x" * most, "x" * (most + 1), " " + "x" * most,
+              "x" * (most - 1) + "\n", "\t\nAcacia\n\nCo\t \n", "a \u00a0\u3000 b", "a\r\nb"]
+    for ch in _characters():
+        values += [ch, f"a{ch}b", f"{ch}a", f"a{ch}", f"{ch}{ch}a{ch}"]
+    return values
+
+
+def _kept(field: str, value: str, body: SettingsFields) -> bool:
+    """Whether the service takes the value: the body's schema (its length), then services/business."""
+    if body.validate({field: value}):
+        return False
+    try:
+        business._checked(field, value)
+        return True
+    except Refused:
+        return False
+
+
+@pytest.mark.parametrize("field", ["business_name", "default_canned_subject", "default_canned_body",
+                                   "support_email_local"])
+def test_the_declared_pattern_and_length_are_what_the_service_takes(client, field):
+    """A text the document allows (maxLength and pattern, read by Python's re as jsonschema does
+    and by an ECMA 262 engine as the fuzzer's jsonschema_rs does) is one the service keeps, and one
+    it refuses is refused (400 invalid_setting); null clears the field and is not a string."""
+    document = client.get("/api/openapi.json").get_json()
+    declared = {key: value for key, value in document["components"]["schemas"]["SettingsFields"]["properties"]
+                [field].items() if key in ("type", "maxLength", "pattern")}
+    assert set(declared) == {"type", "maxLength", "pattern"}
+    in_python = jsonschema.Draft4Validator(declared, format_checker=None)
+    in_ecma = jsonschema_rs.validator_for(declared)
+    body = SettingsFields()
+    mismatched = []
+    for value in _spread(declared["maxLength"]):
+        if (in_python.is_valid(value), in_ecma.is_valid(value)) != (_kept(field, value, body),) * 2:
+            mismatched.append(value)
+    assert not mismatched, [ascii(value) for value in mismatched[:10]]
+    assert re.search(declared["pattern"], "") and not body.validate({field: None})  # blank clears
 
 
 def test_the_canned_body_keeps_its_lines(client):

@@ -57,6 +57,48 @@ def test_a_path_parameter_never_takes_the_name_of_a_static_sibling_route(client,
     assert client.get("/store/any/checkout").status_code == 303  # the sibling route answers, as the router says
 
 
+# What a Unicode-mode ECMA 262 pattern (a JSON Schema validator such as ajv compiles with the u
+# flag) lets a backslash stand before: a syntax character, and `-` inside a class.
+_ECMA_ESCAPABLE = frozenset("^$\\.*+?()[]{}|/")
+
+
+def _refused_escapes(pattern: str) -> list[str]:
+    refused, in_class, index = [], False, 0
+    while index < len(pattern):
+        ch = pattern[index]
+        if ch == "\\":
+            escaped = pattern[index + 1:index + 2]
+            if escaped not in _ECMA_ESCAPABLE and not (in_class and escaped == "-"):
+                refused.append(pattern[index:index + 2])
+            index += 2
+            continue
+        in_class = (in_class and ch != "]") or (not in_class and ch == "[")
+        index += 1
+    return refused
+
+
+def _patterns(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            else:
+                yield from _patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _patterns(value)
+
+
+def test_every_pattern_is_one_an_ecma_262_unicode_pattern_reads(client):
+    """JSON Schema's patterns are ECMA 262; a JavaScript validator compiles them with the u flag,
+    where escaping a space, a line break or a letter that is not an escape is an error (Python's
+    re.escape writes those): the document escapes only what both dialects read alike."""
+    patterns = list(_patterns(client.get("/api/openapi.json").get_json()))
+    assert len(patterns) >= 20
+    assert {pattern[:80]: _refused_escapes(pattern) for pattern in patterns if _refused_escapes(pattern)} == {}
+    assert _refused_escapes("[\\ a]\\-") == ["\\ ", "\\-"]  # the check itself
+
+
 def test_document_records_the_decisions(client):
     info = client.get("/api/openapi.json").get_json()["info"]
     assert len(info["x-decisions"]) >= 5
