@@ -241,13 +241,21 @@ class Charge:
         self._settled = True
 
 
-def spend(account_id: int | None, bucket: str) -> Charge | None:
-    """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused."""
+_UNREAD = object()
+
+
+def spend(account_id: int | None, bucket: str, *, account=_UNREAD) -> Charge | None:
+    """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused.
+
+    `account`: the account's id, tier, term_ends_at and qualified referrals when the caller
+    read them in its own statement just before (find and feed: services/discovery/state.py),
+    None when that read found the account gone; read here otherwise."""
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
-    # The account's tier and its qualified referrals (plan_for) in one statement built once.
-    account = _ACCOUNT_PLAN.first(account_id=account_id)
+    if account is _UNREAD:
+        # The account's tier and its qualified referrals (plan_for) in one statement built once.
+        account = _ACCOUNT_PLAN.first(account_id=account_id)
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     plan = _plan(account, account.referrals)
@@ -329,7 +337,7 @@ _SPEND = Statement("meter_spend", _build_spend)
 
 
 @contextmanager
-def metered(account_id: int | None, bucket: str):
+def metered(account_id: int | None, bucket: str, *, account=_UNREAD):
     """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
 
     Put the expensive call, and the writes that depend on it, inside the block; an exception
@@ -337,7 +345,7 @@ def metered(account_id: int | None, bucket: str):
     credits come back. A block that has committed a change and may still raise calls
     `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
     """
-    charge = spend(account_id, bucket)
+    charge = spend(account_id, bucket, account=account)
     try:
         yield charge
     except BaseException:
