@@ -11,9 +11,11 @@ import sys
 class JsonLogFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message and any `fields` passed in extra."""
 
+    _stamp: tuple[int, str] = (-1, "")  # the last second formatted, and its text
+
     def format(self, record: logging.LogRecord) -> str:
         line = {
-            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "ts": self._second(record),
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
@@ -22,6 +24,15 @@ class JsonLogFormatter(logging.Formatter):
         if record.exc_info:
             line["traceback"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)
+
+    def _second(self, record: logging.LogRecord) -> str:
+        """formatTime(record, "%Y-%m-%dT%H:%M:%S"), formatted once per second (every request
+        logs a line; its time has no finer part)."""
+        second = int(record.created)
+        stamp = self._stamp
+        if stamp[0] != second:
+            stamp = self._stamp = (second, self.formatTime(record, "%Y-%m-%dT%H:%M:%S"))
+        return stamp[1]
 
 
 def configure_logging(settings) -> None:

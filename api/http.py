@@ -13,6 +13,7 @@ import time
 from urllib.parse import urlsplit
 
 from flask import g, jsonify, make_response, request
+from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import RequestRedirect
 
@@ -28,7 +29,20 @@ log = logging.getLogger("api.request")
 NO_STORE = "private, no-store, must-revalidate"
 
 
+class _UnusedFlaskSession(SecureCookieSessionInterface):
+    """Flask's cookie session, which the service never uses (its session is ff_session,
+    api/session.py): for a request without Flask's cookie, the empty session Flask would
+    open, without first building the signing serializer Flask builds on every request."""
+
+    def open_session(self, app, request):
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
+
+
 def install_request_conventions(app, settings) -> None:
+    app.session_interface = _UnusedFlaskSession()
+
     @app.before_request
     def start_request():
         g.request_id = secrets.token_hex(8)

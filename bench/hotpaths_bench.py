@@ -235,6 +235,13 @@ def prepare(app, env, args, logs: Path) -> dict:
     if args.history:
         stores = [f.product for r in ("store", "store-building") for f in groups.get(r, [])]
         history = add_history(args.history, tracked, stores, groups.get("find", []) + groups.get("feed", []))
+    else:
+        # The planner's figures of the tables just filled (add_history ends with the same): a
+        # short run would otherwise plan the feed's candidates on an empty table's estimates
+        # (a scan and sort of the whole catalog rather than the walk of its index).
+        from models.db import db
+
+        db.execute_sql("ANALYZE")
     close_connection()
 
     targets = {}

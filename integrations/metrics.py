@@ -76,6 +76,10 @@ class _HttpFigures:
         self.latency = Histogram("ff_http_request_duration_seconds", "Time to answer an HTTP request, by route and "
                                  "method, in seconds.", ["route", "method"], buckets=LATENCY_BUCKETS,
                                  registry=self.registry)
+        # (route, method, status) -> the counter's and the histogram's series: labels() checks
+        # and looks the series up under a lock on every call; the keys are bounded (URL rules,
+        # the standard methods, status codes).
+        self.series: dict[tuple, tuple] = {}
 
 
 _http: _HttpFigures | None = None
@@ -97,8 +101,13 @@ def observe_request(*, route: str | None, method: str, status: int, seconds: flo
     figures = _http_figures()
     route = route or "unmatched"
     method = method if method in _METHODS else "other"
-    figures.requests.labels(route, method, str(status)).inc()
-    figures.latency.labels(route, method).observe(seconds)
+    key = (route, method, status)
+    series = figures.series.get(key)
+    if series is None:
+        series = figures.series[key] = (figures.requests.labels(route, method, str(status)),
+                                        figures.latency.labels(route, method))
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 class _Forward:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
+from functools import lru_cache
 
 import peewee as pw
 
@@ -101,7 +102,14 @@ class Plan:
 
     def limits(self, bucket: Bucket) -> tuple[int, int]:
         """(five-hour limit, weekly limit) of a bucket."""
-        return _round(bucket.pro_5h * self.multiplier), _round(bucket.pro_week * self.multiplier)
+        return _limits(bucket.pro_5h, bucket.pro_week, self.multiplier)
+
+
+@lru_cache(maxsize=1024)
+def _limits(pro_5h: int, pro_week: int, multiplier: Fraction) -> tuple[int, int]:
+    # Exact fractions cost more than the rest of a usage read: a pure function of a few
+    # values (the buckets' Pro limits, the tiers' and referral steps' multipliers), kept.
+    return _round(pro_5h * multiplier), _round(pro_week * multiplier)
 
 
 def plan_for(account: Account) -> Plan:
@@ -147,7 +155,7 @@ class BucketState:
 
 def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
     w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
-    rows = {row.bucket: row for row in MeterUsage.select().where(MeterUsage.account == account_id)}
+    rows = {row.bucket: row for row in _USAGE_ROWS.rows(account_id=account_id)}
     states = {}
     for bucket in BUCKETS.values():
         row = rows.get(bucket.id)
@@ -163,12 +171,13 @@ def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
 
 def usage(account_id: int | None) -> dict:
     """The GET /api/usage body (reads, never spends)."""
-    account = Account.get_or_none(Account.id == account_id) if account_id is not None else None
+    # The account's tier and its qualified referrals (plan_for) in one statement built once.
+    account = _ACCOUNT_PLAN.first(account_id=account_id) if account_id is not None else None
     if account is None:
         # No subject to meter (spec 5.11): the tier an account starts with, and no features.
         free = Plan(Account.FREE, 0, _exact(TIER_MULTIPLIERS[Account.FREE]), Fraction(1))
         return _header(False, free) | {"features": []}
-    plan = plan_for(account)
+    plan = _plan(account, account.referrals)
     states = _states(account.id, plan, clock.time())
     features = [{
         "feature": s.bucket.id,
@@ -232,13 +241,21 @@ class Charge:
         self._settled = True
 
 
-def spend(account_id: int | None, bucket: str) -> Charge | None:
-    """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused."""
+_UNREAD = object()
+
+
+def spend(account_id: int | None, bucket: str, *, account=_UNREAD) -> Charge | None:
+    """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused.
+
+    `account`: the account's id, tier, term_ends_at and qualified referrals when the caller
+    read them in its own statement just before (find and feed: services/discovery/state.py),
+    None when that read found the account gone; read here otherwise."""
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
-    # The account's tier and its qualified referrals (plan_for) in one statement built once.
-    account = _ACCOUNT_PLAN.first(account_id=account_id)
+    if account is _UNREAD:
+        # The account's tier and its qualified referrals (plan_for) in one statement built once.
+        account = _ACCOUNT_PLAN.first(account_id=account_id)
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     plan = _plan(account, account.referrals)
@@ -305,13 +322,22 @@ def _build_spend():
     ))
 
 
+def _build_usage_rows():
+    """An account's counters, every bucket (read by GET /api/usage and a refused spend)."""
+    return (MeterUsage.select(MeterUsage.bucket.alias("bucket"), MeterUsage.window_5h.alias("window_5h"),
+                              MeterUsage.used_5h.alias("used_5h"), MeterUsage.window_week.alias("window_week"),
+                              MeterUsage.used_week.alias("used_week"))
+            .where(MeterUsage.account == Param("account_id")))
+
+
 _ACCOUNT_PLAN = Statement("meter_plan", _build_account_plan)
+_USAGE_ROWS = Statement("meter_usage", _build_usage_rows)
 _ENSURE_ROW = Statement("meter_row", _build_ensure_row)
 _SPEND = Statement("meter_spend", _build_spend)
 
 
 @contextmanager
-def metered(account_id: int | None, bucket: str):
+def metered(account_id: int | None, bucket: str, *, account=_UNREAD):
     """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
 
     Put the expensive call, and the writes that depend on it, inside the block; an exception
@@ -319,7 +345,7 @@ def metered(account_id: int | None, bucket: str):
     credits come back. A block that has committed a change and may still raise calls
     `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
     """
-    charge = spend(account_id, bucket)
+    charge = spend(account_id, bucket, account=account)
     try:
         yield charge
     except BaseException:

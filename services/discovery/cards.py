@@ -29,7 +29,10 @@ def _money(value) -> float:
 
 def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until: datetime | None = None,
          claimed: bool = False) -> dict:
-    """A product as the find endpoints show it (the card fields of decisions.md)."""
+    """A product as the find endpoints show it (the card fields of decisions.md), its `trends`
+    filled by `with_trends`. Built in the shape api/discovery.CardSchema dumps it to (its
+    fields, in its order, each of its JSON type): find and feed send it without a dump
+    (tests/test_card_shape.py dumps every form through the schema and compares)."""
     price, cost = Decimal(product.price), Decimal(product.cost)
     images = product.images or []
     body = {
@@ -45,6 +48,7 @@ def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until:
         "currency": product.currency,
         "evidence_count": gate.evidence_count if gate is not None else 0,
         "evidence_latest": _iso_date(gate.evidence_latest) if gate is not None else None,
+        "trends": [],  # with_trends fills it; here, it is in CardSchema's place
         "rank": product.rank,
         "yours": yours,
     }

@@ -210,7 +210,7 @@ def find(*, session: Session) -> tuple[dict, list[Job]]:
             product, gate_row = product_rows([resolved.claimed_product_id])[resolved.claimed_product_id]
             return with_trends([card(product, gate_row, yours=True, claimed=True)])[0], []
         raise Refused("claim_limit_reached", **state.allowance.fields())
-    with metered(owner.account_id, METER_BUCKET):
+    with metered(owner.account_id, METER_BUCKET, account=state.account):
         served = _serve_live(owner, state, now, gate, day, spare=0)
         if served is not None:
             return with_trends([served.own])[0], _record_shown(owner, state, served, now, observe=[])
@@ -233,7 +233,7 @@ def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
     state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE + SPARE_CANDIDATES)
     if state.allowance.finds_remaining == 0:
         return [], []
-    with metered(owner.account_id, METER_BUCKET):
+    with metered(owner.account_id, METER_BUCKET, account=state.account):
         served = _serve_live(owner, state, now, gate, day, spare=FEED_SIZE - 1)
         if served is not None:
             jobs = _record_shown(owner, state, served, now, observe=[r.product_id for r in served.spare if r.watched])

@@ -19,7 +19,7 @@ from datetime import date, datetime
 
 import peewee as pw
 
-from models.account import Milestone
+from models.account import Account, Milestone, Referral, ReferralCode
 from models.catalog import Product
 from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
@@ -45,6 +45,13 @@ class OwnerState:
     missing_milestones: tuple  # (name, session_id, account_id) rows a find or feed must record
     candidates: tuple | None = None  # the best candidates (cards.Candidate), when asked for
     candidates_limit: int = 0  # how many were asked for (fewer came back when fewer are free)
+    # A bound owner's account as the meter reads it (id, tier, term_ends_at, referrals: what
+    # meter.spend would read next), None when the account is gone; unbound: None too.
+    account: object | None = None
+
+
+# The account's columns the meter's spend reads (services/meter._build_account_plan's).
+AccountPlan = namedtuple("AccountPlan", "id tier term_ends_at referrals")
 
 
 def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0) -> OwnerState:
@@ -69,9 +76,12 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     if bound:
         missing += [(name, None, owner.account_id)
                     for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1), strict=True) if not reached]
+    account = AccountPlan(owner.account_id, row.plan_tier, row.plan_term_ends_at, row.plan_referrals) \
+        if bound and row.plan_tier is not None else None
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
-                      missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates)
+                      missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates,
+                      account=account)
 
 
 def _reached(name: str, bound_to_account: bool):
@@ -107,11 +117,26 @@ def _build(bound: bool):
         # together with it, and only a product the session saw can be selected), so only a
         # bound owner, whose hold may come from another device, needs the lookup.
         (seen_flag(owner, Product.product_id) if bound else pw.SQL("1")).alias("held_seen"),
+        # A bound owner's plan, as the meter's spend reads it (services/meter.py): read here, a
+        # find or feed spends without a statement of its own to read it.
+        *(_plan_columns() if bound else [pw.SQL("NULL").alias(name) for name in _PLAN_COLUMNS]),
     ]
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
     return (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
             .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
             .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
+
+
+_PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
+
+
+def _plan_columns():
+    account = Account.select
+    qualified = (Referral.select(pw.fn.COUNT(Referral.id)).join(ReferralCode)
+                 .where(ReferralCode.account == Param("account_id"), Referral.qualified_at.is_null(False)))
+    return [account(Account.tier).where(Account.id == Param("account_id")).alias("plan_tier"),
+            account(Account.term_ends_at).where(Account.id == Param("account_id")).alias("plan_term_ends_at"),
+            qualified.alias("plan_referrals")]
 
 
 def _build_with_candidates(bound: bool, limit: int):
