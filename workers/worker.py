@@ -36,8 +36,34 @@ BROKER_BEAT_SECONDS = 1.0  # well inside WORKER_LOST_SECONDS (at least 3)
 POLL_MS = 1000
 
 
-def _beat_missed(where: str, exc: Exception) -> None:
-    log.warning("worker beat not recorded", extra={"fields": {"beat": where, "error": f"{type(exc).__name__}: {exc}"}})
+# While Redis or the database is away, a beat is missed every second: the log says so when it
+# starts, then at most once a minute with how many were missed, and once when beats are back.
+MISSED_BEAT_LOG_SECONDS = 60.0
+
+
+class MissedBeats:
+    """The log of one beat (the broker's or the database's) while it cannot be recorded."""
+
+    def __init__(self, beat: str, clock=time.monotonic):
+        self.beat, self.clock = beat, clock
+        self.missed = 0  # since beats stopped being recorded (0: they are)
+        self.unsaid = 0  # missed since the last line said so
+        self.said_at = 0.0
+
+    def miss(self, exc: Exception) -> None:
+        now = self.clock()
+        self.missed += 1
+        self.unsaid += 1
+        if self.missed == 1 or now - self.said_at >= MISSED_BEAT_LOG_SECONDS:
+            log.warning("worker beat not recorded", extra={"fields": {
+                "beat": self.beat, "error": f"{type(exc).__name__}: {exc}", "missed": self.missed,
+                "missed_since_last_line": self.unsaid}})
+            self.said_at, self.unsaid = now, 0
+
+    def recorded(self) -> None:
+        if self.missed:
+            log.info("worker beat recorded again", extra={"fields": {"beat": self.beat, "missed": self.missed}})
+            self.missed = self.unsaid = 0
 
 
 class WorkerPool:
@@ -71,6 +97,7 @@ class WorkerPool:
         from workers.broker import keep_broker_heartbeat
 
         next_row = 0.0
+        broker_beats, database_beats = MissedBeats("broker"), MissedBeats("database")
         while not self._stop_beating.is_set():
             now = time.monotonic()
             # Each beat on its own: with Redis away the database still hears from this worker
@@ -78,14 +105,16 @@ class WorkerPool:
             # outage outlasts WORKER_STALE_SECONDS), and the other way round.
             try:
                 keep_broker_heartbeat(self.broker)
+                broker_beats.recorded()
             except Exception as exc:  # Redis is away: the next beat tries again
-                _beat_missed("broker", exc)
+                broker_beats.miss(exc)
             if now >= next_row:
                 try:
                     record_worker_beat(_name())
                     next_row = now + self.settings.heartbeat_seconds
+                    database_beats.recorded()
                 except Exception as exc:  # the database is away: the next beat tries again
-                    _beat_missed("database", exc)
+                    database_beats.miss(exc)
                 finally:
                     close_connection()
             self._stop_beating.wait(BROKER_BEAT_SECONDS)
