@@ -8,13 +8,12 @@ import pytest
 from models.db import connect_database, db, is_sqlite
 from tests.conftest import TEST_DATABASE_URL
 
-pytestmark = pytest.mark.skipif(not TEST_DATABASE_URL, reason="the pool is PostgreSQL's")
+pytestmark = pytest.mark.servers  # the pool is PostgreSQL's: runs in CI's PostgreSQL pass
 
 
 @pytest.fixture
 def pool(monkeypatch):
-    if is_sqlite():
-        pytest.skip("the pool is PostgreSQL's")
+    assert not is_sqlite(), "a `servers` test: run it against PostgreSQL (TEST_DATABASE_URL)"
     database = connect_database(TEST_DATABASE_URL, pool_size=2, pool_timeout=5)
     checks = []
     adapter = database._adapter
