@@ -137,6 +137,25 @@ def test_get_ad_starts_the_job_when_the_store_is_built_and_no_ad_exists(founder,
     assert ad_of(client)["version"] == 1
 
 
+def test_an_ad_job_finishing_while_the_ad_is_read_is_never_said_not_to_be_written(founder, run_jobs, monkeypatch):
+    """GET /api/ad reads the founder's latest ad job, then whether one is active: a job that
+    finishes (refused by the meter) between the two reads was still being written when read."""
+    client = ad_founder(founder, run_jobs)
+    Ad.delete().execute()
+    job = Job.get(Job.kind == ads.AD_BUILD)
+    Job.update(status=Job.RUNNING, result=None).where(Job.id == job.id).execute()
+    monkeypatch.setattr(ads, "start_if_missing", lambda *, session: [])  # the running job will write it
+    reads_after = ads.active_job
+
+    def finished_meanwhile(**where):
+        Job.update(status=Job.DONE, result={"refused": {"reason": "usage_limit_reached"}}).where(
+            Job.id == job.id).execute()
+        return reads_after(**where)
+
+    monkeypatch.setattr(ads, "active_job", finished_meanwhile)
+    assert refusal(client.get("/api/ad"), 404, "not_found")["building"] is True
+
+
 def test_an_unknown_platform_is_400_invalid_platform(founder, run_jobs):
     client = ad_founder(founder, run_jobs)
     refusal(client.get("/api/ad?platform=tiktok"), 400, "invalid_platform")

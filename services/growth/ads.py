@@ -218,8 +218,11 @@ def own_ad(session) -> Ad:
     refused = (latest.result or {}).get("refused") if latest is not None and latest.status == Job.DONE else None
     if refused is not None and clock.time() < refused.get("resets_at", 0):
         raise Refused(**refused)
-    building = active_job(kind=AD_BUILD, subject=subject(store.product_id)) is not None or builds.busy(
-        store.product_id)
+    # The job read above is the answer when it is still running: read again, it may have
+    # finished (refused) in between, and "not found, not being written" would be said of an
+    # ad whose job just ran.
+    building = (latest is not None and latest.status in Job.ACTIVE) or active_job(
+        kind=AD_BUILD, subject=subject(store.product_id)) is not None or builds.busy(store.product_id)
     raise Refused("not_found", NO_AD + (" It is being written now." if building else ""), building=building)
 
 
