@@ -284,13 +284,27 @@ def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int,
     return execute_together((_ENSURE_ROW, (), values), (_SPEND, (), values)) == 1
 
 
+def _qualified_referrals(account_id):
+    """The count of the account's qualified referrals (referrals.qualified_count), as a subquery."""
+    return (Referral.select(pw.fn.COUNT(Referral.id)).join(ReferralCode)
+            .where(ReferralCode.account == account_id, Referral.qualified_at.is_null(False)))
+
+
 def _build_account_plan():
     """The account's tier, its term's end and its qualified referrals (qualified_count)."""
-    qualified = (Referral.select(pw.fn.COUNT(Referral.id)).join(ReferralCode)
-                 .where(ReferralCode.account == Account.id, Referral.qualified_at.is_null(False)))
     return (Account.select(Account.id.alias("id"), Account.tier.alias("tier"), Account.term_ends_at.alias("term_ends_at"),
-                           qualified.alias("referrals"))
+                           _qualified_referrals(Account.id).alias("referrals"))
             .where(Account.id == Param("account_id")))
+
+
+def plan_columns(account_id) -> list:
+    """What _build_account_plan reads, as three columns (plan_tier, plan_term_ends_at,
+    plan_referrals) of another statement: find and feed read the plan with their own state
+    (services/discovery/state.py) and hand it to `spend(account=...)`."""
+    of_account = Account.id == account_id
+    return [Account.select(Account.tier).where(of_account).alias("plan_tier"),
+            Account.select(Account.term_ends_at).where(of_account).alias("plan_term_ends_at"),
+            _qualified_referrals(account_id).alias("plan_referrals")]
 
 
 def _build_ensure_row():

@@ -19,11 +19,11 @@ from datetime import date, datetime
 
 import peewee as pw
 
-from models.account import Account, Milestone, Referral, ReferralCode
+from models.account import Milestone
 from models.catalog import Product
 from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
-from services import milestones
+from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
 from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
@@ -119,7 +119,7 @@ def _build(bound: bool):
         (seen_flag(owner, Product.product_id) if bound else pw.SQL("1")).alias("held_seen"),
         # A bound owner's plan, as the meter's spend reads it (services/meter.py): read here, a
         # find or feed spends without a statement of its own to read it.
-        *(_plan_columns() if bound else [pw.SQL("NULL").alias(name) for name in _PLAN_COLUMNS]),
+        *(meter.plan_columns(Param("account_id")) if bound else [pw.SQL("NULL").alias(name) for name in _PLAN_COLUMNS]),
     ]
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
     return (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
@@ -128,15 +128,6 @@ def _build(bound: bool):
 
 
 _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
-
-
-def _plan_columns():
-    account = Account.select
-    qualified = (Referral.select(pw.fn.COUNT(Referral.id)).join(ReferralCode)
-                 .where(ReferralCode.account == Param("account_id"), Referral.qualified_at.is_null(False)))
-    return [account(Account.tier).where(Account.id == Param("account_id")).alias("plan_tier"),
-            account(Account.term_ends_at).where(Account.id == Param("account_id")).alias("plan_term_ends_at"),
-            qualified.alias("plan_referrals")]
 
 
 def _build_with_candidates(bound: bool, limit: int):
