@@ -229,6 +229,14 @@ def _forget(connection) -> None:
         _prepared.pop(connection, None)
 
 
+def loaded(model, values: dict):
+    """A model instance from a statement's row (`values`, its fields by name), as peewee leaves
+    a row it loaded itself: no defaults filled in, nothing marked dirty."""
+    instance = model(__no_default__=1, **values)
+    instance._dirty.clear()
+    return instance
+
+
 def execute_together(*runs) -> int:
     """Runs write statements `(statement, shape, values)` in turn as one atomic step and
     returns the last one's row count.

@@ -12,7 +12,7 @@ from models.ad_balance import AdTopup
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
 from models.clock import utcnow
-from models.compiled import Param, Statement
+from models.compiled import Param, Statement, loaded
 from models.db import is_sqlite, transaction
 from models.desk import KeywordRule, Ticket
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
@@ -36,9 +36,7 @@ def find_session(cookie_value: str | None) -> Session | None:
     row = _BY_TOKEN_HASH.first(token_hash=hash_token(cookie_value))
     if row is None:
         return None
-    session = Session(__no_default__=1, **row._asdict())
-    session._dirty.clear()  # as peewee leaves a row it loaded
-    return session
+    return loaded(Session, row._asdict())
 
 
 # Every request looks its session up: the statement is built once (models/compiled.py).

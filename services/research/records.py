@@ -23,7 +23,7 @@ from config import get_settings
 from models import evidence_kinds as kinds
 from models.catalog import Evidence, Product
 from models.clock import utcnow
-from models.compiled import Param, Statement
+from models.compiled import Param, Statement, loaded
 from models.db import transaction
 from models.job import Job
 from models.research import Research
@@ -181,9 +181,7 @@ def current(product_id: str) -> Current:
     if found is not None:
         wanted = _digest(product_id, found, utcnow().date(), get_settings())
         if found.product is not None:
-            row = Research(__no_default__=1, **{name: getattr(found, name)
-                                                for name in Research._meta.sorted_field_names})
-            row._dirty.clear()  # as peewee leaves a row it loaded
+            row = loaded(Research, {name: getattr(found, name) for name in Research._meta.sorted_field_names})
     if row is not None and row.fingerprint == wanted:
         return Current(row, False, None, False)
     if wanted is None:  # the product left the catalog: nothing to compute
