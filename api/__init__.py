@@ -26,8 +26,10 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
     import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
+    from api.json_out import JSONProvider
 
     app = Flask(__name__, static_folder="static", static_url_path="/static", template_folder=str(ROOT / "templates"))
+    app.json = JSONProvider(app)  # orjson for plain answers (api/json_out.py)
     app.config.update(SECRET_KEY=settings.secret_key, MAX_CONTENT_LENGTH=settings.max_body_bytes, JSON_SORT_KEYS=False)
     app.json.sort_keys = False
     # /api/x and /api/x/ are one route; no redirects (a redirect is an HTML-bodied 308).

@@ -31,6 +31,9 @@ class ProductGate(BaseModel):
     # null when the product has fewer rows. "At least N rows within D days" is then
     # gate_date >= today - D.
     gate_date = pw.DateField(null=True)
+    # A token each refresh writes anew (uuid4 hex): the product's evidence as of that refresh.
+    # Find and feed keep a card's trends under it (services/discovery/card_cache.py).
+    evidence_version = pw.CharField(max_length=32, null=True)
 
     class Meta:
         table_name = "product_gate"

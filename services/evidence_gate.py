@@ -24,6 +24,7 @@ EVIDENCE_MIN_ROWS later needs `refresh()` over the whole catalog
 """
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -127,29 +128,32 @@ def refresh(product_ids=None, *, gate: Gate | None = None) -> int:
     never served.
     """
     gate = gate or current_gate()
+    # The evidence's new version: whatever changed, a card's trends kept under the old one are
+    # not read again (services/discovery/card_cache.py).
+    version = uuid.uuid4().hex
     with transaction():
         if product_ids is None:
             ProductGate.delete().execute()
-            return _insert(Product.select(Product.product_id), gate)
+            return _insert(Product.select(Product.product_id), gate, version)
         ids = list(dict.fromkeys(product_ids))
         done = 0
         for start in range(0, len(ids), BATCH):
             chunk = ids[start:start + BATCH]
             ProductGate.delete().where(ProductGate.product.in_(chunk)).execute()
-            done += _insert(Product.select(Product.product_id).where(Product.product_id.in_(chunk)), gate)
+            done += _insert(Product.select(Product.product_id).where(Product.product_id.in_(chunk)), gate, version)
         return done
 
 
-def _insert(which, gate: Gate) -> int:
+def _insert(which, gate: Gate, version: str) -> int:
     ev = Evidence.alias("ev")
     owned = ev.product == Product.product_id
     count = ev.select(pw.fn.COUNT(ev.id)).where(owned)
     latest = ev.select(pw.fn.MAX(ev.date)).where(owned)
     nth = ev.select(ev.date).where(owned).order_by(ev.date.desc()).limit(1).offset(gate.min_rows - 1)
     margin = pw.fn.ROUND((Product.price - Product.cost) * 100.0 / Product.price, 2)
-    query = (Product.select(Product.product_id, Product.rank, margin, count, latest, nth)
+    query = (Product.select(Product.product_id, Product.rank, margin, count, latest, nth, pw.Value(version))
              .where(Product.product_id.in_(which)))
     ProductGate.insert_from(query, [ProductGate.product, ProductGate.rank, ProductGate.margin_pct,
                                     ProductGate.evidence_count, ProductGate.evidence_latest,
-                                    ProductGate.gate_date]).execute()
+                                    ProductGate.gate_date, ProductGate.evidence_version]).execute()
     return ProductGate.select().where(ProductGate.product.in_(which)).count()

@@ -134,3 +134,19 @@ def test_m0024_keeps_connections_and_samples_made_before_it_naming_no_line(scrat
     assert scratch_database.execute_sql(
         "SELECT id, supplier, sku, name, offers_product_id FROM sample_order").fetchall() == [
         ("s1", "Yiwu Bright Goods", "YBG-1", None, None)]
+
+
+def test_m0041_gives_the_gate_rows_there_before_one_evidence_version(scratch_database):
+    """Rows computed before it get one token, so their cards are read afresh once, then kept."""
+    for name in [n for n in migration_names() if n < "m0041"]:
+        with scratch_database.atomic():
+            importlib.import_module(f"models.migrations.{name}").upgrade(scratch_database)
+    scratch_database.execute_sql("INSERT INTO product (product_id, name, description, category, price, cost, currency, "
+                                 "images, rank, extra, created_at, updated_at) VALUES ('p1', 'P', 'D', 'C', 30, 10, "
+                                 "'USD', '[]', 1, '{}', '2026-11-01', '2026-11-01')")
+    scratch_database.execute_sql("INSERT INTO product_gate (product_id, rank, margin_pct, evidence_count) "
+                                 "VALUES ('p1', 1, 66.67, 2)")
+    with scratch_database.atomic():
+        importlib.import_module("models.migrations.m0041_evidence_version").upgrade(scratch_database)
+    (version,), = scratch_database.execute_sql("SELECT evidence_version FROM product_gate").fetchall()
+    assert isinstance(version, str) and len(version) == 32 and int(version, 16) >= 0

@@ -16,7 +16,7 @@ from models.clock import utcnow
 from models.db import transaction
 from models.discovery import Claim, ClaimAllowance, ShareAction
 from models.session import Session
-from services.discovery.cards import card, product_rows, with_trends
+from services.discovery.cards import card, product_rows, version_of, with_trends
 from services.ownership import Owner, owner_of
 from services.referrals import code_for
 
@@ -55,7 +55,8 @@ def claims(*, session: Session) -> dict:
            .order_by(Claim.created_at.desc(), Claim.id.desc())]
     rows = product_rows(ids)
     return {"status": "ok", **allowance_of(owner).fields(),
-            "claimed": with_trends([card(*rows[pid], yours=True, claimed=True) for pid in ids if pid in rows])}
+            "claimed": with_trends([card(*rows[pid], yours=True, claimed=True) for pid in ids if pid in rows],
+                                   [version_of(rows[pid][1]) for pid in ids if pid in rows])}
 
 
 def ensure_allowance_row(key: str, now: datetime) -> None:

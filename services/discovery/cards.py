@@ -15,6 +15,7 @@ from models.clock import iso
 from models.compiled import Param, Statement
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
 from services import evidence_gate
+from services.discovery import card_cache
 from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
@@ -59,18 +60,33 @@ def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until:
     return body
 
 
-def with_trends(cards: list[dict]) -> list[dict]:
+def with_trends(cards: list[dict], versions=None) -> list[dict]:
     """Adds to each card `trends`, its dated evidence as series the app draws as sparklines
-    (models/evidence_kinds.trends), read for every card in one query (Evidence's (product,
-    date) index; a feed has at most FEED_SIZE cards, however large the catalog)."""
-    rows: dict[str, list] = {c["product_id"]: [] for c in cards}
+    (models/evidence_kinds.trends). `versions`, one per card, are their gate rows'
+    evidence_version: trends kept under a card's version are served as kept
+    (services/discovery/card_cache.py); the others are read for every such card in one
+    query (Evidence's (product, date) index; a feed has at most FEED_SIZE cards, however
+    large the catalog) and kept when they have a version."""
+    versions = list(versions) if versions is not None else [None] * len(cards)
+    keys = [(c["product_id"], version) for c, version in zip(cards, versions, strict=True)]
+    found = card_cache.kept([key for key in keys if key[1] is not None])
+    rows: dict[str, list] = {key[0]: [] for key in keys if key not in found}
     if rows:
         ids = list(rows)
         for row in _EVIDENCE.rows(len(ids), **{f"p{n}": pid for n, pid in enumerate(ids)}):
             rows[row.product].append(row)
-    for c in cards:
-        c["trends"] = kinds.trends(rows[c["product_id"]], most=TREND_SERIES, points=TREND_POINTS)
+        fresh = {key: kinds.trends(rows[key[0]], most=TREND_SERIES, points=TREND_POINTS)
+                 for key in dict.fromkeys(keys) if key not in found}
+        card_cache.keep({key: trends for key, trends in fresh.items() if key[1] is not None})
+        found.update(fresh)
+    for c, key in zip(cards, keys, strict=True):
+        c["trends"] = found[key]
     return cards
+
+
+def version_of(gate: ProductGate | None) -> str | None:
+    """A gate row's evidence version (None without a gate row: its trends are read afresh)."""
+    return gate.evidence_version if gate is not None else None
 
 
 def _build_evidence(count: int):
@@ -154,7 +170,8 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
 
 # The columns of a candidate's row (`candidates_query`), best first by (feed_rank, product_id).
 CANDIDATE_COLUMNS = ("product_id", "name", "description", "category", "price", "cost", "currency", "images", "rank",
-                     "margin_pct", "evidence_count", "evidence_latest", "gate_date", "seen", "watched", "feed_rank")
+                     "margin_pct", "evidence_count", "evidence_latest", "gate_date", "evidence_version", "seen", "watched",
+                     "feed_rank")
 Candidate = namedtuple("Candidate", CANDIDATE_COLUMNS)
 
 
@@ -165,7 +182,7 @@ def candidates_query(bound: bool, limit: int, excluded: int):
     query = (ProductGate.select(ProductGate.product.alias("product_id"), Product.name, Product.description,
                                 Product.category, Product.price, Product.cost, Product.currency, Product.images,
                                 Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
-                                ProductGate.evidence_latest, ProductGate.gate_date,
+                                ProductGate.evidence_latest, ProductGate.gate_date, ProductGate.evidence_version,
                                 seen_flag(owner, ProductGate.product).alias("seen"),
                                 pw.fn.EXISTS(_open_watch_on(ProductGate.product)).alias("watched"),
                                 ProductGate.rank.alias("feed_rank"))

@@ -39,7 +39,7 @@ from models.job import Job
 from models.session import Session
 from services import evidence_gate, milestones, watches
 from services.discovery.allowance import allowance_of, ensure_allowance_row, spend_claim
-from services.discovery.cards import candidates, card, product_rows, why_nothing, with_trends
+from services.discovery.cards import candidates, card, product_rows, version_of, why_nothing, with_trends
 from services.discovery.resolver import CLAIMED, resolve_owner
 from services.discovery.state import OwnerState, read_state
 from services.errors import Refused
@@ -107,6 +107,12 @@ class _Served:
     released: list  # products whose hold this call gave up
     reason: str | None  # why there is no own product
     own_seen: bool = False  # the own product is recorded as seen already
+    own_version: str | None = None  # the own product's evidence version (cards.with_trends)
+
+    def cards(self) -> list[dict]:
+        """The own card then the spare candidates' cards, with their trends."""
+        return with_trends([self.own] + [card(row, row, yours=False) for row in self.spare],
+                           [self.own_version] + [row.evidence_version for row in self.spare])
 
 
 def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served | None:
@@ -120,7 +126,7 @@ def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date,
     else:
         others = candidates(owner, now, gate, day, spare) if spare else []
     own = card(held, held, yours=True, held_until=state.resolved.held_until)
-    return _Served(own, others, [], None, own_seen=state.held_seen)
+    return _Served(own, others, [], None, own_seen=state.held_seen, own_version=held.evidence_version)
 
 
 def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served:
@@ -146,7 +152,8 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
                 if kept:
                     released += others
                     own = card(row, row, yours=True, held_until=until)
-                    return _Served(own, rows[index + 1:index + 1 + spare], released, None, own_seen=bool(row.seen))
+                    return _Served(own, rows[index + 1:index + 1 + spare], released, None, own_seen=bool(row.seen),
+                                   own_version=row.evidence_version)
             lost.append(row.product_id)
         if not rows:
             break
@@ -208,18 +215,18 @@ def find(*, session: Session) -> tuple[dict, list[Job]]:
         # Nothing to find: the founder's product is its claim (no charge, no work).
         if resolved is not None and resolved.claimed_product_id is not None:
             product, gate_row = product_rows([resolved.claimed_product_id])[resolved.claimed_product_id]
-            return with_trends([card(product, gate_row, yours=True, claimed=True)])[0], []
+            return with_trends([card(product, gate_row, yours=True, claimed=True)], [version_of(gate_row)])[0], []
         raise Refused("claim_limit_reached", **state.allowance.fields())
     with metered(owner.account_id, METER_BUCKET, account=state.account):
         served = _serve_live(owner, state, now, gate, day, spare=0)
         if served is not None:
-            return with_trends([served.own])[0], _record_shown(owner, state, served, now, observe=[])
+            return served.cards()[0], _record_shown(owner, state, served, now, observe=[])
         with transaction():
             served = _mint(owner, state, now, gate, day, spare=0)
             if served.own is None:
                 raise Refused(served.reason)
             jobs = _record_shown(owner, state, served, now, observe=served.released)
-    return with_trends([served.own])[0], jobs
+    return served.cards()[0], jobs
 
 
 def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
@@ -244,7 +251,7 @@ def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
                     raise Refused(served.reason)
                 jobs = _record_shown(owner, state, served, now,
                                      observe=served.released + [r.product_id for r in served.spare if r.watched])
-    return with_trends([served.own] + [card(row, row, yours=False) for row in served.spare]), jobs
+    return served.cards(), jobs
 
 
 # --- Select, claim and pass ------------------------------------------------------------------
@@ -408,14 +415,14 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
         released = Hold.delete().where(owner.owns(Hold), Hold.product == target).execute()
         state = read_state(owner, now)
         if state.allowance.finds_remaining == 0:
-            following, reason = None, "claim_limit_reached"
+            following, reason, version = None, "claim_limit_reached", None
         else:
             served = _serve_live(owner, state, now, gate, day, spare=0) or _mint(owner, state, now, gate, day, spare=0)
-            following, reason = served.own, served.reason
+            following, reason, version = served.own, served.reason, served.own_version
         if following is not None and not served.own_seen:
             _record_seen(owner, [following["product_id"]], now)
         jobs = watches.observe_available([target] if released else [], now=now)
-    body = {"status": PASSED, "passed": target, "next": with_trends([following])[0] if following else None}
+    body = {"status": PASSED, "passed": target, "next": with_trends([following], [version])[0] if following else None}
     if following is None:
         body.update(reason=reason, explanation=sentence(reason))
     return body, jobs

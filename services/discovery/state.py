@@ -33,7 +33,7 @@ MILESTONES = (milestones.FIND_SERVED, milestones.SHOWN_FIELD)  # what a find or 
 # What the held product's card shows, besides its id (a candidate's row has the same names).
 CARD_FIELDS = (Product.name, Product.description, Product.category, Product.price, Product.cost, Product.currency,
                Product.images, Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
-               ProductGate.evidence_latest, ProductGate.gate_date)
+               ProductGate.evidence_latest, ProductGate.gate_date, ProductGate.evidence_version)
 
 
 @dataclass(frozen=True)
