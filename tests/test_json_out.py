@@ -4,7 +4,7 @@ is written by Flask's provider as before, byte for byte."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
@@ -51,7 +51,7 @@ def test_plain_answers_mean_what_flasks_provider_wrote(providers, value):
 
 NOT_PLAIN = [
     {"amount": Decimal("12.30")},
-    {"when": datetime(2026, 11, 27, 9, 30, tzinfo=timezone.utc), "day": date(2026, 11, 27)},
+    {"when": datetime(2026, 11, 27, 9, 30, tzinfo=UTC), "day": date(2026, 11, 27)},
     {"big": 2**70},
     {"word": Word("subclass")},
     [1, {"nested": Decimal("1.5")}],
