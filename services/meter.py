@@ -276,11 +276,15 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD) -> Charge | N
 def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int, limit_week: int) -> bool:
     """The one atomic check-and-spend of both windows; True when the credits were spent.
 
-    The row is made if missing, then the conditional UPDATE spends: both statements built
-    once, run as one atomic step (on PostgreSQL one round trip, see
-    models.compiled.execute_together). The row count of the UPDATE alone says allowed."""
+    The conditional UPDATE spends, and its row count alone says allowed. An account's row
+    for a bucket is made by its first spend and kept (a new window resets it in place), so
+    the UPDATE is tried alone first; when it changes nothing (no row yet, or no room) the row
+    is made if missing and the UPDATE tried again, both as one atomic step (on PostgreSQL
+    one round trip, see models.compiled.execute_together). Both statements are built once."""
     values = {"account_id": account_id, "bucket": bucket.id, "w5": w5, "ww": ww, "cost": bucket.cost,
               "limit_5h": limit_5h, "limit_week": limit_week}
+    if _SPEND.execute(**values) == 1:
+        return True
     return execute_together((_ENSURE_ROW, (), values), (_SPEND, (), values)) == 1
 
 

@@ -201,6 +201,13 @@ def candidates_query(bound: bool, limit: int, excluded: int):
 _CANDIDATES = Statement("feed_candidates", candidates_query)
 
 
+def candidate_decoder(bound: bool, limit: int):
+    """How a candidate's columns (CANDIDATE_COLUMNS, as a row of their own) are read back:
+    as `candidates` reads them (services/discovery/state.py reads them in a statement whose
+    first part does not name their fields)."""
+    return _CANDIDATES.text(bound, limit, 0).decode
+
+
 def why_nothing(owner: Owner, now: datetime, gate, day: date) -> str:
     """Why no candidate is left for this owner (only asked when there is none)."""
     servable = (ProductGate.select().where(evidence_gate.servable(gate, day),

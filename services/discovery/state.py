@@ -25,7 +25,7 @@ from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
 from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
-from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
+from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidate_decoder, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 
@@ -62,12 +62,13 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     found = None
     if candidates:
-        # One row per candidate, each repeating the state's columns: those are read once.
+        # The state's row first, then one row per candidate (_build_with_candidates).
         text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
         width = len(rows[0]) - len(CANDIDATE_COLUMNS)
-        row = _STATE_ROW._make(text.decode(rows[0], 0, width))
-        found = tuple(Candidate._make(text.decode(r, width)) for r in rows if r[width] is not None)
+        row = _STATE_ROW._make(text.decode(rows[0], 1, width))
+        decode = candidate_decoder(bound, candidates)
+        found = tuple(Candidate._make(decode(r[width:])) for r in rows[1:])
     else:
         row = _STATE.first(bound, **values)
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
@@ -131,15 +132,22 @@ _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
 
 
 def _build_with_candidates(bound: bool, limit: int):
-    """The state row joined with the best `limit` candidates: one row per candidate (one
-    row with empty candidate columns when there is none), best first."""
+    """The state's row, then the best `limit` candidates, best first: one statement in two
+    parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
+    of a feed's sixteen candidate rows repeated the state's 27 columns, the held product's
+    card among them, for the server to write and the driver to read.) The candidates'
+    columns are read back as `cards.candidates_query` reads them (`candidate_decoder`)."""
     state = _build(bound).alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
-    columns = [getattr(state.c, c._alias).alias(c._alias) for c in _build(bound)._returning]
-    columns += [getattr(best.c, name).alias(f"candidate_{name}") for name in CANDIDATE_COLUMNS]
-    return (pw.Select(from_list=[state], columns=columns)
-            .join(best, pw.JOIN.LEFT_OUTER, on=pw.SQL("1 = 1"))
-            .order_by(best.c.feed_rank.desc(), best.c.product_id.asc()))
+    names = [c._alias for c in _build(bound)._returning]
+    empty = pw.SQL("NULL")
+    own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
+                                                *(getattr(state.c, name).alias(name) for name in names),
+                                                *(empty.alias(f"candidate_{name}") for name in CANDIDATE_COLUMNS)])
+    others = pw.Select(from_list=[best], columns=[pw.Value(1), *(empty for _ in names),
+                                                  *(getattr(best.c, name) for name in CANDIDATE_COLUMNS)])
+    return (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'),
+                                   pw.SQL('"candidate_product_id"'))
 
 
 _STATE = Statement("owner_state", _build)
