@@ -4,6 +4,8 @@ import logging
 import sys
 import threading
 
+from gunicorn import glogging
+
 from config import JsonLogFormatter, settings_or_exit
 from integrations.metrics import prepare_multiprocess_dir, process_exited, remove_multiprocess_dir
 
@@ -24,9 +26,21 @@ keepalive = _settings.web_keepalive_seconds
 timeout = 60
 graceful_timeout = 20
 # Gunicorn's access log would print query strings (sign-in tokens); the app logs each
-# request itself without them.
+# request itself without them (api/http.py). accesslog = None is not enough: gunicorn turns
+# its access log on whenever a logconfig_dict is given (below), so the logger class says no
+# (and gunicorn then builds no access line either).
 accesslog = None
 errorlog = "-"
+
+
+class _NoAccessLog(glogging.Logger):
+    access_log_enabled = False
+
+    def access(self, resp, req, environ, request_time):
+        return None
+
+
+logger_class = _NoAccessLog
 # gunicorn's own lines (booting, workers started and stopped, a worker's traceback) as the
 # app's are: one JSON line per event on stderr, the traceback inside it. The root handler is
 # the app's (config.configure_logging finds it and adds no second one); gunicorn's loggers
@@ -39,7 +53,8 @@ logconfig_dict = {
     "root": {"level": _settings.log_level, "handlers": ["stderr"]},
     "loggers": {
         "gunicorn.error": {"level": "INFO", "handlers": [], "propagate": True},
-        "gunicorn.access": {"level": "INFO", "handlers": [], "propagate": True},
+        # Nothing is logged there (_NoAccessLog); were it ever, it would not reach the output.
+        "gunicorn.access": {"level": "CRITICAL", "handlers": [], "propagate": False},
     },
 }
 # gunicorn 25.1+ opens a control socket at $XDG_RUNTIME_DIR/gunicorn.ctl or

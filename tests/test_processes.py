@@ -355,3 +355,34 @@ def test_two_gunicorn_instances_side_by_side_share_no_control_socket_and_print_j
     log.close()
     lines = _json_lines((tmp_path / "broken.log").read_text())
     assert any("No module named" in line.get("traceback", "") for line in lines), lines
+
+
+def test_gunicorn_prints_no_access_line_so_no_query_string_reaches_the_log(tmp_path):
+    """The sign-in link carries its token in the query string (GET /login?token=...). gunicorn
+    turns its access log on whenever a logconfig_dict is given, accesslog = None or not, and
+    that line prints the query string: gunicorn.conf.py's logger class turns it off. Only the
+    app's own request line is printed, with the path alone."""
+    port = _free_port()
+    env = _base_env(tmp_path, port) | {"PYTHONPATH": str(ROOT)}
+    secret = "tok" + os.urandom(12).hex()
+    subprocess.run([str(VENV_BIN / "flask"), "--app", "api", "db", "upgrade"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=120)
+    with open(tmp_path / "web.log", "w") as log:
+        process = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "api:create_app()"], cwd=ROOT,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            _wait_for(lambda: _get_json(f"http://127.0.0.1:{port}/api/health")[0] == 200, 60, "gunicorn")
+            for path in (f"/login?token={secret}", f"/api/health?token={secret}"):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.request("GET", path)
+                status = connection.getresponse().status
+                connection.close()
+                assert status < 500, (path, status)
+        finally:
+            _stop(process)
+    text = (tmp_path / "web.log").read_text()
+    assert secret not in text
+    lines = _json_lines(text)
+    assert [line for line in lines if line["logger"] == "gunicorn.access"] == []
+    requests = [(line["route"], line["path"]) for line in lines if line["logger"] == "api.request"]
+    assert ("/login", "/login") in requests and ("/api/health", "/api/health") in requests, requests
