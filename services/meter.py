@@ -77,8 +77,10 @@ def resets_at(index: int, size: int) -> int:
     return (index + 1) * size
 
 
+@lru_cache(maxsize=256)
 def _exact(number) -> Fraction:
-    # From the decimal string, so 0.1 is one tenth and not the nearest binary float.
+    # From the decimal string, so 0.1 is one tenth and not the nearest binary float. Kept:
+    # every spend reads the multipliers of its account's tier and referrals, a few values.
     return Fraction(str(number))
 
 

@@ -1,12 +1,15 @@
-"""The cards' trends kept between requests (services/discovery/card_cache.py): a repeat feed
-or find serves them without reading the evidence again, a catalog reload that rewrites a
-product's evidence is seen at once (its gate row's evidence_version is new), the cache stays
-within its bound, and a product without a version is always read afresh."""
+"""The cards' trends and the candidates' cards kept between requests
+(services/discovery/card_cache.py): a repeat feed or find serves them without reading the
+evidence again, a catalog reload that rewrites a product's evidence is seen at once (its gate
+row's evidence_version is new), and so is a product row changed in place; the caches stay
+within their bound, and a product without a version is always read afresh."""
 from __future__ import annotations
 
-import pytest
-from cachetools import LRUCache
+from decimal import Decimal
 
+import pytest
+
+from models.catalog import Product
 from services.discovery import card_cache
 from services.discovery.cards import card, product_rows, with_trends
 from tests.factories import find, item, load, statements
@@ -60,24 +63,39 @@ def test_a_reload_that_rewrites_a_products_evidence_is_served_at_once(founder):
 
 
 def test_the_cache_keeps_at_most_its_bound_and_serves_right_past_it(founder, monkeypatch):
-    monkeypatch.setattr(card_cache, "_kept", LRUCache(maxsize=3))
-    load(*[_with_values(f"p{n:02d}", 10 + n, rank=100 - n) for n in range(8)])
+    monkeypatch.setattr(card_cache, "TRENDS", card_cache.Kept(size=3))
+    monkeypatch.setattr(card_cache, "CARDS", card_cache.Kept(size=3))
+    load(*[_with_values(f"p{n:02d}", 10 + n, rank=100 - n, price=30 + n) for n in range(8)])
     client = founder()
     for _ in range(3):
         cards = client.get("/api/feed").get_json()
         assert [_values(c) for c in cards] == [[float(10 + n)] * 3 for n in range(8)]
-        assert card_cache.size() == 3
+        assert [c["price"] for c in cards] == [float(30 + n) for n in range(8)]
+        assert len(card_cache.TRENDS) == 3 and len(card_cache.CARDS) == 3
+
+
+def test_a_product_changed_without_a_reload_shows_its_new_values(founder):
+    """The own-product flow changes a catalog row in place (services/own_product.py sets its
+    cost) without a gate refresh: the kept card is keyed by every value it shows, so the next
+    feed shows the new one."""
+    load(item("p00", rank=100, cost=10), item("p01", rank=90, cost=10))
+    client = founder()
+    assert {c["product_id"]: c["cost"] for c in client.get("/api/feed").get_json()} == {"p00": 10.0, "p01": 10.0}
+    Product.update(cost=Decimal("12.50"), name="Renamed").where(Product.product_id == "p01").execute()
+    cards = {c["product_id"]: c for c in client.get("/api/feed").get_json()}
+    assert (cards["p01"]["cost"], cards["p01"]["margin"], cards["p01"]["name"]) == (12.5, 17.5, "Renamed")
+    assert (cards["p00"]["cost"], cards["p00"]["name"]) == (10.0, "Product p00")
 
 
 def test_a_product_without_an_evidence_version_is_read_afresh_each_time():
     load(item("p00"))
     product, gate = product_rows(["p00"])["p00"]
-    before = card_cache.size()
+    before = len(card_cache.TRENDS)
     for _ in range(2):
         with statements() as seen:
             body = with_trends([card(product, gate, yours=False)], [None])[0]
         assert _reads_evidence(seen) and _values(body) == [50.0] * 3
-    assert card_cache.size() == before
+    assert len(card_cache.TRENDS) == before
     # With its version it is kept: the next read serves it without a statement.
     with_trends([card(product, gate, yours=False)], [gate.evidence_version])
     with statements() as seen:

@@ -1,4 +1,4 @@
-"""The cards' trends, kept between requests in each web process.
+"""The cards' trends, and the candidates' cards, kept between requests in each web process.
 
 A card's trends are its product's dated evidence drawn as series (models/evidence_kinds.trends):
 reading and grouping them was a statement and about a third of a feed's own time, for values
@@ -14,6 +14,11 @@ A product without a token (no gate row: a claimed product the gate dropped) is r
 each time. Bounded: at most MAX_PRODUCTS products per process, the least recently served
 dropped first (a feed serves the best-ranked products, so the working set is small).
 The kept lists are shared by the requests that serve them and are never changed in place.
+
+A candidate's card (everything but who it is for: `yours`, `held_until`) is kept too, under
+the candidate's row as the driver returned it (cards.candidate_card): every value the card
+shows is in that key, with the evidence version, so a product changed in any way is a new
+key; a feed builds no card and decodes no row for a product it served before.
 """
 from __future__ import annotations
 
@@ -23,34 +28,41 @@ from cachetools import LRUCache
 
 MAX_PRODUCTS = 4096
 
-_kept: LRUCache = LRUCache(maxsize=MAX_PRODUCTS)
-_lock = threading.Lock()  # gunicorn's threads share the process's cache; LRUCache is not thread-safe
+
+class Kept:
+    """A bounded map shared by a process's threads (LRUCache alone is not thread-safe)."""
+
+    def __init__(self, size: int = MAX_PRODUCTS):
+        self._kept: LRUCache = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._kept.get(key)
+
+    def get_many(self, keys) -> dict:
+        """key -> value for the keys kept."""
+        found = {}
+        with self._lock:
+            for key in keys:
+                value = self._kept.get(key)
+                if value is not None:
+                    found[key] = value
+        return found
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._kept[key] = value
+
+    def put_many(self, found: dict) -> None:
+        with self._lock:
+            for key, value in found.items():
+                self._kept[key] = value
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._kept)
 
 
-def kept(keys) -> dict:
-    """The trends kept for these (product_id, version) keys: key -> trends, for those kept."""
-    found = {}
-    with _lock:
-        for key in keys:
-            trends = _kept.get(key)
-            if trends is not None:
-                found[key] = trends
-    return found
-
-
-def keep(found: dict) -> None:
-    """Keeps trends read afresh, by (product_id, version)."""
-    with _lock:
-        for key, trends in found.items():
-            _kept[key] = trends
-
-
-def forget_all() -> None:
-    """Empties this process's cache (tests that rebuild the catalog in place)."""
-    with _lock:
-        _kept.clear()
-
-
-def size() -> int:
-    with _lock:
-        return len(_kept)
+TRENDS = Kept()  # (product_id, evidence_version) -> trends (cards.with_trends)
+CARDS = Kept()  # a candidate's card columns as read -> its card for nobody in particular (cards.candidate_card)

@@ -69,7 +69,7 @@ def with_trends(cards: list[dict], versions=None) -> list[dict]:
     large the catalog) and kept when they have a version."""
     versions = list(versions) if versions is not None else [None] * len(cards)
     keys = [(c["product_id"], version) for c, version in zip(cards, versions, strict=True)]
-    found = card_cache.kept([key for key in keys if key[1] is not None])
+    found = card_cache.TRENDS.get_many([key for key in keys if key[1] is not None])
     rows: dict[str, list] = {key[0]: [] for key in keys if key not in found}
     if rows:
         ids = list(rows)
@@ -77,7 +77,7 @@ def with_trends(cards: list[dict], versions=None) -> list[dict]:
             rows[row.product].append(row)
         fresh = {key: kinds.trends(rows[key[0]], most=TREND_SERIES, points=TREND_POINTS)
                  for key in dict.fromkeys(keys) if key not in found}
-        card_cache.keep({key: trends for key, trends in fresh.items() if key[1] is not None})
+        card_cache.TRENDS.put_many({key: trends for key, trends in fresh.items() if key[1] is not None})
         found.update(fresh)
     for c, key in zip(cards, keys, strict=True):
         c["trends"] = found[key]
@@ -158,14 +158,15 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
     then product_id ascending. One query, walking the product_gate_feed_order index and
     stopping after `limit` rows; a statement built once (models/compiled.py).
 
-    Each row carries the card fields (it serves as both product and gate figures for
-    `card`), `seen` (see `seen_flag`) and `watched` (someone waits for it), so a feed
-    writes only what is new."""
+    Each row, as the driver returned it (a Candidate: `candidate_card` makes its card),
+    carries the card's columns, `seen` (see `seen_flag`) and `watched` (someone waits for
+    it), so a feed writes only what is new."""
     exclude = list(exclude)
     values = {f"x{n}": product_id for n, product_id in enumerate(exclude)}
-    return _CANDIDATES.rows(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
-                            account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
-                            min_margin=gate.min_margin_pct, **values)
+    _text, rows = _CANDIDATES.raw(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
+                                  account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
+                                  min_margin=gate.min_margin_pct, **values)
+    return [Candidate._make(row) for row in rows]
 
 
 # The columns of a candidate's row (`candidates_query`), best first by (feed_rank, product_id).
@@ -173,6 +174,8 @@ CANDIDATE_COLUMNS = ("product_id", "name", "description", "category", "price", "
                      "margin_pct", "evidence_count", "evidence_latest", "gate_date", "evidence_version", "seen", "watched",
                      "feed_rank")
 Candidate = namedtuple("Candidate", CANDIDATE_COLUMNS)
+# A card shows the columns up to its evidence version (gate_date among them, which it does not show).
+_CARD_COLUMNS = CANDIDATE_COLUMNS.index("evidence_version") + 1
 
 
 def candidates_query(bound: bool, limit: int, excluded: int):
@@ -201,11 +204,22 @@ def candidates_query(bound: bool, limit: int, excluded: int):
 _CANDIDATES = Statement("feed_candidates", candidates_query)
 
 
-def candidate_decoder(bound: bool, limit: int):
-    """How a candidate's columns (CANDIDATE_COLUMNS, as a row of their own) are read back:
-    as `candidates` reads them (services/discovery/state.py reads them in a statement whose
-    first part does not name their fields)."""
-    return _CANDIDATES.text(bound, limit, 0).decode
+def candidate_card(row, *, yours: bool = False, held_until: datetime | None = None) -> dict:
+    """The card of a candidate's row as the driver returned it (`candidates`, or
+    services/discovery/state.py), its `trends` filled by `with_trends`. Its card for nobody in
+    particular is kept under the row's card columns (card_cache.CARDS), so a product served
+    before is neither decoded nor built again."""
+    key = row[:_CARD_COLUMNS]
+    shown = card_cache.CARDS.get(key)
+    if shown is None:
+        decoded = Candidate._make(_CANDIDATES.text(False, 1, 0).decode(row))
+        shown = card(decoded, decoded, yours=False)
+        card_cache.CARDS.put(key, shown)
+    body = dict(shown)  # the kept card is shared: this request's own copy
+    if yours:
+        body["yours"] = True
+        body["held_until"] = iso(held_until)
+    return body
 
 
 def why_nothing(owner: Owner, now: datetime, gate, day: date) -> str:

@@ -39,7 +39,15 @@ from models.job import Job
 from models.session import Session
 from services import evidence_gate, milestones, watches
 from services.discovery.allowance import allowance_of, ensure_allowance_row, spend_claim
-from services.discovery.cards import candidates, card, product_rows, version_of, why_nothing, with_trends
+from services.discovery.cards import (
+    candidate_card,
+    candidates,
+    card,
+    product_rows,
+    version_of,
+    why_nothing,
+    with_trends,
+)
 from services.discovery.resolver import CLAIMED, resolve_owner
 from services.discovery.state import OwnerState, read_state
 from services.errors import Refused
@@ -111,7 +119,7 @@ class _Served:
 
     def cards(self) -> list[dict]:
         """The own card then the spare candidates' cards, with their trends."""
-        return with_trends([self.own] + [card(row, row, yours=False) for row in self.spare],
+        return with_trends([self.own] + [candidate_card(row) for row in self.spare],
                            [self.own_version] + [row.evidence_version for row in self.spare])
 
 
@@ -151,7 +159,7 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
                 kept, others = _keep_only(owner, row.product_id)
                 if kept:
                     released += others
-                    own = card(row, row, yours=True, held_until=until)
+                    own = candidate_card(row, yours=True, held_until=until)
                     return _Served(own, rows[index + 1:index + 1 + spare], released, None, own_seen=bool(row.seen),
                                    own_version=row.evidence_version)
             lost.append(row.product_id)

@@ -25,7 +25,7 @@ from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
 from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
-from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidate_decoder, candidates_query, seen_flag
+from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 
@@ -67,8 +67,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
                                                min_margin=gate.min_margin_pct, **values)
         width = len(rows[0]) - len(CANDIDATE_COLUMNS)
         row = _STATE_ROW._make(text.decode(rows[0], 1, width))
-        decode = candidate_decoder(bound, candidates)
-        found = tuple(Candidate._make(decode(r[width:])) for r in rows[1:])
+        found = tuple(Candidate._make(r[width:]) for r in rows[1:])  # as read (cards.candidate_card)
     else:
         row = _STATE.first(bound, **values)
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
@@ -136,7 +135,8 @@ def _build_with_candidates(bound: bool, limit: int):
     parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
     of a feed's sixteen candidate rows repeated the state's 27 columns, the held product's
     card among them, for the server to write and the driver to read.) The candidates'
-    columns are read back as `cards.candidates_query` reads them (`candidate_decoder`)."""
+    rows are kept as read (cards.candidate_card decodes one only to build a card it has not
+    kept)."""
     state = _build(bound).alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
     names = [c._alias for c in _build(bound)._returning]
