@@ -30,6 +30,7 @@ DECISIONS = [
     "Refusal bodies are {status, reason, explanation}; `status` is `refused` for refusals of the request and "
     "`error` for HTTP-level failures (unknown path, wrong method, body too large) and server faults. The one "
     "exception is spec 5.13's: the research routes' 401 carries an explanation and no reason.",
+    "Answers are JSON in UTF-8, non-ASCII text sent as it is rather than as \\u escapes (the same values).",
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written.",
