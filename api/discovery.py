@@ -5,13 +5,14 @@ from marshmallow import Schema, fields, validate
 from api import bounds
 from api.research import TrendSchema
 from api.routing import Blueprint
-from api.session import current_session
+from api.session import current_session, forget_remembered_session, remembered_session
 from config import Settings, get_settings
 from jobs.send import send_all
 from services import discovery, watches
 from services.discovery.cards import TREND_POINTS, TREND_SERIES
 from services.meter import METER_REFUSALS
 from services.research import records as research
+from services.sessions import StaleSession
 
 bp = Blueprint("discovery", __name__, description="Discovery, holds and claims.")
 
@@ -248,7 +249,7 @@ def find():
 
     Metered under the find bucket. At the claim allowance it serves the founder's claimed product.
     """
-    body, jobs = discovery.find(session=current_session())
+    body, jobs = _as_remembered(discovery.find)
     send_all(jobs)
     return as_built(body)
 
@@ -261,9 +262,23 @@ def feed():
 
     Metered under the find bucket.
     """
-    body, jobs = discovery.feed(session=current_session())
+    body, jobs = _as_remembered(discovery.feed)
     send_all(jobs)
     return as_built(body)
+
+
+def _as_remembered(serve):
+    """Find and feed, the requests a founder's app sends most, act on the session this process
+    read last for the cookie without reading it again: their own statement reads the token's
+    row too and says when it changed (a sign-in, a new token, a pruned session), and then
+    they start over on the session as it is (api/session.remembered_session)."""
+    remembered = remembered_session()
+    if remembered is not None:
+        try:
+            return serve(session=remembered.session, check=remembered.values)
+        except StaleSession:
+            forget_remembered_session()
+    return serve(session=current_session())
 
 
 def as_built(cards):

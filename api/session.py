@@ -6,8 +6,9 @@ import logging
 
 from flask import current_app, g, request
 
+from services import sessions
 from services.database import UNAVAILABLE, close_connection
-from services.sessions import Session, find_session, open_session
+from services.sessions import Remembered, Session, find_session, open_session
 
 log = logging.getLogger("api.session")
 
@@ -28,6 +29,24 @@ def current_session() -> Session:
             session, g.new_cookie_value = open_session()
         g.session = session
     return g.session
+
+
+def remembered_session() -> Remembered | None:
+    """For find and feed only: the session this process last read for the request's cookie,
+    made this request's session without reading it again (so the answer issues no cookie),
+    or None (then call current_session). The caller must hand `values` to a statement that
+    checks them and, on StaleSession, call `forget_remembered_session` and start over."""
+    if "session" in g or not _route_has_sessions():
+        return None
+    remembered = sessions.remembered_session(request.cookies.get(COOKIE_NAME))
+    if remembered is not None:
+        g.session = remembered.session
+    return remembered
+
+
+def forget_remembered_session() -> None:
+    """The remembered session was stale: the request's session is read as usual next."""
+    g.pop("session", None)
 
 
 def sent_session() -> Session | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
 import peewee as pw
@@ -23,20 +24,54 @@ from models.payment import SampleOrder
 from models.session import Session
 from models.supplier import SupplierConnection
 from services.accounts import SIGN_IN_MAIL
+from services.kept import Kept
 from services.tokens import hash_token
 
 # secrets.token_hex(16): 32 lowercase hexadecimal characters, 128 random bits.
 _COOKIE_SHAPE = re.compile(r"[0-9a-f]{32}")
 
 
+# Every column of a session, in the model's order (what remembered_session keeps and the
+# statements that check it read again).
+SESSION_FIELDS = tuple(Session._meta.sorted_fields)
+# The sessions this web process has read, by token hash, at most this many.
+REMEMBERED_SESSIONS = 10_000
+_remembered = Kept(REMEMBERED_SESSIONS)
+
+
+class StaleSession(Exception):
+    """A remembered session is no longer the row of its token (signed in since, given a new
+    token, pruned): raised by a statement that checked it, before anything was written."""
+
+
+@dataclass(frozen=True)
+class Remembered:
+    session: Session
+    values: dict  # every column as read then, by field name
+
+
 def find_session(cookie_value: str | None) -> Session | None:
     """The session a cookie value was issued for, or None for a value the server never issued."""
     if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
         return None
-    row = _BY_TOKEN_HASH.first(token_hash=hash_token(cookie_value))
+    token_hash = hash_token(cookie_value)
+    row = _BY_TOKEN_HASH.first(token_hash=token_hash)
     if row is None:
         return None
-    return loaded(Session, row._asdict())
+    values = row._asdict()
+    _remembered.put(token_hash, values)
+    return loaded(Session, values)
+
+
+def remembered_session(cookie_value: str | None) -> Remembered | None:
+    """The session this process last read for a cookie value, not read again: only for a
+    statement that reads the token's row itself and refuses to act on a stale one (find and
+    feed: services/discovery/state.read_state's `check`). It saves their session lookup, a
+    statement of every request; nothing else may trust it. None when never read here."""
+    if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
+        return None
+    values = _remembered.get(hash_token(cookie_value))
+    return Remembered(loaded(Session, values), values) if values is not None else None
 
 
 # Every request looks its session up: the statement is built once (models/compiled.py).

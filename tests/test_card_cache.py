@@ -12,6 +12,7 @@ import pytest
 from models.catalog import Product
 from services.discovery import card_cache
 from services.discovery.cards import card, product_rows, with_trends
+from services.kept import Kept
 from tests.factories import find, item, load, statements
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")
@@ -63,8 +64,8 @@ def test_a_reload_that_rewrites_a_products_evidence_is_served_at_once(founder):
 
 
 def test_the_cache_keeps_at_most_its_bound_and_serves_right_past_it(founder, monkeypatch):
-    monkeypatch.setattr(card_cache, "TRENDS", card_cache.Kept(size=3))
-    monkeypatch.setattr(card_cache, "CARDS", card_cache.Kept(size=3))
+    monkeypatch.setattr(card_cache, "TRENDS", Kept(3))
+    monkeypatch.setattr(card_cache, "CARDS", Kept(3))
     load(*[_with_values(f"p{n:02d}", 10 + n, rank=100 - n, price=30 + n) for n in range(8)])
     client = founder()
     for _ in range(3):

@@ -22,47 +22,9 @@ key; a feed builds no card and decodes no row for a product it served before.
 """
 from __future__ import annotations
 
-import threading
-
-from cachetools import LRUCache
+from services.kept import Kept
 
 MAX_PRODUCTS = 4096
 
-
-class Kept:
-    """A bounded map shared by a process's threads (LRUCache alone is not thread-safe)."""
-
-    def __init__(self, size: int = MAX_PRODUCTS):
-        self._kept: LRUCache = LRUCache(maxsize=size)
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            return self._kept.get(key)
-
-    def get_many(self, keys) -> dict:
-        """key -> value for the keys kept."""
-        found = {}
-        with self._lock:
-            for key in keys:
-                value = self._kept.get(key)
-                if value is not None:
-                    found[key] = value
-        return found
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._kept[key] = value
-
-    def put_many(self, found: dict) -> None:
-        with self._lock:
-            for key, value in found.items():
-                self._kept[key] = value
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._kept)
-
-
-TRENDS = Kept()  # (product_id, evidence_version) -> trends (cards.with_trends)
-CARDS = Kept()  # a candidate's card columns as read -> its card for nobody in particular (cards.candidate_card)
+TRENDS = Kept(MAX_PRODUCTS)  # (product_id, evidence_version) -> trends (cards.with_trends)
+CARDS = Kept(MAX_PRODUCTS)  # a candidate's card columns as read -> its card for nobody in particular (cards.candidate_card)

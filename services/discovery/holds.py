@@ -211,13 +211,14 @@ _SEEN = Statement("record_seen", _seen_insert)
 
 # --- Find and feed -------------------------------------------------------------------------
 
-def find(*, session: Session) -> tuple[dict, list[Job]]:
+def find(*, session: Session, check: dict | None = None) -> tuple[dict, list[Job]]:
     """Serves the session's product as a card: its live hold, or a new hold on the best
     candidate (metered under `find`); at the allowance, its claimed product. Returns the
-    card and the jobs to send after commit."""
+    card and the jobs to send after commit. `check`: see read_state (a remembered session;
+    StaleSession is raised before anything is written)."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    state = read_state(owner, now)
+    state = read_state(owner, now, check=check)
     resolved = state.resolved
     if state.allowance.finds_remaining == 0:
         # Nothing to find: the founder's product is its claim (no charge, no work).
@@ -237,7 +238,7 @@ def find(*, session: Session) -> tuple[dict, list[Job]]:
     return served.cards()[0], jobs
 
 
-def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
+def feed(*, session: Session, check: dict | None = None) -> tuple[list | dict, list[Job]]:
     """The session's own product (a hold, minted if needed) then up to FEED_SIZE - 1 free
     candidates by the ranking key; an empty list at the allowance. Metered under `find`.
 
@@ -245,7 +246,7 @@ def feed(*, session: Session) -> tuple[list | dict, list[Job]]:
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
     # The candidates a feed shows, or those it mints from, come with the state (one read).
-    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE + SPARE_CANDIDATES)
+    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE + SPARE_CANDIDATES, check=check)
     if state.allowance.finds_remaining == 0:
         return [], []
     with metered(owner.account_id, METER_BUCKET, account=state.account):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 
 import peewee as pw
 
@@ -23,11 +24,13 @@ from models.account import Milestone
 from models.catalog import Product
 from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
+from models.session import Session
 from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
 from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
+from services.sessions import SESSION_FIELDS, StaleSession
 
 MILESTONES = (milestones.FIND_SERVED, milestones.SHOWN_FIELD)  # what a find or feed advances
 # What the held product's card shows, besides its id (a candidate's row has the same names).
@@ -54,22 +57,34 @@ class OwnerState:
 AccountPlan = namedtuple("AccountPlan", "id tier term_ends_at referrals")
 
 
-def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0) -> OwnerState:
+def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
+               check: dict | None = None) -> OwnerState:
     """Reads what the owner has now, in one statement; with `candidates`, also that many
     of the best candidates (`cards.candidates` for `gate` on `day`, read in the same
-    statement: a feed needs them whether it serves its hold or mints one)."""
+    statement: a feed needs them whether it serves its hold or mints one).
+
+    `check`: the owner's session as this process read it before (sessions.remembered_session,
+    every column), not read again for this request. The statement reads the row of its token
+    too, and when that is not exactly `check` (signed in since, given a new token, pruned)
+    this raises StaleSession: what was read was for an owner the request may no longer be,
+    and nothing has been written yet."""
     bound = owner.account_id is not None
+    checked = check is not None
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
+    if checked:
+        values["token_hash"] = check["token_hash"]
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, cutoff=gate.cutoff(day),
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
         width = len(rows[0]) - len(CANDIDATE_COLUMNS)
-        row = _STATE_ROW._make(text.decode(rows[0], 1, width))
+        row = _state_row(checked)._make(text.decode(rows[0], 1, width))
         found = tuple(Candidate._make(r[width:]) for r in rows[1:])  # as read (cards.candidate_card)
     else:
-        row = _STATE.first(bound, **values)
+        row = _STATE.first(bound, checked, **values)
+    if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
+        raise StaleSession()
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
     missing = [(name, owner.session_id, None)
                for name, reached in zip(MILESTONES, (row.session_m0, row.session_m1), strict=True) if not reached]
@@ -95,7 +110,7 @@ def _reached(name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _build(bound: bool):
+def _build(bound: bool, checked: bool = False):
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -121,25 +136,30 @@ def _build(bound: bool):
         # find or feed spends without a statement of its own to read it.
         *(meter.plan_columns(Param("account_id")) if bound else [pw.SQL("NULL").alias(name) for name in _PLAN_COLUMNS]),
     ]
+    if checked:  # the row of the request's token, as it is now (read_state's `check`)
+        columns += [field.alias(f"session_{field.name}") for field in SESSION_FIELDS]
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
-    return (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
-            .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
-            .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
+    query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
+             .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
+             .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
+    if checked:  # by its unique token hash: at most one row
+        query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == Param("token_hash")))
+    return query
 
 
 _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
 
 
-def _build_with_candidates(bound: bool, limit: int):
+def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
     parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
     of a feed's sixteen candidate rows repeated the state's 27 columns, the held product's
     card among them, for the server to write and the driver to read.) The candidates'
     rows are kept as read (cards.candidate_card decodes one only to build a card it has not
     kept)."""
-    state = _build(bound).alias("state")
+    state = _build(bound, checked).alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
-    names = [c._alias for c in _build(bound)._returning]
+    names = [c._alias for c in _build(bound, checked)._returning]
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
                                                 *(getattr(state.c, name).alias(name) for name in names),
@@ -151,5 +171,12 @@ def _build_with_candidates(bound: bool, limit: int):
 
 
 _STATE = Statement("owner_state", _build)
-_STATE_ROW = namedtuple("OwnerStateRow", [c._alias for c in _build(False)._returning])
+
+
+@lru_cache(maxsize=2)
+def _state_row(checked: bool):
+    """The state's row (its names do not change with the owner's shape, only with `checked`)."""
+    return namedtuple("OwnerStateRow", [c._alias for c in _build(False, checked)._returning])
+
+
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates)
