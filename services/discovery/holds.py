@@ -245,8 +245,9 @@ def feed(*, session: Session, check: dict | None = None) -> tuple[list | dict, l
     The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    # The candidates a feed shows, or those it mints from, come with the state (one read).
-    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE + SPARE_CANDIDATES, check=check)
+    # The candidates a repeat feed shows come with the state (one read); a feed that mints a
+    # hold (a founder's first, or after the hold lapsed) reads the spares it needs again.
+    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE - 1, check=check)
     if state.allowance.finds_remaining == 0:
         return [], []
     with metered(owner.account_id, METER_BUCKET, account=state.account):

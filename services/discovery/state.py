@@ -153,7 +153,7 @@ _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
 def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
     parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
-    of a feed's sixteen candidate rows repeated the state's 27 columns, the held product's
+    of a feed's candidate rows repeated the state's 27 columns, the held product's
     card among them, for the server to write and the driver to read.) The candidates'
     rows are kept as read (cards.candidate_card decodes one only to build a card it has not
     kept)."""
