@@ -138,6 +138,24 @@ def test_every_rules_refusal_changes_nothing(client, body, status, reason):
     assert response.get_json()["explanation"] and KeywordRule.select().count() == 0
 
 
+def test_the_documented_keyword_bound_is_the_one_the_service_counts(desk):
+    """A keyword counts with its runs of spaces made one and its ends trimmed, and the document
+    declares that count (a pattern), not the raw length: a padded keyword that collapses to 100
+    characters is taken, though longer than 100 as sent; 101 characters are refused either way.
+    (The fuzzer once sent a keyword whose no-break space at the start made it 101 as sent.)"""
+    import re
+
+    from api.helpdesk import RulesBody
+
+    declared = re.compile(RulesBody().fields["keyword"].metadata["pattern"])
+    padded = "\u00a0 " + "k" * 49 + " \u3000\t " + "w" * 50 + "\u2003"
+    assert len(padded) > 100 and len(" ".join(padded.split())) == 100 and declared.match(padded)
+    assert rule(desk, op="add", keyword=padded, set={"priority": "low"}).status_code == 200
+    for too_long in ("k" * 101, "\u00a0" + "k" * 50 + " " + "w" * 50):
+        assert not declared.match(too_long)
+        refusal(rule(desk, op="add", keyword=too_long, set={"priority": "low"}), 400, "invalid_rule")
+
+
 def test_another_founders_rules_are_never_visible_or_deleted(desk, founder, run_jobs):
     mine = rule(desk, op="add", keyword="refund", set={"category": "return"}).get_json()["rule"]
     bob = desk_founder(founder, run_jobs, pid="p01", domain="bobs-bowls.shop")
