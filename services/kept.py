@@ -37,10 +37,6 @@ class Kept:
             for key, value in found.items():
                 self._kept[key] = value
 
-    def pop(self, key) -> None:
-        with self._lock:
-            self._kept.pop(key, None)
-
     def __len__(self) -> int:
         with self._lock:
             return len(self._kept)
