@@ -40,3 +40,7 @@ class Kept:
     def __len__(self) -> int:
         with self._lock:
             return len(self._kept)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()

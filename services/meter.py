@@ -246,36 +246,48 @@ class Charge:
 _UNREAD = object()
 
 
-def spend(account_id: int | None, bucket: str, *, account=_UNREAD) -> Charge | None:
+def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -> Charge | None:
     """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused.
 
     `account`: the account's id, tier, term_ends_at and qualified referrals when the caller
     read them in its own statement just before (find and feed: services/discovery/state.py),
-    None when that read found the account gone; read here otherwise."""
+    None when that read found the account gone; read here otherwise. `ahead`: the spend that
+    statement made already (services/meter_ahead.py), kept when made under `account`'s plan."""
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
     if account is _UNREAD:
         # The account's tier and its qualified referrals (plan_for) in one statement built once.
         account = _ACCOUNT_PLAN.first(account_id=account_id)
+    if ahead is not None and ahead.spent:
+        if ahead.plan == account and ahead.values["bucket"] == spec.id:
+            return ahead.charge()
+        ahead.charge().refund()  # spent under limits that are not the account's now
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     plan = _plan(account, account.referrals)
-    limit_5h, limit_week = plan.limits(spec)
     # A refusal is reported from a read after the UPDATE; a refund landing in between can
     # make that read show room, and then the spend is simply tried again.
     for _attempt in range(3):
         t = clock.time()
-        w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
-        if _try_spend(account.id, spec, w5, ww, limit_5h, limit_week):
-            return Charge(account_id=account.id, bucket=spec.id, cost=spec.cost, window_5h=w5, window_week=ww)
+        values = spend_values(account, spec, t)
+        if _try_spend(values):
+            return Charge(account_id=account.id, bucket=spec.id, cost=spec.cost, window_5h=values["w5"],
+                          window_week=values["ww"])
         states = _states(account.id, plan, t)
         if not states[spec.id].allowed:
             raise _refusal(states, spec.id, plan)
     raise _refusal(states, spec.id, plan, force=True)
 
 
-def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int, limit_week: int) -> bool:
+def spend_values(account, spec: Bucket, t: float) -> dict:
+    """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`."""
+    limit_5h, limit_week = _plan(account, account.referrals).limits(spec)
+    return {"account_id": account.id, "bucket": spec.id, "w5": window_index(t, FIVE_HOURS),
+            "ww": window_index(t, WEEK), "cost": spec.cost, "limit_5h": limit_5h, "limit_week": limit_week}
+
+
+def _try_spend(values: dict) -> bool:
     """The one atomic check-and-spend of both windows; True when the credits were spent.
 
     The conditional UPDATE spends, and its row count alone says allowed. An account's row
@@ -283,8 +295,6 @@ def _try_spend(account_id: int, bucket: Bucket, w5: int, ww: int, limit_5h: int,
     the UPDATE is tried alone first; when it changes nothing (no row yet, or no room) the row
     is made if missing and the UPDATE tried again, both as one atomic step (on PostgreSQL
     one round trip, see models.compiled.execute_together). Both statements are built once."""
-    values = {"account_id": account_id, "bucket": bucket.id, "w5": w5, "ww": ww, "cost": bucket.cost,
-              "limit_5h": limit_5h, "limit_week": limit_week}
     if _SPEND.execute(**values) == 1:
         return True
     return execute_together((_ENSURE_ROW, (), values), (_SPEND, (), values)) == 1
@@ -319,7 +329,7 @@ def _build_ensure_row():
             .on_conflict_ignore())
 
 
-def _build_spend():
+def build_spend():
     # A window counts as current when its index is the caller's or later (a row written by a
     # process whose clock runs slightly ahead is never reset backwards and so never loses spends).
     current_5h = MeterUsage.window_5h >= Param("w5")
@@ -353,11 +363,11 @@ def _build_usage_rows():
 _ACCOUNT_PLAN = Statement("meter_plan", _build_account_plan)
 _USAGE_ROWS = Statement("meter_usage", _build_usage_rows)
 _ENSURE_ROW = Statement("meter_row", _build_ensure_row)
-_SPEND = Statement("meter_spend", _build_spend)
+_SPEND = Statement("meter_spend", build_spend)
 
 
 @contextmanager
-def metered(account_id: int | None, bucket: str, *, account=_UNREAD):
+def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None):
     """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
 
     Put the expensive call, and the writes that depend on it, inside the block; an exception
@@ -365,7 +375,7 @@ def metered(account_id: int | None, bucket: str, *, account=_UNREAD):
     credits come back. A block that has committed a change and may still raise calls
     `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
     """
-    charge = spend(account_id, bucket, account=account)
+    charge = spend(account_id, bucket, account=account, ahead=ahead)
     try:
         yield charge
     except BaseException:

@@ -25,7 +25,7 @@ from models.catalog import Product
 from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
 from models.session import Session
-from services import meter, milestones
+from services import meter, meter_ahead, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
 from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
@@ -58,7 +58,7 @@ AccountPlan = namedtuple("AccountPlan", "id tier term_ends_at referrals")
 
 
 def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
-               check: dict | None = None) -> OwnerState:
+               check: dict | None = None, ahead=None) -> OwnerState:
     """Reads what the owner has now, in one statement; with `candidates`, also that many
     of the best candidates (`cards.candidates` for `gate` on `day`, read in the same
     statement: a feed needs them whether it serves its hold or mints one).
@@ -67,23 +67,32 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     every column), not read again for this request. The statement reads the row of its token
     too, and when that is not exactly `check` (signed in since, given a new token, pruned)
     this raises StaleSession: what was read was for an owner the request may no longer be,
-    and nothing has been written yet."""
+    and nothing has been written yet (a spend made ahead is given back first).
+
+    `ahead`: a meter spend to make in the same statement (services/meter_ahead.py, bound
+    owners on PostgreSQL); its `spent` says whether it did."""
     bound = owner.account_id is not None
     checked = check is not None
+    spends = ahead is not None
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     if checked:
         values["token_hash"] = check["token_hash"]
+    if spends:
+        values.update(ahead.values)  # its account_id is the owner's
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, cutoff=gate.cutoff(day),
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, spends, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
         width = len(rows[0]) - len(CANDIDATE_COLUMNS)
-        row = _state_row(checked)._make(text.decode(rows[0], 1, width))
+        row = _state_row(checked, spends)._make(text.decode(rows[0], 1, width))
         found = tuple(Candidate._make(r[width:]) for r in rows[1:])  # as read (cards.candidate_card)
     else:
-        row = _STATE.first(bound, checked, **values)
+        row = _STATE.first(bound, checked, spends, **values)
+    if spends:
+        ahead.spent = bool(row.spent)
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
+        meter_ahead.give_back(ahead)
         raise StaleSession()
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
     missing = [(name, owner.session_id, None)
@@ -93,6 +102,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
                     for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1), strict=True) if not reached]
     account = AccountPlan(owner.account_id, row.plan_tier, row.plan_term_ends_at, row.plan_referrals) \
         if bound and row.plan_tier is not None else None
+    meter_ahead.remember(account)
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
                       missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates,
@@ -110,7 +120,10 @@ def _reached(name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _build(bound: bool, checked: bool = False):
+def _build(bound: bool, checked: bool = False, spends: bool = False, *, top: bool = True):
+    """The state's row. `spends`: with the meter's spend ahead, as a WITH of the statement
+    (attached here when this is the statement, `top`; a data-modifying WITH must be at its
+    top level, so _build_with_candidates attaches it to the whole) and its `spent` column."""
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -138,45 +151,50 @@ def _build(bound: bool, checked: bool = False):
     ]
     if checked:  # the row of the request's token, as it is now (read_state's `check`)
         columns += [field.alias(f"session_{field.name}") for field in SESSION_FIELDS]
+    spend = meter_ahead.spend_cte() if spends else None
+    if spends:
+        columns.append(meter_ahead.spent_column(spend))
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
     query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
              .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
              .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
     if checked:  # by its unique token hash: at most one row
         query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == Param("token_hash")))
-    return query
+    return query.with_cte(spend) if spends and top else query
 
 
 _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
 
 
-def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
+def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spends: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
     parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
     of a feed's candidate rows repeated the state's 27 columns, the held product's
     card among them, for the server to write and the driver to read.) The candidates'
     rows are kept as read (cards.candidate_card decodes one only to build a card it has not
     kept)."""
-    state = _build(bound, checked).alias("state")
+    state = _build(bound, checked, spends, top=False).alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
-    names = [c._alias for c in _build(bound, checked)._returning]
+    names = [c._alias for c in _build(bound, checked, spends, top=False)._returning]
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
                                                 *(getattr(state.c, name).alias(name) for name in names),
                                                 *(empty.alias(f"candidate_{name}") for name in CANDIDATE_COLUMNS)])
     others = pw.Select(from_list=[best], columns=[pw.Value(1), *(empty for _ in names),
                                                   *(getattr(best.c, name) for name in CANDIDATE_COLUMNS)])
-    return (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'),
+    both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'),
                                    pw.SQL('"candidate_product_id"'))
+    return both.with_cte(meter_ahead.spend_cte()) if spends else both
 
 
 _STATE = Statement("owner_state", _build)
 
 
-@lru_cache(maxsize=2)
-def _state_row(checked: bool):
-    """The state's row (its names do not change with the owner's shape, only with `checked`)."""
-    return namedtuple("OwnerStateRow", [c._alias for c in _build(False, checked)._returning])
+@lru_cache(maxsize=4)
+def _state_row(checked: bool, spends: bool = False):
+    """The state's row (its names do not change with the owner's shape, only with `checked`
+    and `spends`)."""
+    return namedtuple("OwnerStateRow", [c._alias for c in _build(True, checked, spends, top=False)._returning])
 
 
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates)
