@@ -49,10 +49,16 @@ class _Slot:
         self.converter = converter
 
 
+# What a statement marked `generic` sends before its EXECUTE, in the same message: the
+# message is one implicit transaction, so the setting holds for that EXECUTE (and the rest
+# of a transaction it runs in) and is gone after.
+GENERIC_PREFIX = "SET LOCAL plan_cache_mode = force_generic_plan; "
+
+
 class _Text:
     """One statement compiled for one database flavour and shape."""
 
-    def __init__(self, label: str, query, database):
+    def __init__(self, label: str, query, database, generic: bool = False):
         sql, values = database.get_sql_context().sql(query).query()
         self.sql = sql
         self.slots = [v if isinstance(v, _Slot) else _Slot(None, lambda _v, fixed=v: fixed) for v in values]
@@ -77,6 +83,8 @@ class _Text:
             self.prepare_sql = f"PREPARE {self.prepared} AS {prepared_text}"
             marks = ", ".join(["%s"] * len(kept))
             self.execute_sql = f"EXECUTE {self.prepared} ({marks})" if kept else f"EXECUTE {self.prepared}"
+            if generic:
+                self.execute_sql = GENERIC_PREFIX + self.execute_sql
             self.execute_slots = kept
 
     def decode(self, raw, start: int = 0, stop: int | None = None) -> list:
@@ -154,9 +162,17 @@ class Statement:
     returns named tuples with each column read back as peewee would read that field;
     `execute(*shape, **values)` runs a write and returns its row count."""
 
-    def __init__(self, label: str, build):
+    def __init__(self, label: str, build, *, generic: bool = False):
         self.label = label
         self.build = build
+        # PostgreSQL plans a prepared statement afresh for each of its first five runs on a
+        # connection, then keeps the generic plan only when it costs no more than those custom
+        # plans did; otherwise it plans every run anew, for good. Statements with many
+        # parameters and a ranking walk (find's and feed's) fell into that on some pooled
+        # connections: the feed's candidates took twice the server's time, and the feed's
+        # statement with the meter's spend (services/meter_ahead.py) 1.4 ms more a request.
+        # `generic`: always the generic plan (GENERIC_PREFIX).
+        self.generic = generic
         self._texts: dict = {}
 
     def text(self, *shape) -> _Text:
@@ -164,7 +180,7 @@ class Statement:
         key = (type(database), shape)
         text = self._texts.get(key)
         if text is None:
-            text = self._texts[key] = _Text(self.label, self.build(*shape), database)
+            text = self._texts[key] = _Text(self.label, self.build(*shape), database, self.generic)
         return text
 
     def sql(self, *shape) -> str:

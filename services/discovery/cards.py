@@ -210,7 +210,7 @@ def candidates_query(bound: bool, limit: int, excluded: int):
     return query
 
 
-_CANDIDATES = Statement("feed_candidates", candidates_query)
+_CANDIDATES = Statement("feed_candidates", candidates_query, generic=True)
 
 
 def candidate_card(row, *, yours: bool = False, held_until: datetime | None = None) -> dict:

@@ -187,7 +187,7 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
     return both.with_cte(meter_ahead.spend_cte()) if spends else both
 
 
-_STATE = Statement("owner_state", _build)
+_STATE = Statement("owner_state", _build, generic=True)
 
 
 @lru_cache(maxsize=4)
@@ -197,4 +197,4 @@ def _state_row(checked: bool, spends: bool = False):
     return namedtuple("OwnerStateRow", [c._alias for c in _build(True, checked, spends, top=False)._returning])
 
 
-_STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates)
+_STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)
