@@ -2,9 +2,10 @@
 (services/discovery/state.py), on PostgreSQL: the founder's most frequent requests spend
 their credits without a round trip of their own.
 
-Why: that round trip was the largest part of a feed the service could still remove. Measured
-under gunicorn on two cores, a repeat feed without it cost a quarter less CPU in all (web,
-PostgreSQL and the kernel together; bench/README.md, "Session 15").
+Why: a statement of its own costs a round trip on both sides (the driver, the server's
+parse, bind and executor start), and find and feed are sent more than anything else. With the
+spend inside, an account's repeat find or feed is one statement (bench/README.md, "Session 15",
+has the figures).
 
 How it stays exact. The spend is services/meter.py's one conditional UPDATE (a
 data-modifying WITH of the state's statement, so it commits with it), under the limits of the

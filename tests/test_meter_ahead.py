@@ -12,6 +12,7 @@ from models.clock import utcnow
 from models.db import is_sqlite
 from models.session import Session
 from tests.factories import catalog, claim, session_of, statements
+from tests.helpers import in_threads
 from tests.test_meter import bind, make_account, row
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")
@@ -108,3 +109,18 @@ def test_a_request_on_a_session_changed_since_spends_once(founder, path):
     Session.update(bound_at=utcnow()).where(Session.id == session_of(client).id).execute()
     assert client.get(path).status_code == 200
     assert used(account) == (2 * COST, 2 * COST)
+
+
+def test_concurrent_finds_spending_ahead_never_spend_past_the_limit(founder):
+    """The plan is read first, so every one of the concurrent finds spends in its state's
+    statement (on PostgreSQL): the database still lets exactly the credits left through."""
+    catalog(5)
+    account = make_account("free")
+    client = bound_founder(founder, account)
+    assert client.get("/api/find").status_code == 200  # 5 of 50 spent, the plan remembered
+    tabs = [founder() for _ in range(40)]
+    for tab in tabs:
+        tab.set_cookie("ff_session", client.get_cookie("ff_session").value)
+    statuses = [r.status_code for r in in_threads(40, lambda i: tabs[i].get("/api/find"))]
+    assert (statuses.count(200), statuses.count(429)) == (9, 31), statuses
+    assert used(account) == (50, 50)
