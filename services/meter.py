@@ -262,7 +262,7 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -
     if ahead is not None and ahead.spent:
         if ahead.plan == account and ahead.values["bucket"] == spec.id:
             return ahead.charge()
-        ahead.charge().refund()  # spent under limits that are not the account's now
+        ahead.give_back()  # spent under limits that are not the account's now
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     plan = _plan(account, account.referrals)

@@ -49,6 +49,12 @@ class Ahead:
         return meter.Charge(account_id=v["account_id"], bucket=v["bucket"], cost=v["cost"], window_5h=v["w5"],
                             window_week=v["ww"])
 
+    def give_back(self) -> None:
+        """Returns the credits, once: what it spent is no longer spent."""
+        if self.spent:
+            self.charge().refund()
+            self.spent = False
+
 
 def prepare(account_id: int | None, bucket: str) -> Ahead | None:
     """The spend to make ahead for this account, or None (anonymous, SQLite, or no plan read
@@ -74,9 +80,8 @@ def forget_all() -> None:
 
 def give_back(ahead: Ahead | None) -> None:
     """Returns what was spent ahead for a request that is not metered after all."""
-    if ahead is not None and ahead.spent:
-        ahead.charge().refund()
-        ahead.spent = False
+    if ahead is not None:
+        ahead.give_back()
 
 
 def spend_cte():

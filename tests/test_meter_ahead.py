@@ -8,9 +8,12 @@ from datetime import timedelta
 import pytest
 
 from models.account import Account, MeterUsage
-from models.clock import utcnow
+from models.clock import clock, utcnow
 from models.db import is_sqlite
 from models.session import Session
+from services import meter, meter_ahead
+from services.discovery.state import AccountPlan
+from services.meter_ahead import Ahead
 from tests.factories import catalog, claim, session_of, statements
 from tests.helpers import in_threads
 from tests.test_meter import bind, make_account, row
@@ -124,3 +127,19 @@ def test_concurrent_finds_spending_ahead_never_spend_past_the_limit(founder):
     statuses = [r.status_code for r in in_threads(40, lambda i: tabs[i].get("/api/find"))]
     assert (statuses.count(200), statuses.count(429)) == (9, 31), statuses
     assert used(account) == (50, 50)
+
+
+def test_a_spend_given_back_for_a_changed_plan_is_never_given_back_twice():
+    """The meter gives back a spend made under a plan that changed since; a later give-back
+    of the same spend (a request that ends unmetered) returns nothing more."""
+    account = make_account("free")
+    old_plan = AccountPlan(account.id, "free", None, 0)
+    meter.spend(account.id, "find", account=old_plan)  # the counter row: 5 used
+    ahead = Ahead(old_plan, meter.spend_values(old_plan, meter.BUCKETS["find"], clock.time()), spent=True)
+    meter.spend(account.id, "find", account=old_plan)  # what the statement spent ahead: 10 used
+    Account.update(tier="pro").where(Account.id == account.id).execute()
+    now_plan = AccountPlan(account.id, "pro", None, 0)
+    charge = meter.spend(account.id, "find", account=now_plan, ahead=ahead)  # given back, spent again
+    assert charge is not None and used(account) == (2 * COST, 2 * COST)
+    meter_ahead.give_back(ahead)
+    assert used(account) == (2 * COST, 2 * COST)
