@@ -2,7 +2,6 @@
 atomic check-and-spend, refunds, GET /api/usage and the 429 refusal."""
 from __future__ import annotations
 
-import itertools
 from datetime import timedelta
 
 import pytest
@@ -10,14 +9,13 @@ import pytest
 from api import create_app
 from api.routing import Blueprint
 from api.session import current_session
-from models.account import Account, MeterUsage, Referral, ReferralCode
+from models.account import Account, MeterUsage
 from models.clock import clock, utcnow
-from models.session import Session
 from services import meter
 from services.errors import Refused
-from services.sessions import hash_token
 from tests.conftest import SETTINGS
 from tests.helpers import in_threads
+from tests.metered_accounts import bind, make_account, row
 
 FIVE_HOURS, WEEK = 18_000, 604_800
 # A five-hour boundary that is not a week boundary (the week runs on across it).
@@ -35,33 +33,6 @@ LIMITS = {
     "max20": {"website_edit": (20000, 200000), "growth_edit": (10000, 100000), "find": (10000, 100000), "ad": (10000, 100000), "support": (10000, 100000)},
 }
 LABELS = {"free": "Free", "pro": "Pro", "max5": "Max 5x", "max20": "Max 20x"}
-
-_emails = itertools.count()
-
-
-def make_account(tier="free", *, term_ends_at=None, referrals=0, unqualified=0) -> Account:
-    account = Account.create(email=f"founder{next(_emails)}@example.com", tier=tier, term_ends_at=term_ends_at)
-    if referrals or unqualified:
-        code = ReferralCode.create(code=f"code{account.id}", account=account.id)
-        for i in range(referrals + unqualified):
-            friend = Account.create(email=f"friend{next(_emails)}@example.com")
-            Referral.create(code=code.code, friend=friend.id, qualified_at=utcnow() if i < referrals else None)
-    return account
-
-
-def bind(client, account: Account) -> None:
-    """Signs the client's session in to the account (as a redeemed link would)."""
-    cookie = client.get_cookie("ff_session")
-    if cookie is None:
-        client.get("/api/usage")
-        cookie = client.get_cookie("ff_session")
-    updated = Session.update(account_id=account.id).where(Session.token_hash == hash_token(cookie.value)).execute()
-    assert updated == 1
-
-
-def row(account: Account, bucket: str = "find") -> MeterUsage | None:
-    return MeterUsage.get_or_none((MeterUsage.account == account.id) & (MeterUsage.bucket == bucket))
-
 
 def refused(account: Account, bucket: str = "find") -> Refused:
     with pytest.raises(Refused) as caught:

@@ -16,7 +16,7 @@ from services.discovery.state import AccountPlan
 from services.meter_ahead import Ahead
 from tests.factories import catalog, claim, session_of, statements
 from tests.helpers import in_threads
-from tests.test_meter import bind, make_account, row
+from tests.metered_accounts import bind, make_account, row
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")
 PATHS = ["/api/feed", "/api/find"]
