@@ -27,12 +27,14 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import compare, load  # noqa: E402
+from bench import hotpaths_bench as hb  # noqa: E402
 from bench.hotpaths_bench import classify  # noqa: E402
 from bench.store_bench import SECRET  # noqa: E402
 
@@ -51,31 +53,19 @@ def server(checkout: Path, port: int, env: dict) -> subprocess.Popen:
 
 
 def cpu_ticks(pid: int) -> int:
-    """CPU ticks of the gunicorn master `pid`, its workers and every PostgreSQL process."""
-    total = 0
+    """CPU ticks of the gunicorn master `pid` and its workers (compare.py's count), and of every
+    PostgreSQL process."""
+    postgres = 0
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
         try:
-            stat = (entry / "stat").read_text()
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
         except OSError:
             continue  # exited meanwhile
-        command = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = compare.stat_fields(stat)
-        if int(entry.name) == pid or fields[1] == str(pid) or command.startswith("postgres"):
-            total += int(fields[11]) + int(fields[12])
-    return total
-
-
-def reset_meters_and_holds(database_url: str) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(database_url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE meter_usage SET used_5h = 0, used_week = 0")
-        cursor.execute("UPDATE product_hold SET expires_at = (now() AT TIME ZONE 'utc') + interval '30 minutes'")
-    connection.close()
+        if stat and stat[stat.index("(") + 1:].startswith("postgres"):
+            fields = compare.stat_fields(stat)
+            postgres += int(fields[11]) + int(fields[12])
+    tree = compare.process_tree_cpu(pid)
+    return (tree[1] if tree else 0) + postgres
 
 
 def main(argv=None) -> int:
@@ -95,6 +85,12 @@ def main(argv=None) -> int:
     env.update(DATABASE_URL=state["database_url"], REDIS_URL=state["redis_url"], SECRET_KEY=SECRET,
                BASE_URL="http://localhost", AI_BACKEND="offline", LOG_LEVEL="INFO")
     sides = {"A": (args.a.resolve(), args.port_base + 1), "B": (args.b.resolve(), args.port_base + 2)}
+    reset = None
+    if args.route in ("find", "feed"):  # hotpaths_bench.py's reset, on the prepared database
+        from models.db import init_db
+
+        init_db(state["database_url"])
+        reset = hb.fresh_meter_and_holds([SimpleNamespace(cookie=c) for c in state["cookies"][args.route]])
     procs = {side: server(checkout, port, env) for side, (checkout, port) in sides.items()}
     rps = {"A": [], "B": []}
     cpu = {"A": [], "B": []}
@@ -104,8 +100,8 @@ def main(argv=None) -> int:
             compare.wait_until_settled(procs[side])
         for round_ in range(args.rounds):
             for side in ("A", "B") if round_ % 2 == 0 else ("B", "A"):
-                if args.route in ("find", "feed"):
-                    reset_meters_and_holds(state["database_url"])
+                if reset is not None:
+                    reset()
                 before = cpu_ticks(procs[side].pid)
                 result = load.run_load(f"http://127.0.0.1:{sides[side][1]}{PATHS[args.route]}", requests=args.n,
                                        concurrency=args.c, warmup=args.warmup, cookies=state["cookies"][args.route],

@@ -120,10 +120,18 @@ def _reached(name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _build(bound: bool, checked: bool = False, spends: bool = False, *, top: bool = True):
-    """The state's row. `spends`: with the meter's spend ahead, as a WITH of the statement
-    (attached here when this is the statement, `top`; a data-modifying WITH must be at its
-    top level, so _build_with_candidates attaches it to the whole) and its `spent` column."""
+def _build(bound: bool, checked: bool = False, spends: bool = False):
+    """The state's row as a statement of its own (find's). `spends`: with the meter's spend
+    ahead as its WITH."""
+    spend = meter_ahead.spend_cte() if spends else None
+    query = _state_query(bound, checked, spend)
+    return query.with_cte(spend) if spends else query
+
+
+def _state_query(bound: bool, checked: bool, spend):
+    """The state's row; `spend` (a data-modifying WITH, or None) adds its `spent` column. The
+    WITH itself is attached by the statement this query is, or is part of: PostgreSQL takes a
+    data-modifying WITH only at a statement's top level."""
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -151,8 +159,7 @@ def _build(bound: bool, checked: bool = False, spends: bool = False, *, top: boo
     ]
     if checked:  # the row of the request's token, as it is now (read_state's `check`)
         columns += [field.alias(f"session_{field.name}") for field in SESSION_FIELDS]
-    spend = meter_ahead.spend_cte() if spends else None
-    if spends:
+    if spend is not None:
         columns.append(meter_ahead.spent_column(spend))
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
     query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
@@ -160,7 +167,7 @@ def _build(bound: bool, checked: bool = False, spends: bool = False, *, top: boo
              .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
     if checked:  # by its unique token hash: at most one row
         query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == Param("token_hash")))
-    return query.with_cte(spend) if spends and top else query
+    return query
 
 
 _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
@@ -173,9 +180,11 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
     card among them, for the server to write and the driver to read.) The candidates'
     rows are kept as read (cards.candidate_card decodes one only to build a card it has not
     kept)."""
-    state = _build(bound, checked, spends, top=False).alias("state")
+    spend = meter_ahead.spend_cte() if spends else None
+    inner = _state_query(bound, checked, spend)
+    names = [c._alias for c in inner._returning]
+    state = inner.alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
-    names = [c._alias for c in _build(bound, checked, spends, top=False)._returning]
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
                                                 *(getattr(state.c, name).alias(name) for name in names),
@@ -184,7 +193,7 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
                                                   *(getattr(best.c, name) for name in CANDIDATE_COLUMNS)])
     both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'),
                                    pw.SQL('"candidate_product_id"'))
-    return both.with_cte(meter_ahead.spend_cte()) if spends else both
+    return both.with_cte(spend) if spends else both
 
 
 _STATE = Statement("owner_state", _build, generic=True)
@@ -194,7 +203,8 @@ _STATE = Statement("owner_state", _build, generic=True)
 def _state_row(checked: bool, spends: bool = False):
     """The state's row (its names do not change with the owner's shape, only with `checked`
     and `spends`)."""
-    return namedtuple("OwnerStateRow", [c._alias for c in _build(True, checked, spends, top=False)._returning])
+    spend = meter_ahead.spend_cte() if spends else None
+    return namedtuple("OwnerStateRow", [c._alias for c in _state_query(True, checked, spend)._returning])
 
 
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)
