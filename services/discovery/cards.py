@@ -7,6 +7,7 @@ from collections import namedtuple
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
+import orjson
 import peewee as pw
 
 from models import evidence_kinds as kinds
@@ -20,6 +21,9 @@ from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
 _CENT = Decimal("0.01")
+# A card is plain JSON types by construction (tests/test_card_shape.py): anything else raises
+# rather than be written some other way (api/json_out.py writes answers with the same options).
+_PLAIN = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
 # How many evidence series a card carries, and the readings each keeps (the API's decisions name them).
 TREND_SERIES, TREND_POINTS = kinds.TREND_SERIES, kinds.TREND_POINTS
 
@@ -178,6 +182,21 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
     return [Candidate._make(row) for row in rows]
 
 
+# What a card shows of a product and its gate row, besides its id, in a candidate's row's order.
+CARD_FIELDS = (Product.name, Product.description, Product.category, Product.price, Product.cost, Product.currency,
+               Product.images, Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
+               ProductGate.evidence_latest, ProductGate.gate_date, ProductGate.evidence_version)
+
+
+def card_columns() -> list:
+    """CARD_FIELDS as a statement reads them, by their names. The decimals are read as their
+    text: a card's columns are the key it is kept under (`candidate_card`), and the driver's
+    Decimal objects cost more to make and to hash than the card's whole lookup (card() and
+    evidence_gate.row_clears read a decimal's text as they read a Decimal)."""
+    return [(field.cast("text") if isinstance(field, pw.DecimalField) else field).alias(field.column_name)
+            for field in CARD_FIELDS]
+
+
 # The columns of a candidate's row (`candidates_query`), best first by (feed_rank, product_id).
 CANDIDATE_COLUMNS = ("product_id", "name", "description", "category", "price", "cost", "currency", "images", "rank",
                      "margin_pct", "evidence_count", "evidence_latest", "gate_date", "evidence_version", "seen", "watched",
@@ -185,16 +204,14 @@ CANDIDATE_COLUMNS = ("product_id", "name", "description", "category", "price", "
 Candidate = namedtuple("Candidate", CANDIDATE_COLUMNS)
 # A card shows the columns up to its evidence version (gate_date among them, which it does not show).
 _CARD_COLUMNS = CANDIDATE_COLUMNS.index("evidence_version") + 1
+CardColumns = namedtuple("CardColumns", CANDIDATE_COLUMNS[:_CARD_COLUMNS])
 
 
 def candidates_query(bound: bool, limit: int, excluded: int):
     """The candidates statement for an anonymous or a bound owner, a LIMIT and a number of
     products left out (the ones a find lost to a concurrent hold)."""
     owner = param_owner(bound)
-    query = (ProductGate.select(ProductGate.product.alias("product_id"), Product.name, Product.description,
-                                Product.category, Product.price, Product.cost, Product.currency, Product.images,
-                                Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
-                                ProductGate.evidence_latest, ProductGate.gate_date, ProductGate.evidence_version,
+    query = (ProductGate.select(ProductGate.product.alias("product_id"), *card_columns(),
                                 seen_flag(owner, ProductGate.product).alias("seen"),
                                 _probe(_open_watch_on(ProductGate.product)).alias("watched"),
                                 ProductGate.rank.alias("feed_rank"))
@@ -215,13 +232,14 @@ _CANDIDATES = Statement("feed_candidates", candidates_query, generic=True)
 
 def candidate_card(row, *, yours: bool = False, held_until: datetime | None = None) -> dict:
     """The card of a candidate's row as the driver returned it (`candidates`, or
-    services/discovery/state.py), its `trends` filled by `with_trends`. Its card for nobody in
-    particular is kept under the row's card columns (card_cache.CARDS), so a product served
-    before is neither decoded nor built again."""
-    key = row[:_CARD_COLUMNS]
+    services/discovery/state.py; its first _CARD_COLUMNS values are enough), its `trends`
+    filled by `with_trends`. Its card for nobody in particular is kept under the row's card
+    columns (card_cache.CARDS), so a product served before is neither decoded nor built
+    again."""
+    key = tuple(row[:_CARD_COLUMNS])
     shown = card_cache.CARDS.get(key)
     if shown is None:
-        decoded = Candidate._make(_CANDIDATES.text(False, 1, 0).decode(row))
+        decoded = CardColumns._make(_CANDIDATES.text(False, 1, 0).decode(key, 0, _CARD_COLUMNS))
         shown = card(decoded, decoded, yours=False)
         card_cache.CARDS.put(key, shown)
     body = dict(shown)  # the kept card is shared: this request's own copy
@@ -229,6 +247,36 @@ def candidate_card(row, *, yours: bool = False, held_until: datetime | None = No
         body["yours"] = True
         body["held_until"] = iso(held_until)
     return body
+
+
+def cards_json(own, held_until: datetime | None, others) -> list[bytes]:
+    """The founder's own card (`own`, held until `held_until`) then the cards of `others`,
+    each as `candidate_card` makes it with its trends, as the JSON a feed sends (orjson's, as
+    api/json_out.py writes every plain answer). What a card says for nobody in particular,
+    trends included, is kept as bytes under the row's card columns (card_cache.SHOWN): a
+    repeat feed joins kept bytes instead of building twelve dictionaries and encoding them
+    again. A card's fields end with `yours` and, for the own card, `held_until` (CardSchema's
+    order), so the kept bytes stop before `yours` and each request adds its own ending. The
+    cards not kept are built together (one read of their evidence)."""
+    keys = [tuple(row[:_CARD_COLUMNS]) for row in (own, *others)]
+    shown = card_cache.SHOWN.get_many(keys)
+    missing = [key for key in dict.fromkeys(keys) if key not in shown]
+    if missing:
+        built = with_trends([candidate_card(key) for key in missing], [version_in(key) for key in missing])
+        fresh = {}
+        for key, body in zip(missing, built, strict=True):
+            del body["yours"]  # the last field (card's order): what follows it is per request
+            fresh[key] = orjson.dumps(body, option=_PLAIN)[:-1]  # without its closing brace
+        # Without a version a card's trends are read afresh each time (with_trends): not kept.
+        card_cache.SHOWN.put_many({key: sent for key, sent in fresh.items() if version_in(key) is not None})
+        shown.update(fresh)
+    ending = b',"yours":true,"held_until":' + orjson.dumps(iso(held_until)) + b"}"
+    return [shown[keys[0]] + ending] + [shown[key] + b',"yours":false}' for key in keys[1:]]
+
+
+def version_in(columns) -> str | None:
+    """The evidence version among a row's card columns (the last of them)."""
+    return columns[_CARD_COLUMNS - 1]
 
 
 def why_nothing(owner: Owner, now: datetime, gate, day: date) -> str:

@@ -43,7 +43,9 @@ from services.discovery.cards import (
     candidate_card,
     candidates,
     card,
+    cards_json,
     product_rows,
+    version_in,
     version_of,
     why_nothing,
     with_trends,
@@ -110,17 +112,22 @@ def _claimed_now(product_id: str) -> bool:
 
 @dataclass
 class _Served:
-    own: dict | None  # the owner's held product as a card
+    own: tuple | None  # the owner's held product's card columns as read (cards.candidate_card's)
+    held_until: datetime | None  # when its hold ends
     spare: list  # further candidates (rows of cards.candidates), best first
     released: list  # products whose hold this call gave up
     reason: str | None  # why there is no own product
     own_seen: bool = False  # the own product is recorded as seen already
-    own_version: str | None = None  # the own product's evidence version (cards.with_trends)
 
     def cards(self) -> list[dict]:
         """The own card then the spare candidates' cards, with their trends."""
-        return with_trends([self.own] + [candidate_card(row) for row in self.spare],
-                           [self.own_version] + [row.evidence_version for row in self.spare])
+        return with_trends([candidate_card(self.own, yours=True, held_until=self.held_until)]
+                           + [candidate_card(row) for row in self.spare],
+                           [version_in(self.own)] + [row.evidence_version for row in self.spare])
+
+    def cards_json(self) -> list[bytes]:
+        """The same cards as the JSON a feed sends (cards.cards_json)."""
+        return cards_json(self.own, self.held_until, self.spare)
 
 
 def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served | None:
@@ -133,8 +140,7 @@ def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date,
         others = list(state.candidates[:spare])  # read with the state
     else:
         others = candidates(owner, now, gate, day, spare) if spare else []
-    own = card(held, held, yours=True, held_until=state.resolved.held_until)
-    return _Served(own, others, [], None, own_seen=state.held_seen, own_version=held.evidence_version)
+    return _Served(state.held_card, state.resolved.held_until, others, [], None, own_seen=state.held_seen)
 
 
 def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served:
@@ -159,14 +165,13 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
                 kept, others = _keep_only(owner, row.product_id)
                 if kept:
                     released += others
-                    own = candidate_card(row, yours=True, held_until=until)
-                    return _Served(own, rows[index + 1:index + 1 + spare], released, None, own_seen=bool(row.seen),
-                                   own_version=row.evidence_version)
+                    return _Served(row, until, rows[index + 1:index + 1 + spare], released, None,
+                                   own_seen=bool(row.seen))
             lost.append(row.product_id)
         if not rows:
             break
     reason = why_nothing(owner, now, gate, day) if not rows else "all_held"
-    return _Served(None, [], released, reason)
+    return _Served(None, None, [], released, reason)
 
 
 def _record_shown(owner: Owner, state: OwnerState, served: _Served, now: datetime, *, observe: list) -> list[Job]:
@@ -174,7 +179,7 @@ def _record_shown(owner: Owner, state: OwnerState, served: _Served, now: datetim
     for the cards not yet seen, the milestones not yet reached, and the watches of
     `observe` (products observed available). Returns the notice jobs to send after
     commit. A repeat feed writes nothing and opens no transaction."""
-    unseen = ([] if served.own_seen else [served.own["product_id"]]) + [r.product_id for r in served.spare
+    unseen = ([] if served.own_seen else [served.own[0]]) + [r.product_id for r in served.spare
                                                                         if not r.seen]
     if not (unseen or state.missing_milestones or observe):
         return []
@@ -240,9 +245,10 @@ def find(*, session: Session, check: dict | None = None) -> tuple[dict, list[Job
     return served.cards()[0], jobs
 
 
-def feed(*, session: Session, check: dict | None = None) -> tuple[list | dict, list[Job]]:
+def feed(*, session: Session, check: dict | None = None) -> tuple[list[bytes], list[Job]]:
     """The session's own product (a hold, minted if needed) then up to FEED_SIZE - 1 free
-    candidates by the ranking key; an empty list at the allowance. Metered under `find`.
+    candidates by the ranking key, each card as the JSON sent (cards.cards_json); an empty
+    list at the allowance. Metered under `find`.
 
     The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
@@ -265,7 +271,7 @@ def feed(*, session: Session, check: dict | None = None) -> tuple[list | dict, l
                     raise Refused(served.reason)
                 jobs = _record_shown(owner, state, served, now,
                                      observe=served.released + [r.product_id for r in served.spare if r.watched])
-    return served.cards(), jobs
+    return served.cards_json(), jobs
 
 
 # --- Select, claim and pass ------------------------------------------------------------------
@@ -429,14 +435,14 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
         released = Hold.delete().where(owner.owns(Hold), Hold.product == target).execute()
         state = read_state(owner, now)
         if state.allowance.finds_remaining == 0:
-            following, reason, version = None, "claim_limit_reached", None
+            following, reason = None, "claim_limit_reached"
         else:
             served = _serve_live(owner, state, now, gate, day, spare=0) or _mint(owner, state, now, gate, day, spare=0)
-            following, reason, version = served.own, served.reason, served.own_version
+            following, reason = (served.cards()[0] if served.own is not None else None), served.reason
         if following is not None and not served.own_seen:
             _record_seen(owner, [following["product_id"]], now)
         jobs = watches.observe_available([target] if released else [], now=now)
-    body = {"status": PASSED, "passed": target, "next": with_trends([following], [version])[0] if following else None}
+    body = {"status": PASSED, "passed": target, "next": following}
     if following is None:
         body.update(reason=reason, explanation=sentence(reason))
     return body, jobs

@@ -27,16 +27,19 @@ from models.discovery import ClaimAllowance, Hold, ProductGate
 from models.session import Session
 from services import meter, meter_ahead, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
-from services.discovery.cards import CANDIDATE_COLUMNS, Candidate, candidates_query, seen_flag
+from services.discovery.cards import (
+    CANDIDATE_COLUMNS,
+    CARD_FIELDS,
+    Candidate,
+    candidates_query,
+    card_columns,
+    seen_flag,
+)
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
 
 MILESTONES = (milestones.FIND_SERVED, milestones.SHOWN_FIELD)  # what a find or feed advances
-# What the held product's card shows, besides its id (a candidate's row has the same names).
-CARD_FIELDS = (Product.name, Product.description, Product.category, Product.price, Product.cost, Product.currency,
-               Product.images, Product.rank, ProductGate.margin_pct, ProductGate.evidence_count,
-               ProductGate.evidence_latest, ProductGate.gate_date, ProductGate.evidence_version)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class OwnerState:
     resolved: Resolved | None
     allowance: Allowance
     held: object | None  # the live hold's product and gate figures (card fields), when it has one
+    # The same product's card columns as the driver returned them (a candidate row's first
+    # values: cards.candidate_card and cards.cards_json take either), when it has one.
+    held_card: tuple | None
     held_seen: bool  # the held product is recorded as seen by the owner
     missing_milestones: tuple  # (name, session_id, account_id) rows a find or feed must record
     candidates: tuple | None = None  # the best candidates (cards.Candidate), when asked for
@@ -84,11 +90,13 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
         # The state's row first, then one row per candidate (_build_with_candidates).
         text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, spends, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
-        width = len(rows[0]) - len(CANDIDATE_COLUMNS)
-        row = _state_row(checked, spends)._make(text.decode(rows[0], 1, width))
+        start, width = 1, len(rows[0]) - len(CANDIDATE_COLUMNS)
         found = tuple(Candidate._make(r[width:]) for r in rows[1:])  # as read (cards.candidate_card)
     else:
-        row = _STATE.first(bound, checked, spends, **values)
+        text, rows = _STATE.raw(bound, checked, spends, **values)
+        start, width = 0, None
+    raw = rows[0][start:width]
+    row = _state_row(checked, spends)._make(text.decode(rows[0], start, width))
     if spends:
         ahead.spent = bool(row.spent)
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
@@ -105,6 +113,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     meter_ahead.remember(account)
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
+                      held_card=tuple(raw[_HELD_CARD]) if row.product_id is not None else None,
                       missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates,
                       account=account)
 
@@ -148,7 +157,7 @@ def _state_query(bound: bool, checked: bool, spend):
         (_reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
         # The held product with its card fields, by the names a candidate's row has (cards.py).
         Product.product_id.alias("product_id"),
-        *(field.alias(field.column_name) for field in CARD_FIELDS),
+        *card_columns(),
         # An anonymous owner's live hold always has this session's seen row (a hold is minted
         # together with it, and only a product the session saw can be selected), so only a
         # bound owner, whose hold may come from another device, needs the lookup.
@@ -171,6 +180,15 @@ def _state_query(bound: bool, checked: bool, spend):
 
 
 _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
+
+
+def _held_card_columns() -> slice:
+    """Where the held product's card columns are in the state's row: product_id, then
+    CARD_FIELDS, which are a candidate row's card columns, in their order."""
+    names = [c._alias for c in _state_query(False, False, None)._returning]
+    first = names.index("product_id")
+    assert tuple(names[first:first + len(CARD_FIELDS) + 1]) == CANDIDATE_COLUMNS[:len(CARD_FIELDS) + 1], names
+    return slice(first, first + len(CARD_FIELDS) + 1)
 
 
 def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spends: bool = False):
@@ -208,3 +226,4 @@ def _state_row(checked: bool, spends: bool = False):
 
 
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)
+_HELD_CARD = _held_card_columns()
