@@ -68,15 +68,22 @@ class _Text:
         self.prepared = None
         if isinstance(database, pw.PostgresqlDatabase) and "%" not in sql.replace("%s", ""):
             # Whole numbers fixed in the query (LIMIT 11) are written into the prepared text,
-            # so the plan kept for it knows them; everything else is a $n parameter.
-            pieces, kept, numbered = sql.split("%s"), [], []
+            # so the plan kept for it knows them; everything else is a $n parameter. A named
+            # value used in several places, converted the same way in each, is one parameter:
+            # each travels as a literal of the EXECUTE, which the driver quotes and the server
+            # parses (the feed's statement named 11 values in 43 places).
+            pieces, kept, numbered, numbers = sql.split("%s"), [], [], {}
             # The last piece (after the last %s) has no value: zip leaves it out.
             for piece, value, slot in zip(pieces, values, self.slots, strict=False):
                 if slot.name is None and type(value) is int:
                     numbered.append(piece + str(value))
-                else:
+                    continue
+                # An unnamed value (fixed in the query) is a parameter of its own.
+                same = (slot.name, _conversion(slot.converter)) if slot.name is not None else object()
+                if same not in numbers:
                     kept.append(slot)
-                    numbered.append(piece + f"${len(kept)}")
+                    numbers[same] = len(kept)
+                numbered.append(piece + f"${numbers[same]}")
             numbered.append(pieces[-1])
             prepared_text = "".join(numbered)
             self.prepared = f"ff_{label}_{hashlib.sha1(prepared_text.encode()).hexdigest()[:12]}"
@@ -117,6 +124,20 @@ class _Text:
             value = values[slot.name] if slot.name is not None else None
             out.append(slot.converter(value) if slot.converter else value)
         return out
+
+
+def _conversion(converter):
+    """What a parameter's value goes through (peewee sets the db_value of the field it meets):
+    two places may share a parameter only when this is equal. A field's db_value depends on
+    its class, and for some on a setting of the field (a decimal's places and rounding); a
+    foreign key converts as the field it points to."""
+    field = getattr(converter, "__self__", None)
+    if not isinstance(field, pw.Field):
+        return converter
+    if isinstance(field, pw.ForeignKeyField):
+        return ("foreign key", _conversion(field.rel_field.db_value))
+    return (type(field), converter.__func__, getattr(field, "decimal_places", None), getattr(field, "auto_round", None),
+            getattr(field, "rounding", None))
 
 
 def _columns(query) -> tuple[list[str], list]:

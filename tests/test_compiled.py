@@ -79,3 +79,25 @@ def test_the_text_is_built_once_per_shape():
         statement.rows(4, price=Decimal("1"))
     assert calls == [3, 4]
     assert json.dumps(statement.sql(3))  # readable text, for tests and people
+
+
+def _priced_between():
+    """`price` twice against the same field, `low` against the rank (a float): on PostgreSQL
+    the repeated value is one parameter, and a value met by fields converting differently
+    (a decimal of two places, a float) stays one parameter per conversion."""
+    return (Product.select(Product.product_id.alias("product_id"))
+            .where((Product.price <= Param("price")) & (Product.cost < Param("price")) & (Product.rank >= Param("low"))
+                   & (Product.cost >= Param("low")))
+            .order_by(Product.product_id))
+
+
+def test_a_value_named_in_several_places_travels_once_per_conversion():
+    _products(4)
+    statement = Statement("test_shared", _priced_between)
+    rows = statement.rows(price=Decimal("21.99"), low=Decimal("5.5"))
+    assert [row.product_id for row in rows] == ["c00", "c01", "c02"]
+    if not is_sqlite():
+        text = statement.text()
+        # price (twice, both decimals of two places), low as a float and low as a decimal.
+        assert [slot.name for slot in text.execute_slots] == ["price", "low", "low"]
+        assert text.prepare_sql.count("$1") == 2 and "$4" not in text.prepare_sql
