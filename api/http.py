@@ -35,7 +35,8 @@ class _UnusedFlaskSession(SecureCookieSessionInterface):
     open, without first building the signing serializer Flask builds on every request."""
 
     def open_session(self, app, request):
-        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+        # `in`, not .get: a missing key's .get raises and catches a KeyError inside werkzeug.
+        if app.secret_key and self.get_cookie_name(app) not in request.cookies:
             return self.session_class()
         return super().open_session(app, request)
 
@@ -43,43 +44,56 @@ class _UnusedFlaskSession(SecureCookieSessionInterface):
 def install_request_conventions(app, settings) -> None:
     app.session_interface = _UnusedFlaskSession()
 
+    # Each hook reads Flask's request and g once, through their proxies: every attribute read
+    # through a proxy costs a failed lookup on the proxy (an AttributeError made and dropped)
+    # before it reaches the object, and the hooks run on every request.
     @app.before_request
     def start_request():
-        g.request_id = secrets.token_hex(8)
-        g.started = time.perf_counter()
-        if "\x00" in request.path:
+        req, here = request._get_current_object(), g._get_current_object()
+        here.request_id = secrets.token_hex(8)
+        here.started = time.perf_counter()
+        if "\x00" in req.path:
             # No path names anything with a NUL in it (%00), and PostgreSQL cannot even
             # compare text holding one: the JSON 404 of any unknown path, before any route.
             raise NotFound()
         # A connected domain's Host is matched to its store's routes before anything below
         # reads the route (redirects, the body limit, the cross-site guard).
         hosts.route_store_host(app)
-        if isinstance(request.routing_exception, RequestRedirect):
-            return relative_redirect(request.routing_exception)
+        if isinstance(req.routing_exception, RequestRedirect):
+            return relative_redirect(req.routing_exception)
         limit = body_limit(app, settings)
         # Werkzeug stops reading past this too (a body sent without Content-Length, chunked).
-        request.max_content_length = limit
-        length = request.content_length
+        req.max_content_length = limit
+        length = req.content_length
         if length is not None and length > limit:
             raise ApiError(413, "payload_too_large")
         _refuse_cross_site(app, settings)
 
     @app.after_request
     def finish_response(response):
+        req, here = request._get_current_object(), g._get_current_object()
         if hosts.store_domain() is None:
             # A store's host never issues the founders' cookie, not even on its 404s.
             ensure_cookie(response, settings)
-        if request.path.startswith("/api/") or request.path == "/login" or request.path.startswith("/login/"):
+        path = req.path
+        if path.startswith("/api/") or path == "/login" or path.startswith("/login/"):
             response.headers["Cache-Control"] = NO_STORE
         keep_cookies_out_of_shared_caches(response)
-        response.headers["X-Request-Id"] = g.get("request_id", "")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        _log_request(response)
-        started = g.get("started")
+        headers = response.headers
+        headers["X-Request-Id"] = here.get("request_id", "")
+        # Set unless the route set them: Headers.setdefault finds a missing header by raising
+        # and catching a KeyError.
+        present = {name.lower() for name, _value in headers.items()}
+        if "x-content-type-options" not in present:
+            headers["X-Content-Type-Options"] = "nosniff"
+        if "referrer-policy" not in present:
+            headers["Referrer-Policy"] = "same-origin"
+        route = req.url_rule.rule if req.url_rule else None
+        started = here.get("started")
+        _log_request(response, req, here.get("request_id"), route, started)
         if started is not None:
-            observe_request(route=request.url_rule.rule if request.url_rule else None, method=request.method,
-                            status=response.status_code, seconds=time.perf_counter() - started)
+            observe_request(route=route, method=req.method, status=response.status_code,
+                            seconds=time.perf_counter() - started)
         return response
 
     @app.teardown_request
@@ -159,7 +173,8 @@ def relative_redirect(moved: RequestRedirect):
 def body_limit(app, settings) -> int:
     """The largest body this request may send: MAX_BODY_BYTES, or the larger ceiling its
     route declared (`declare(max_body_bytes=...)`: POST /api/product takes images)."""
-    declaration = declaration_of(app.view_functions.get(request.endpoint)) if request.endpoint else None
+    endpoint = request.endpoint
+    declaration = declaration_of(app.view_functions.get(endpoint)) if endpoint else None
     declared = declaration.max_body_bytes if declaration is not None else None
     return max(settings.max_body_bytes, declared or 0)
 
@@ -173,28 +188,29 @@ def _refuse_cross_site(app, settings) -> None:
     all: a new route is protected until it says otherwise. Routes called by other servers
     (provider callbacks) are exempt and authenticate by signature.
     """
-    if request.endpoint is None:
+    req = request._get_current_object()
+    if req.endpoint is None:
         return  # no route: nothing to protect (the answer is a 404 or 405)
-    declaration = declaration_of(app.view_functions.get(request.endpoint)) or UNDECLARED
+    declaration = declaration_of(app.view_functions.get(req.endpoint)) or UNDECLARED
     if declaration.callback:
         return
-    if request.method not in BODY_METHODS and not declaration.changes_state:
+    if req.method not in BODY_METHODS and not declaration.changes_state:
         return
-    if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+    headers = req.headers
+    if headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
         raise ApiError(403, "cross_site_request")
-    origin = request.headers.get("Origin")
-    if origin and origin not in (settings.origin, request.host_url.rstrip("/")) \
+    origin = headers.get("Origin")
+    if origin and origin not in (settings.origin, req.host_url.rstrip("/")) \
             and not hosts.store_origin_accepted(origin, declaration):
         raise ApiError(403, "cross_site_request")
 
 
-def _log_request(response) -> None:
-    started = g.get("started")
+def _log_request(response, req, request_id, route, started) -> None:
     log.info("request", extra={"fields": {
-        "request_id": g.get("request_id"),
-        "method": request.method,
-        "route": request.url_rule.rule if request.url_rule else None,
-        "path": request.path,
+        "request_id": request_id,
+        "method": req.method,
+        "route": route,
+        "path": req.path,
         "status": response.status_code,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
     }})

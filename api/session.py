@@ -18,17 +18,19 @@ ONE_YEAR = 31536000
 
 def current_session() -> Session:
     """The session of this request; a request without a valid cookie gets a new one."""
-    if "session" not in g:
-        if not _route_has_sessions():
+    here = g._get_current_object()  # read through the proxy once (api/http.py says why)
+    if "session" not in here:
+        req = request._get_current_object()
+        if not _route_has_sessions(req):
             # A route declared session=False is never given a cookie (ensure_cookie), so a
             # session opened here would be a row nobody can ever come back to.
-            raise RuntimeError(f"{request.endpoint} is declared session=False but reads the session")
-        session = find_session(request.cookies.get(COOKIE_NAME))
+            raise RuntimeError(f"{req.endpoint} is declared session=False but reads the session")
+        session = find_session(req.cookies.get(COOKIE_NAME))
         if session is None:
             # Missing, malformed or never issued by us: a fresh value, never the client's.
-            session, g.new_cookie_value = open_session()
-        g.session = session
-    return g.session
+            session, here.new_cookie_value = open_session()
+        here.session = session
+    return here.session
 
 
 def remembered_session() -> Remembered | None:
@@ -36,11 +38,12 @@ def remembered_session() -> Remembered | None:
     made this request's session without reading it again (so the answer issues no cookie),
     or None (then call current_session). The caller must hand `values` to a statement that
     checks them and, on StaleSession, call `forget_remembered_session` and start over."""
-    if "session" in g or not _route_has_sessions():
+    here, req = g._get_current_object(), request._get_current_object()
+    if "session" in here or not _route_has_sessions(req):
         return None
-    remembered = sessions.remembered_session(request.cookies.get(COOKIE_NAME))
+    remembered = sessions.remembered_session(req.cookies.get(COOKIE_NAME))
     if remembered is not None:
-        g.session = remembered.session
+        here.session = remembered.session
     return remembered
 
 
@@ -69,10 +72,12 @@ def replace_cookie(value: str) -> None:
     g.new_cookie_value = value
 
 
-def _route_has_sessions() -> bool:
+def _route_has_sessions(req=None) -> bool:
     """Whether this request's route reads and issues the cookie: every route but those
-    declared `session=False` (a request that matched no route gets one too)."""
-    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    declared `session=False` (a request that matched no route gets one too). `req`: the
+    request itself, when the caller has it."""
+    endpoint = (req if req is not None else request).endpoint
+    view = current_app.view_functions.get(endpoint) if endpoint else None
     declaration = getattr(view, "declaration", None)
     return declaration is None or (declaration.session and not declaration.callback)
 
@@ -86,18 +91,19 @@ def ensure_cookie(response, settings) -> None:
     server or send the customer's browser back to (/pay/..., the billing webhook, /metrics),
     and the store's own funnel events (store visitors are not founders). api/http.py makes
     private any shareable answer that still would carry one."""
-    if not _route_has_sessions():
+    if not _route_has_sessions(request._get_current_object()):
         return
-    if "session" not in g:
+    here = g._get_current_object()
+    if "session" not in here:
         try:
             current_session()
         except UNAVAILABLE:
             # The database is down: a value that was never stored would be replaced on the
             # next request anyway, so none is issued now.
             close_connection()
-            log.warning("session not issued: database unavailable", extra={"fields": {"request_id": g.get("request_id")}})
+            log.warning("session not issued: database unavailable", extra={"fields": {"request_id": here.get("request_id")}})
             return
-    value = g.get("new_cookie_value")
+    value = here.get("new_cookie_value")
     if value:
         response.set_cookie(COOKIE_NAME, value, max_age=ONE_YEAR, path="/", httponly=True, samesite="Lax",
                             secure=settings.secure_cookies)
