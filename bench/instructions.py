@@ -59,7 +59,7 @@ def child(state_path: str, route: str, count: int, warmup: int, signals: str) ->
         response = send()
     problem = hi.check(route, response)
     os.write(2, f"last answer: {problem or 'ok'}\n".encode())
-    os._exit(0 if problem is None else 1)  # noqa: SLF001  (no teardown: see the docstring)
+    os._exit(0 if problem is None else 1)  # no teardown: see the docstring
 
 
 def count(checkout: Path, state: str, route: str, requests: int, warmup: int) -> float:

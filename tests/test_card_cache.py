@@ -87,6 +87,12 @@ def test_a_product_changed_without_a_reload_shows_its_new_values(founder):
     cards = {c["product_id"]: c for c in client.get("/api/feed").get_json()}
     assert (cards["p01"]["cost"], cards["p01"]["margin"], cards["p01"]["name"]) == (12.5, 17.5, "Renamed")
     assert (cards["p00"]["cost"], cards["p00"]["name"]) == (10.0, "Product p00")
+    # The founder's own (held) card is kept under its columns as read too.
+    assert cards["p00"]["yours"] is True
+    Product.update(price=Decimal("31.25")).where(Product.product_id == "p00").execute()
+    own = client.get("/api/feed").get_json()[0]
+    assert (own["product_id"], own["price"], own["margin"], own["yours"]) == ("p00", 31.25, 21.25, True)
+    assert client.get("/api/find").get_json()["price"] == 31.25
 
 
 def test_a_product_without_an_evidence_version_is_read_afresh_each_time():

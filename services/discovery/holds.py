@@ -112,7 +112,7 @@ def _claimed_now(product_id: str) -> bool:
 
 @dataclass
 class _Served:
-    own: tuple | None  # the owner's held product's card columns as read (cards.candidate_card's)
+    own: tuple | None  # the owner's held product's card columns as read, its id first (cards.candidate_card's)
     held_until: datetime | None  # when its hold ends
     spare: list  # further candidates (rows of cards.candidates), best first
     released: list  # products whose hold this call gave up
