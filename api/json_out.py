@@ -14,22 +14,17 @@ trailing newline Flask adds.
 """
 from __future__ import annotations
 
-import orjson
 from flask.json.provider import DefaultJSONProvider
 
-# Anything but the plain types is passed to `default`, which refuses it (see `_refuse`).
-_PLAIN = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
-
-def _refuse(value):
-    raise TypeError(type(value).__name__)
+from services.plain_json import plain_json
 
 
 def plain(obj) -> bytes | None:
-    """`obj` as compact JSON by orjson, or None when it holds anything but the plain types."""
+    """`obj` as compact JSON by orjson (services/plain_json.py), or None when it holds anything
+    but the plain types."""
     try:
-        return orjson.dumps(obj, default=_refuse, option=_PLAIN)
-    except TypeError:  # orjson.JSONEncodeError is a TypeError: a type it was told to refuse, an int past 64 bits
+        return plain_json(obj)
+    except TypeError:
         return None
 
 

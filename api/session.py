@@ -72,12 +72,10 @@ def replace_cookie(value: str) -> None:
     g.new_cookie_value = value
 
 
-def _route_has_sessions(req=None) -> bool:
-    """Whether this request's route reads and issues the cookie: every route but those
-    declared `session=False` (a request that matched no route gets one too). `req`: the
-    request itself, when the caller has it."""
-    endpoint = (req if req is not None else request).endpoint
-    view = current_app.view_functions.get(endpoint) if endpoint else None
+def _route_has_sessions(req) -> bool:
+    """Whether the request `req`'s route reads and issues the cookie: every route but those
+    declared `session=False` (a request that matched no route gets one too)."""
+    view = current_app.view_functions.get(req.endpoint) if req.endpoint else None
     declaration = getattr(view, "declaration", None)
     return declaration is None or (declaration.session and not declaration.callback)
 

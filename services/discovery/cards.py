@@ -7,7 +7,6 @@ from collections import namedtuple
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
-import orjson
 import peewee as pw
 
 from models import evidence_kinds as kinds
@@ -19,11 +18,9 @@ from services import evidence_gate
 from services.discovery import card_cache
 from services.discovery.resolver import param_owner
 from services.ownership import Owner
+from services.plain_json import plain_json
 
 _CENT = Decimal("0.01")
-# A card is plain JSON types by construction (tests/test_card_shape.py): anything else raises
-# rather than be written some other way (api/json_out.py writes answers with the same options).
-_PLAIN = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
 # How many evidence series a card carries, and the readings each keeps (the API's decisions name them).
 TREND_SERIES, TREND_POINTS = kinds.TREND_SERIES, kinds.TREND_POINTS
 
@@ -236,7 +233,7 @@ def candidate_card(row, *, yours: bool = False, held_until: datetime | None = No
     filled by `with_trends`. Its card for nobody in particular is kept under the row's card
     columns (card_cache.CARDS), so a product served before is neither decoded nor built
     again."""
-    key = tuple(row[:_CARD_COLUMNS])
+    key = row[:_CARD_COLUMNS]  # a tuple (a row's slice)
     shown = card_cache.CARDS.get(key)
     if shown is None:
         decoded = CardColumns._make(_CANDIDATES.text(False, 1, 0).decode(key, 0, _CARD_COLUMNS))
@@ -251,14 +248,14 @@ def candidate_card(row, *, yours: bool = False, held_until: datetime | None = No
 
 def cards_json(own, held_until: datetime | None, others) -> list[bytes]:
     """The founder's own card (`own`, held until `held_until`) then the cards of `others`,
-    each as `candidate_card` makes it with its trends, as the JSON a feed sends (orjson's, as
-    api/json_out.py writes every plain answer). What a card says for nobody in particular,
+    each as `candidate_card` makes it with its trends, as the JSON a feed sends
+    (services/plain_json.py, which api/json_out.py writes every plain answer with). What a card says for nobody in particular,
     trends included, is kept as bytes under the row's card columns (card_cache.SHOWN): a
     repeat feed joins kept bytes instead of building twelve dictionaries and encoding them
     again. A card's fields end with `yours` and, for the own card, `held_until` (CardSchema's
     order), so the kept bytes stop before `yours` and each request adds its own ending. The
     cards not kept are built together (one read of their evidence)."""
-    keys = [tuple(row[:_CARD_COLUMNS]) for row in (own, *others)]
+    keys = [row[:_CARD_COLUMNS] for row in (own, *others)]
     shown = card_cache.SHOWN.get_many(keys)
     missing = [key for key in dict.fromkeys(keys) if key not in shown]
     if missing:
@@ -266,11 +263,12 @@ def cards_json(own, held_until: datetime | None, others) -> list[bytes]:
         fresh = {}
         for key, body in zip(missing, built, strict=True):
             del body["yours"]  # the last field (card's order): what follows it is per request
-            fresh[key] = orjson.dumps(body, option=_PLAIN)[:-1]  # without its closing brace
+            # A card is plain by construction (tests/test_card_shape.py): anything else raises.
+            fresh[key] = plain_json(body)[:-1]  # without its closing brace
         # Without a version a card's trends are read afresh each time (with_trends): not kept.
         card_cache.SHOWN.put_many({key: sent for key, sent in fresh.items() if version_in(key) is not None})
         shown.update(fresh)
-    ending = b',"yours":true,"held_until":' + orjson.dumps(iso(held_until)) + b"}"
+    ending = b',"yours":true,"held_until":' + plain_json(iso(held_until)) + b"}"
     return [shown[keys[0]] + ending] + [shown[key] + b',"yours":false}' for key in keys[1:]]
 
 

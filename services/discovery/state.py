@@ -113,7 +113,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     meter_ahead.remember(account)
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
-                      held_card=tuple(raw[_HELD_CARD]) if row.product_id is not None else None,
+                      held_card=raw[_HELD_CARD] if row.product_id is not None else None,
                       missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates,
                       account=account)
 
