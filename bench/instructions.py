@@ -62,8 +62,9 @@ def child(state_path: str, route: str, count: int, warmup: int, signals: str) ->
     os._exit(0 if problem is None else 1)  # no teardown: see the docstring
 
 
-def count(checkout: Path, state: str, route: str, requests: int, warmup: int) -> float:
-    """Instructions per request of `route` in `checkout`."""
+def count(checkout: Path, state: str, route: str, requests: int, warmup: int, keep: Path | None = None) -> float:
+    """Instructions per request of `route` in `checkout`; with `keep`, callgrind's output is
+    copied there (for callgrind_annotate or kcachegrind)."""
     python = checkout / ".venv" / "bin" / "python"
     with tempfile.TemporaryDirectory(prefix="instructions-") as folder:
         out = Path(folder, "callgrind.out")
@@ -81,6 +82,8 @@ def count(checkout: Path, state: str, route: str, requests: int, warmup: int) ->
         _out, err = proc.communicate()
         if proc.returncode != 0:
             raise SystemExit(f"{checkout}: {err[-2000:]}")
+        if keep is not None:
+            keep.write_bytes(out.read_bytes())
         totals = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
         return int(totals.group(1)) / requests
 
@@ -98,11 +101,12 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=60)
     parser.add_argument("--checkout", action="append", type=Path,
                         help="a checkout to measure (repeatable; default: this one)")
+    parser.add_argument("--keep", type=Path, help="copy callgrind's output of the (last) checkout to this file")
     args = parser.parse_args(argv)
     state = str(Path(args.state).resolve())
     first = None
     for checkout in args.checkout or [Path(__file__).resolve().parent.parent]:
-        per_request = count(checkout.resolve(), state, args.route, args.n, args.warmup)
+        per_request = count(checkout.resolve(), state, args.route, args.n, args.warmup, args.keep)
         first = first or per_request
         print(f"{args.route} {checkout}: {per_request:,.0f} instructions a request ({per_request / first:.3f} of the first)",
               flush=True)

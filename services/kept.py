@@ -10,7 +10,11 @@ about a tenth of the feed's own Python, measured in instructions with callgrind.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
+
+# Every map made, so that all can be emptied at once (forget_all).
+_EVERY: weakref.WeakSet = weakref.WeakSet()
 
 
 class Kept:
@@ -18,6 +22,7 @@ class Kept:
         self._size = size
         self._kept: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        _EVERY.add(self)
 
     def get(self, key):
         with self._lock:
@@ -61,3 +66,12 @@ class Kept:
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+
+
+def forget_all() -> None:
+    """Empties every kept map of this process: for when the tables were emptied behind the
+    service's back (the test suite between tests). A key says when its value is still right
+    for the rows as they evolve, not for a database started over: a new test's rows may
+    repeat the ids, times and fingerprints of the last one's with other contents."""
+    for kept in list(_EVERY):
+        kept.clear()

@@ -283,6 +283,11 @@ def clean_state(request):
     from services import meter_ahead
 
     meter_ahead.forget_all()
+    # So are the maps kept between requests (services/kept.py): kept cards, sessions, sent
+    # verdicts are keyed by ids, times and fingerprints that the next test's rows may repeat.
+    from services import kept
+
+    kept.forget_all()
     shutil.rmtree(SETTINGS.outbox_dir, ignore_errors=True)
     shutil.rmtree(SETTINGS.inbound_maildir, ignore_errors=True)
 

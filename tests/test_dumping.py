@@ -115,7 +115,8 @@ def test_the_dashboard_in_each_state_dumps_as_marshmallow_dumps_it(founder, run_
 
     held_worker.resume()
     run_jobs()
-    body, _jobs = answers.dashboard(session=session_of(owner))
+    verdict, _jobs = answers.dashboard(session=session_of(owner))
+    body = verdict.build()
     assert body["status"] == "ok" and body["facts"] and body["sources"] and body["trends"]
     same(schema, body)
     sent = owner.get("/api/dashboard").get_json()
