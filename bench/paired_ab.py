@@ -52,7 +52,7 @@ def server(checkout: Path, port: int, env: dict) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def cpu_ticks(pid: int) -> int:
+def cpu_ticks(pid: int) -> tuple[int, int]:
     """CPU ticks of the gunicorn master `pid` and its workers (compare.py's count), and of every
     PostgreSQL process."""
     postgres = 0
@@ -65,7 +65,7 @@ def cpu_ticks(pid: int) -> int:
             fields = compare.stat_fields(stat)
             postgres += int(fields[11]) + int(fields[12])
     tree = compare.process_tree_cpu(pid)
-    return (tree[1] if tree else 0) + postgres
+    return (tree[1] if tree else 0), postgres
 
 
 def main(argv=None) -> int:
@@ -94,6 +94,7 @@ def main(argv=None) -> int:
     procs = {side: server(checkout, port, env) for side, (checkout, port) in sides.items()}
     rps = {"A": [], "B": []}
     cpu = {"A": [], "B": []}
+    server_part = {"A": [], "B": []}  # the server's share of each run's CPU (the rest is PostgreSQL's)
     try:
         for side, (_checkout, port) in sides.items():
             compare.wait_until_ready(procs[side], port, "/api/health")
@@ -109,9 +110,12 @@ def main(argv=None) -> int:
                 if result["statuses"] != {"200": args.n}:
                     raise SystemExit(f"{side}: answers {result['statuses']}")
                 rps[side].append(result["rps"])
-                cpu[side].append((cpu_ticks(procs[side].pid) - before) / HZ * 1000 / (args.n + args.warmup))
-                print(f"round {round_ + 1} {side}: {result['rps']:.0f} req/s, {cpu[side][-1]:.2f} ms CPU a request",
-                      flush=True)
+                after = cpu_ticks(procs[side].pid)
+                served, database = after[0] - before[0], after[1] - before[1]
+                cpu[side].append((served + database) / HZ * 1000 / (args.n + args.warmup))
+                server_part[side].append(served / max(served + database, 1))
+                print(f"round {round_ + 1} {side}: {result['rps']:.0f} req/s, {cpu[side][-1]:.2f} ms CPU a request "
+                      f"({server_part[side][-1]:.0%} the server's)", flush=True)
     finally:
         for proc in procs.values():
             proc.send_signal(signal.SIGTERM)
@@ -119,7 +123,8 @@ def main(argv=None) -> int:
             proc.wait(30)
     for side in ("A", "B"):
         print(f"{side} ({sides[side][0]}): median {statistics.median(rps[side]):.0f} req/s, "
-              f"{statistics.median(cpu[side]):.2f} ms CPU a request (server and PostgreSQL)")
+              f"{statistics.median(cpu[side]):.2f} ms CPU a request (server and PostgreSQL; "
+              f"{statistics.median(server_part[side]):.0%} the server's)")
     pairs = {name: statistics.median(b / a for a, b in zip(figures["A"], figures["B"], strict=True))
              for name, figures in (("requests/s", rps), ("CPU a request", cpu))}
     print("B/A, median of the pairs: " + ", ".join(f"{name} {ratio:.3f}" for name, ratio in pairs.items()))

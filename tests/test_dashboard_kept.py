@@ -45,11 +45,13 @@ def built_now(client) -> dict:
     return _DASHBOARD(verdict.build())
 
 
-def test_a_poll_sends_the_kept_verdict_until_the_research_changes(client, run_jobs):
+def test_a_poll_sends_the_kept_verdict_until_the_research_changes(client, run_jobs, held_worker):
     load(line())
     find(client)
     claim(client)
+    held_worker.resume()
     run_jobs()
+    held_worker.pause()  # the refresh below waits until the stale answers are compared (resumed after the test)
     first = client.get("/api/dashboard")
     assert first.get_json() == built_now(client) and first.get_json()["refreshing"] is False
     assert client.get("/api/dashboard").data == first.data  # the kept bytes, sent again
@@ -58,6 +60,7 @@ def test_a_poll_sends_the_kept_verdict_until_the_research_changes(client, run_jo
     stale = client.get("/api/dashboard").get_json()
     assert stale["refreshing"] is True and stale["offer"] == first.get_json()["offer"]
     assert stale == built_now(client)
+    held_worker.resume()
     run_jobs()
     fresh = client.get("/api/dashboard").get_json()
     assert fresh["refreshing"] is False and fresh["offer"]["unit_margin"] < first.get_json()["offer"]["unit_margin"]

@@ -36,6 +36,7 @@ from services.discovery.cards import (
     seen_flag,
 )
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
+from services.kept import Kept
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
 
@@ -76,10 +77,15 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     and nothing has been written yet (a spend made ahead is given back first).
 
     `ahead`: a meter spend to make in the same statement (services/meter_ahead.py, bound
-    owners on PostgreSQL); its `spent` says whether it did."""
+    owners on PostgreSQL); its `spent` says whether it did.
+
+    Milestones, once reached, stay reached, so a checked owner this process has seen reach
+    them all is not asked again: the statement then reads no milestone (see _ALL_REACHED)."""
     bound = owner.account_id is not None
     checked = check is not None
     spends = ahead is not None
+    reached_key = (owner.session_id, owner.account_id, check["token_hash"]) if checked else None
+    known = reached_key is not None and _ALL_REACHED.get(reached_key) is not None
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     if checked:
         values["token_hash"] = check["token_hash"]
@@ -88,12 +94,13 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, spends, cutoff=gate.cutoff(day),
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, spends, known, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
-        start, width = 1, len(rows[0]) - len(CANDIDATE_COLUMNS)
-        found = tuple(Candidate._make(r[width:]) for r in rows[1:])  # as read (cards.candidate_card)
+        start, width = 1, len(rows[0]) - len(_CANDIDATE_ONLY)
+        # As read (cards.candidate_card): its card where the state's row has the held card, then its own.
+        found = tuple(Candidate._make(r[_CANDIDATE_CARD] + r[width:]) for r in rows[1:])
     else:
-        text, rows = _STATE.raw(bound, checked, spends, **values)
+        text, rows = _STATE.raw(bound, checked, spends, known, **values)
         start, width = 0, None
     raw = rows[0][start:width]
     row = _state_row(checked, spends)._make(text.decode(rows[0], start, width))
@@ -108,6 +115,8 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     if bound:
         missing += [(name, None, owner.account_id)
                     for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1), strict=True) if not reached]
+    if reached_key is not None and not known and not missing:
+        _ALL_REACHED.put(reached_key, True)
     account = AccountPlan(owner.account_id, row.plan_tier, row.plan_term_ends_at, row.plan_referrals) \
         if bound and row.plan_tier is not None else None
     meter_ahead.remember(account)
@@ -129,18 +138,27 @@ def _reached(name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _build(bound: bool, checked: bool = False, spends: bool = False):
+# Owners (session id, account id, the session's token hash) this process read with every
+# milestone of MILESTONES reached. A milestone row is never deleted while its session or account
+# lives, and a session or account that is gone takes a new id, or (an id SQLite may give again)
+# comes with another token: so theirs stay reached, and a statement for them reads none
+# (`known`: four subqueries fewer for the server on every repeat find and feed).
+_ALL_REACHED = Kept(8192)
+
+
+def _build(bound: bool, checked: bool = False, spends: bool = False, known: bool = False):
     """The state's row as a statement of its own (find's). `spends`: with the meter's spend
-    ahead as its WITH."""
+    ahead as its WITH; `known`: the milestones are known reached (read_state)."""
     spend = meter_ahead.spend_cte() if spends else None
-    query = _state_query(bound, checked, spend)
+    query = _state_query(bound, checked, spend, known)
     return query.with_cte(spend) if spends else query
 
 
-def _state_query(bound: bool, checked: bool, spend):
+def _state_query(bound: bool, checked: bool, spend, known: bool = False):
     """The state's row; `spend` (a data-modifying WITH, or None) adds its `spent` column. The
     WITH itself is attached by the statement this query is, or is part of: PostgreSQL takes a
-    data-modifying WITH only at a statement's top level."""
+    data-modifying WITH only at a statement's top level. `known`: the milestone columns are
+    1 (reached) without reading them."""
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -151,10 +169,10 @@ def _state_query(bound: bool, checked: bool, spend):
         hold.select(Hold.expires_at).alias("held_until"),
         allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == Param("key")).alias("lifts"),
         allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == Param("key")).alias("claims_made"),
-        _reached(MILESTONES[0], False).alias("session_m0"),
-        _reached(MILESTONES[1], False).alias("session_m1"),
-        (_reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
-        (_reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
+        (pw.SQL("1") if known else _reached(MILESTONES[0], False)).alias("session_m0"),
+        (pw.SQL("1") if known else _reached(MILESTONES[1], False)).alias("session_m1"),
+        (pw.SQL("1") if known else _reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
+        (pw.SQL("1") if known else _reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
         # The held product with its card fields, by the names a candidate's row has (cards.py).
         Product.product_id.alias("product_id"),
         *card_columns(),
@@ -191,26 +209,30 @@ def _held_card_columns() -> slice:
     return slice(first, first + len(CARD_FIELDS) + 1)
 
 
-def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spends: bool = False):
+def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spends: bool = False,
+                           known: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
-    parts (UNION ALL), each row filling only its own part's columns. (Joined instead, each
-    of a feed's candidate rows repeated the state's 27 columns, the held product's
-    card among them, for the server to write and the driver to read.) The candidates'
-    rows are kept as read (cards.candidate_card decodes one only to build a card it has not
-    kept)."""
+    parts (UNION ALL). A candidate's product id and card columns share the held product's
+    columns in the state's row (the same names and types); the rest of each part's columns
+    are null in the other part. (Joined instead, each of a feed's candidate rows repeated the
+    state's 27 columns; side by side, it had 14 more columns, each described by the server
+    and read by the driver on every feed.) The candidates' rows are kept as read
+    (cards.candidate_card decodes one only to build a card it has not kept)."""
     spend = meter_ahead.spend_cte() if spends else None
-    inner = _state_query(bound, checked, spend)
+    inner = _state_query(bound, checked, spend, known)
     names = [c._alias for c in inner._returning]
     state = inner.alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
+    shared = set(names[_HELD_CARD])  # == CANDIDATE_COLUMNS[:len(_HELD_CARD's names)] (_held_card_columns)
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
                                                 *(getattr(state.c, name).alias(name) for name in names),
-                                                *(empty.alias(f"candidate_{name}") for name in CANDIDATE_COLUMNS)])
-    others = pw.Select(from_list=[best], columns=[pw.Value(1), *(empty for _ in names),
-                                                  *(getattr(best.c, name) for name in CANDIDATE_COLUMNS)])
-    both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'),
-                                   pw.SQL('"candidate_product_id"'))
+                                                *(empty.alias(f"candidate_{name}") for name in _CANDIDATE_ONLY)])
+    others = pw.Select(from_list=[best], columns=[pw.Value(1),
+                                                  *(getattr(best.c, name) if name in shared else empty
+                                                    for name in names),
+                                                  *(getattr(best.c, name) for name in _CANDIDATE_ONLY)])
+    both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
     return both.with_cte(spend) if spends else both
 
 
@@ -227,3 +249,7 @@ def _state_row(checked: bool, spends: bool = False):
 
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)
 _HELD_CARD = _held_card_columns()
+_CANDIDATE_ONLY = CANDIDATE_COLUMNS[_HELD_CARD.stop - _HELD_CARD.start:]  # a candidate's columns past its card
+# Where a candidate's product id and card columns are in its row of _STATE_AND_CANDIDATES
+# (after the `part` column, where the state's row has the held card).
+_CANDIDATE_CARD = slice(_HELD_CARD.start + 1, _HELD_CARD.stop + 1)
