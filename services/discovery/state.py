@@ -223,7 +223,7 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
     names = [c._alias for c in inner._returning]
     state = inner.alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
-    shared = set(names[_HELD_CARD])  # == CANDIDATE_COLUMNS[:len(_HELD_CARD's names)] (_held_card_columns)
+    shared = set(names[_HELD_CARD])  # the held card's names: a candidate's first columns (_held_card_columns)
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
                                                 *(getattr(state.c, name).alias(name) for name in names),
