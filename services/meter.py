@@ -114,6 +114,16 @@ def _limits(pro_5h: int, pro_week: int, multiplier: Fraction) -> tuple[int, int]
     return _round(pro_5h * multiplier), _round(pro_week * multiplier)
 
 
+@lru_cache(maxsize=256)
+def _bucket_limits(bucket_id: str, tier: str, referral_multiplier: float) -> tuple[int, int]:
+    """A bucket's (five-hour limit, weekly limit) for a tier and a referral step: what
+    `Plan.limits` answers, kept under plain values. Every find and feed spends: building the
+    Plan and multiplying its exact fractions (and hashing them) cost more than the rest of
+    the spend's preparation."""
+    bucket = BUCKETS[bucket_id]
+    return _limits(bucket.pro_5h, bucket.pro_week, _exact(TIER_MULTIPLIERS[tier]) * _exact(referral_multiplier))
+
+
 def plan_for(account: Account) -> Plan:
     return _plan(account, qualified_count(account.id))
 
@@ -282,7 +292,7 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -
 
 def spend_values(account, spec: Bucket, t: float) -> dict:
     """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`."""
-    limit_5h, limit_week = _plan(account, account.referrals).limits(spec)
+    limit_5h, limit_week = _bucket_limits(spec.id, effective_tier(account), multiplier_for(account.referrals))
     return {"account_id": account.id, "bucket": spec.id, "w5": window_index(t, FIVE_HOURS),
             "ww": window_index(t, WEEK), "cost": spec.cost, "limit_5h": limit_5h, "limit_week": limit_week}
 

@@ -3,6 +3,7 @@ atomic check-and-spend, refunds, GET /api/usage and the 429 refusal."""
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 
@@ -108,6 +109,25 @@ def test_multiplier_is_tier_times_referral(client):
     assert (body["multiplier"], body["referral_multiplier"]) == (50.0, 2.5)
     assert feature(body, "website_edit")["limit_5h"] == 50_000
     assert feature(body, "website_edit")["limit_week"] == 500_000
+
+
+@pytest.mark.parametrize("tier", sorted(LIMITS))
+def test_a_spend_is_checked_against_the_limits_usage_shows(tier):
+    """The spend's UPDATE takes its limits from meter._bucket_limits (kept under plain values),
+    GET /api/usage from Plan.limits: the same figures for every tier, referral step and bucket,
+    and a paid tier past its term spends under the free limits."""
+    from services.referrals import REFERRAL_MULTIPLIERS
+
+    for referrals, step in enumerate(REFERRAL_MULTIPLIERS):
+        for ended in (False, True):
+            term_ends_at = utcnow() + (timedelta(days=-1) if ended else timedelta(days=30))
+            plan = SimpleNamespace(id=7, tier=tier, term_ends_at=term_ends_at, referrals=referrals)
+            read_as = "free" if ended and tier != "free" else tier
+            for bucket, (limit_5h, limit_week) in LIMITS[read_as].items():
+                values = meter.spend_values(plan, meter.BUCKETS[bucket], T0)
+                assert (values["limit_5h"], values["limit_week"]) == (round(limit_5h * step), round(limit_week * step))
+                assert (values["limit_5h"], values["limit_week"]) == \
+                    meter._plan(plan, referrals).limits(meter.BUCKETS[bucket])
 
 
 def test_checking_never_spends(client):

@@ -114,6 +114,9 @@ def test_the_apps_files_go_out_compressed_and_json_answers_as_they_are(client):
     assert "Content-Encoding" not in plain.headers and b"import(" in plain.data
     answer = client.get("/api/reasons", headers={"Accept-Encoding": "gzip, br"})
     assert "Content-Encoding" not in answer.headers and json.loads(answer.data)["count"] > 0
+    # A JSON body never varies by the encoding asked for (api/__init__.py asks the compressor
+    # only about the types it compresses), so it says none.
+    assert "Vary" not in answer.headers
 
 
 def test_every_screen_module_the_router_names_is_served(client):
