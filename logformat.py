@@ -8,6 +8,10 @@ import logging
 import sys
 
 
+# json.dumps(line, default=str) made an encoder like this one for every line it wrote.
+_ENCODER = json.JSONEncoder(default=str)
+
+
 class JsonLogFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message and any `fields` passed in extra."""
 
@@ -23,7 +27,7 @@ class JsonLogFormatter(logging.Formatter):
         line.update(getattr(record, "fields", {}) or {})
         if record.exc_info:
             line["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
+        return _ENCODER.encode(line)
 
     def _second(self, record: logging.LogRecord) -> str:
         """formatTime(record, "%Y-%m-%dT%H:%M:%S"), formatted once per second (every request
