@@ -7,7 +7,6 @@ import json
 import logging
 import sys
 
-
 # json.dumps(line, default=str) made an encoder like this one for every line it wrote.
 _ENCODER = json.JSONEncoder(default=str)
 

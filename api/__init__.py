@@ -96,6 +96,9 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     # Published store pages this process already holds are answered before Flask.
     app.wsgi_app = PublishedPages(app, compress)
+    from api.remembered_feed import RememberedFeed
+
+    app.wsgi_app = RememberedFeed(app)  # in front: GET /api/feed of a remembered founder
 
     from api.cli import brief_cli, catalog_cli, db_cli
 

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
-from functools import lru_cache
 
 import peewee as pw
 
@@ -29,7 +28,7 @@ from models.clock import clock, iso
 from models.compiled import Param, Statement, execute_together
 from models.db import transaction
 from services.errors import Refused
-from services.plans import TIER_MULTIPLIERS, effective_tier, tier_label
+from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label, tier_limits
 from services.referrals import REFERRAL_MULTIPLIERS, multiplier_for, qualified_count
 
 log = logging.getLogger("services.meter")
@@ -77,18 +76,6 @@ def resets_at(index: int, size: int) -> int:
     return (index + 1) * size
 
 
-@lru_cache(maxsize=256)
-def _exact(number) -> Fraction:
-    # From the decimal string, so 0.1 is one tenth and not the nearest binary float. Kept:
-    # every spend reads the multipliers of its account's tier and referrals, a few values.
-    return Fraction(str(number))
-
-
-def _round(value: Fraction) -> int:
-    """Rounds half up (the figures of spec 8 are whole already; this only pins the rule)."""
-    return int((value + Fraction(1, 2)) // 1)
-
-
 @dataclass(frozen=True)
 class Plan:
     """What an account's limits are scaled by now."""
@@ -104,24 +91,8 @@ class Plan:
 
     def limits(self, bucket: Bucket) -> tuple[int, int]:
         """(five-hour limit, weekly limit) of a bucket."""
-        return _limits(bucket.pro_5h, bucket.pro_week, self.multiplier)
+        return scaled_limits(bucket.pro_5h, bucket.pro_week, self.multiplier)
 
-
-@lru_cache(maxsize=1024)
-def _limits(pro_5h: int, pro_week: int, multiplier: Fraction) -> tuple[int, int]:
-    # Exact fractions cost more than the rest of a usage read: a pure function of a few
-    # values (the buckets' Pro limits, the tiers' and referral steps' multipliers), kept.
-    return _round(pro_5h * multiplier), _round(pro_week * multiplier)
-
-
-@lru_cache(maxsize=256)
-def _bucket_limits(bucket_id: str, tier: str, referral_multiplier: float) -> tuple[int, int]:
-    """A bucket's (five-hour limit, weekly limit) for a tier and a referral step: what
-    `Plan.limits` answers, kept under plain values. Every find and feed spends: building the
-    Plan and multiplying its exact fractions (and hashing them) cost more than the rest of
-    the spend's preparation."""
-    bucket = BUCKETS[bucket_id]
-    return _limits(bucket.pro_5h, bucket.pro_week, _exact(TIER_MULTIPLIERS[tier]) * _exact(referral_multiplier))
 
 
 def plan_for(account: Account) -> Plan:
@@ -132,8 +103,8 @@ def _plan(account, referrals: int) -> Plan:
     """The plan of an account (anything with its `tier` and `term_ends_at`) with `referrals`
     qualified referrals."""
     tier = effective_tier(account)
-    return Plan(tier=tier, referrals=referrals, tier_multiplier=_exact(TIER_MULTIPLIERS[tier]),
-                referral_multiplier=_exact(multiplier_for(referrals)))
+    return Plan(tier=tier, referrals=referrals, tier_multiplier=exact_multiplier(TIER_MULTIPLIERS[tier]),
+                referral_multiplier=exact_multiplier(multiplier_for(referrals)))
 
 
 # --- Reading the counters ----------------------------------------------------------------
@@ -187,7 +158,7 @@ def usage(account_id: int | None) -> dict:
     account = _ACCOUNT_PLAN.first(account_id=account_id) if account_id is not None else None
     if account is None:
         # No subject to meter (spec 5.11): the tier an account starts with, and no features.
-        free = Plan(Account.FREE, 0, _exact(TIER_MULTIPLIERS[Account.FREE]), Fraction(1))
+        free = Plan(Account.FREE, 0, exact_multiplier(TIER_MULTIPLIERS[Account.FREE]), Fraction(1))
         return _header(False, free) | {"features": []}
     plan = _plan(account, account.referrals)
     states = _states(account.id, plan, clock.time())
@@ -292,7 +263,8 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -
 
 def spend_values(account, spec: Bucket, t: float) -> dict:
     """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`."""
-    limit_5h, limit_week = _bucket_limits(spec.id, effective_tier(account), multiplier_for(account.referrals))
+    limit_5h, limit_week = tier_limits(spec.pro_5h, spec.pro_week, effective_tier(account),
+                                       multiplier_for(account.referrals))
     return {"account_id": account.id, "bucket": spec.id, "w5": window_index(t, FIVE_HOURS),
             "ww": window_index(t, WEEK), "cost": spec.cost, "limit_5h": limit_5h, "limit_week": limit_week}
 
@@ -446,7 +418,7 @@ def ways_up(plan: Plan) -> list[dict]:
     position = _TIER_ORDER.index(plan.tier)
     if position + 1 < len(_TIER_ORDER):
         following_tier = _TIER_ORDER[position + 1]
-        factor = _exact(TIER_MULTIPLIERS[following_tier]) / plan.tier_multiplier
+        factor = exact_multiplier(TIER_MULTIPLIERS[following_tier]) / plan.tier_multiplier
         entries.append({"how": "upgrade",
                         "detail": f"Upgrade to {tier_label(following_tier)} for {float(factor):g}x your current "
                                   "limits on every feature."})

@@ -1,6 +1,9 @@
 """Plans (tiers) and what they read as today."""
 from __future__ import annotations
 
+from fractions import Fraction
+from functools import lru_cache
+
 from models.account import Account
 from models.clock import utcnow
 
@@ -20,3 +23,33 @@ def effective_tier(account: Account | None) -> str:
 
 def tier_label(tier: str) -> str:
     return TIER_LABELS[tier]
+
+
+# --- Limits, exactly (spec 8.2: a tier's multiplier times a referral step's, of the Pro figures) ---
+
+@lru_cache(maxsize=256)
+def exact_multiplier(number) -> Fraction:
+    # From the decimal string, so 0.1 is one tenth and not the nearest binary float. Kept:
+    # every spend reads the multipliers of its account's tier and referrals, a few values.
+    return Fraction(str(number))
+
+
+def _round(value: Fraction) -> int:
+    """Rounds half up (the figures of spec 8 are whole already; this only pins the rule)."""
+    return int((value + Fraction(1, 2)) // 1)
+
+
+@lru_cache(maxsize=1024)
+def scaled_limits(pro_5h: int, pro_week: int, multiplier: Fraction) -> tuple[int, int]:
+    # Exact fractions cost more than the rest of a usage read: a pure function of a few
+    # values (the buckets' Pro limits, the tiers' and referral steps' multipliers), kept.
+    return _round(pro_5h * multiplier), _round(pro_week * multiplier)
+
+
+@lru_cache(maxsize=1024)
+def tier_limits(pro_5h: int, pro_week: int, tier: str, referral_multiplier: float) -> tuple[int, int]:
+    """A bucket's (five-hour limit, weekly limit), from its Pro figures, for a tier and a
+    referral step: what services/meter.Plan.limits answers, kept under plain values. Every
+    find and feed spends: building the Plan and multiplying (and hashing) its exact fractions
+    cost more than the rest of the spend's preparation."""
+    return scaled_limits(pro_5h, pro_week, exact_multiplier(TIER_MULTIPLIERS[tier]) * exact_multiplier(referral_multiplier))
