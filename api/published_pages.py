@@ -15,22 +15,15 @@ cost of a cached answer.
 """
 from __future__ import annotations
 
-import logging
 import re
-import secrets
 import time
-from urllib.parse import urlsplit
 
 from flask_compress.flask_compress import _choose_algorithm, _compress_data
 from werkzeug.http import parse_etags
 
-from api import storefront
-from api.hosts import host_name
+from api import before_flask, storefront
 from config import get_settings
-from services.metrics import observe_request
 from services.store import published
-
-log = logging.getLogger("api.request")
 
 _PATH = re.compile(r"/store/([a-z0-9-]{1,80})/([a-z.]*)")
 
@@ -46,17 +39,7 @@ class PublishedPages:
         if answer is None:
             return self.next(environ, start_response)
         status, headers, body, route = answer
-        request_id = secrets.token_hex(8)
-        headers += [("X-Request-Id", request_id), ("X-Content-Type-Options", "nosniff"),
-                    ("Referrer-Policy", "same-origin")]
-        start_response(status, headers)
-        code = int(status[:3])
-        seconds = time.perf_counter() - started
-        log.info("request", extra={"fields": {
-            "request_id": request_id, "method": environ["REQUEST_METHOD"], "route": route,
-            "path": environ.get("PATH_INFO"), "status": code, "duration_ms": round(seconds * 1000, 2)}})
-        observe_request(route=route, method=environ["REQUEST_METHOD"], status=code, seconds=seconds)
-        return [body] if environ["REQUEST_METHOD"] == "GET" else []
+        return before_flask.send(environ, start_response, status, headers, body, route, started)
 
     def _answer(self, environ):
         method = environ.get("REQUEST_METHOD")
@@ -66,10 +49,9 @@ class PublishedPages:
         found = _PATH.fullmatch(environ.get("PATH_INFO", ""))
         if found is None or not storefront.is_public_page(found.group(2)):
             return None
-        settings = get_settings()
-        host = host_name(environ.get("HTTP_HOST", ""))
-        if host is not None and host != (urlsplit(settings.base_url).hostname or "").lower():
+        if not before_flask.on_own_host(environ):
             return None  # maybe a connected domain: the app's host routing decides
+        settings = get_settings()
         accepted = environ.get("HTTP_ACCEPT_ENCODING", "")
         if ";" in accepted:
             return None

@@ -19,34 +19,25 @@ Flask's contexts and hooks were about a quarter of its CPU (bench/README.md, "Se
 """
 from __future__ import annotations
 
-import logging
-import secrets
 import time
-from urllib.parse import urlsplit
 
 from werkzeug.http import parse_cookie
 
-from api.hosts import host_name
+from api import before_flask
 from api.http import NO_STORE
 from api.session import COOKIE_NAME
-from config import get_settings
 from jobs.send import send_all
 from services import discovery, sessions
 from services.database import close_connection
-from services.metrics import observe_request
 from services.sessions import StaleSession
 
-log = logging.getLogger("api.request")
-
-PATH = "/api/feed"
-ROUTE = "/api/feed"  # its URL rule, as the app's log lines and metrics name it
+PATH = "/api/feed"  # its path, and its URL rule as the app's log lines and metrics name it
 # Where the feed's exception waits for the app's view (api/discovery.feed raises it).
 FAILED = "ff.remembered_feed.failed"
 
 
 class RememberedFeed:
     def __init__(self, app):
-        self.app = app
         self.next = app.wsgi_app
 
     def __call__(self, environ, start_response):
@@ -65,16 +56,8 @@ class RememberedFeed:
         finally:
             close_connection()  # as the app's teardown does
         body = b"[" + b",".join(cards) + b"]\n"
-        request_id = secrets.token_hex(8)
-        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
-                                  ("Cache-Control", NO_STORE), ("X-Request-Id", request_id),
-                                  ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")])
-        seconds = time.perf_counter() - started
-        log.info("request", extra={"fields": {
-            "request_id": request_id, "method": "GET", "route": ROUTE, "path": PATH, "status": 200,
-            "duration_ms": round(seconds * 1000, 2)}})
-        observe_request(route=ROUTE, method="GET", status=200, seconds=seconds)
-        return [body]
+        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Cache-Control", NO_STORE)]
+        return before_flask.send(environ, start_response, "200 OK", headers, body, PATH, started)
 
     @staticmethod
     def _remembered(environ):
@@ -84,7 +67,6 @@ class RememberedFeed:
                 or environ.get("HTTP_TRANSFER_ENCODING") or "HTTP_ORIGIN" in environ \
                 or environ.get("HTTP_SEC_FETCH_SITE", "").lower() == "cross-site":
             return None
-        host = host_name(environ.get("HTTP_HOST", ""))
-        if host is not None and host != (urlsplit(get_settings().base_url).hostname or "").lower():
-            return None  # maybe a connected domain: the app's host routing decides
+        if not before_flask.on_own_host(environ):
+            return None
         return sessions.remembered_session(parse_cookie(environ).get(COOKIE_NAME))

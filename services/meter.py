@@ -94,7 +94,6 @@ class Plan:
         return scaled_limits(bucket.pro_5h, bucket.pro_week, self.multiplier)
 
 
-
 def plan_for(account: Account) -> Plan:
     return _plan(account, qualified_count(account.id))
 
