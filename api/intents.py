@@ -2,6 +2,7 @@
 from flask import jsonify
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
@@ -80,8 +81,12 @@ class AssistantBody(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    message = fields.String(required=True, validate=validate.Length(min=1, max=assistant.MAX_MESSAGE),
-                            metadata={"description": "The founder's sentence (the commerce assistant)"})
+    # Blank is what services/assistant.checked_message refuses: nothing left once the runs of
+    # whitespace are collapsed ("\t" alone is blank), so the document says "a character that
+    # is not a space", not a length of at least one.
+    message = fields.String(required=True, metadata={
+        "description": "The founder's sentence (the commerce assistant)", "pattern": bounds.NOT_BLANK,
+        "maxLength": assistant.MAX_MESSAGE})
 
 
 class IntentBody(Schema):

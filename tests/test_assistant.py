@@ -165,3 +165,24 @@ def test_the_document_describes_both_bodies_and_both_answers(client):
     assert [a["$ref"].rsplit("/", 1)[1] for a in answers] == ["IntentAnswer", "AssistantAnswer"]
     assert {"no_message", "message_too_long"} <= set(
         operation["responses"]["400"]["content"]["application/json"]["schema"]["properties"]["reason"]["enum"])
+
+
+@pytest.mark.parametrize("message", ["\t", " \n ", "\u3000", "\x1c", "ok", " a ", "x" * assistant.MAX_MESSAGE])
+def test_the_documented_message_is_the_one_the_assistant_takes(client, message):
+    """The document's assistant body (a message with a character that is not a space, at most
+    MAX_MESSAGE long) allows exactly the messages checked_message takes among these: whitespace
+    alone, of any kind, is blank (the fuzzer once sent a lone tab as a valid message)."""
+    import jsonschema
+    import jsonschema_rs
+
+    from services.errors import Refused
+
+    document = client.get("/api/openapi.json").get_json()
+    declared = document["components"]["schemas"]["AssistantBody"]["properties"]["message"]
+    try:
+        assistant.checked_message(message)
+        taken = True
+    except Refused:
+        taken = False
+    assert jsonschema.Draft4Validator(declared).is_valid(message) is taken
+    assert jsonschema_rs.validator_for(declared).is_valid(message) is taken
