@@ -15,6 +15,11 @@ from services.metrics import observe_request
 log = logging.getLogger("api.request")
 
 
+def without_body(environ) -> bool:
+    """Whether the request sends no body (a layer leaves any other to the app's body limit)."""
+    return environ.get("CONTENT_LENGTH") in (None, "", "0") and not environ.get("HTTP_TRANSFER_ENCODING")
+
+
 def on_own_host(environ) -> bool:
     """Whether the request came to the service's own host (or to an address, or a name no
     store could connect): another name may be a connected domain, which the app's host routing

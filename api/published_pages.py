@@ -43,8 +43,7 @@ class PublishedPages:
 
     def _answer(self, environ):
         method = environ.get("REQUEST_METHOD")
-        if method not in ("GET", "HEAD") or environ.get("CONTENT_LENGTH") not in (None, "", "0") \
-                or environ.get("HTTP_TRANSFER_ENCODING"):
+        if method not in ("GET", "HEAD") or not before_flask.without_body(environ):
             return None
         found = _PATH.fullmatch(environ.get("PATH_INFO", ""))
         if found is None or not storefront.is_public_page(found.group(2)):

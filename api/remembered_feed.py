@@ -63,8 +63,7 @@ class RememberedFeed:
     def _remembered(environ):
         """The remembered session of a plain feed request, or None (the app answers it)."""
         if environ.get("PATH_INFO") != PATH or environ.get("REQUEST_METHOD") != "GET" \
-                or environ.get("QUERY_STRING") or environ.get("CONTENT_LENGTH") not in (None, "", "0") \
-                or environ.get("HTTP_TRANSFER_ENCODING") or "HTTP_ORIGIN" in environ \
+                or environ.get("QUERY_STRING") or not before_flask.without_body(environ) or "HTTP_ORIGIN" in environ \
                 or environ.get("HTTP_SEC_FETCH_SITE", "").lower() == "cross-site":
             return None
         if not before_flask.on_own_host(environ):
