@@ -71,14 +71,28 @@ DECISIONS = [
     "work). A session signed in may save its own address again (`adopted_claims` lists anything it adopted).",
     "Sign-in links cannot be planted (login CSRF): a link opened in the browser session that asked for it, or in "
     "a session with nothing of its own, signs in at once (303 to the success location). Opened in another "
-    "session that has work of its own (a live hold, a claim, a sample or domain order) or is signed in to "
-    "another account (or saved another address), it spends nothing and switches nothing: it answers 303 to the "
+    "session that has work of its own or is signed in to another account (or saved another address), it spends "
+    "nothing and switches nothing: it answers 303 to the "
     f"app's confirmation screen `{CONFIRM_SCREEN}?code=…`, which reads GET /api/login/confirm?code=… (the "
-    "account's address masked, the account this session is signed in to, and what becomes of the current work) "
+    "account's address masked, the account this session is signed in to, `work`: what would move, kind by kind "
+    "in a founder's words, and `kept`: what the account keeps as it is) "
     "and completes the sign-in only by a same-origin POST /api/login/confirm `{code}` from that session (one "
     f"use, at most {sign_in.CONFIRM_MINUTES} minutes and never past the link's own life; another session, a "
     "spent, expired or unknown code: 400 `invalid_confirmation`). Confirming spends the link, moves the "
     "current session's work into the account, and leaves another account's work with that account.",
+    "What moves at sign-in, and so what counts as a browser's work: everything a sign-in would adopt, as each "
+    "kind's adopter says (services/ownership.py: no kind can be registered without saying what a session holds "
+    "of it): a live hold, claims, products shown and passed on, price watches, shares, stores, ads, the ad "
+    "balance and its top-ups, the campaign plan, organic research and approvals, suppliers, sample and domain "
+    "orders, business settings and payout, support conversations, rules and ratings, tasks, the guided tour's "
+    "place, store checks (Fix runs), generated pages and the invite link. An empty browser is one that holds "
+    "none of these.",
+    "A link moves only the journey of the browser that opens it. The browser that asked for the link (anyone can "
+    "ask for a link to any address) moves nothing into the account, nor do the pages of a guest id it passed; "
+    "its work joins the account when a link is opened in that browser. A sign-in never replaces an account's own "
+    "business settings (business name, support address, AI email mode) or payout destination: where both exist "
+    "the account's stay, and the confirmation screen says so (`kept`); where the account has none, the "
+    "browser's move in.",
     "HEAD /login?token=… never spends the token nor holds the link; its Location says what a GET would do (the "
     "success location, the confirmation screen without a code, or the failure location).",
     "POST /api/auth/request-link: a JSON object with an `email` string answers {ok: true} whatever the address; "
@@ -254,9 +268,9 @@ class ConfirmCode(Schema):
 
 
 class WorkAnswer(Schema):
-    held = fields.String(allow_none=True, required=True, metadata={"description": "The product this browser holds"})
-    claimed = fields.List(fields.String(), required=True, metadata={"description": "The products it claimed"})
-    orders = fields.Integer(required=True, metadata={"description": "Its sample and domain orders"})
+    kind = fields.String(required=True, metadata={"description": "The kind of work, as its adopter names it"})
+    items = fields.List(fields.String(), required=True,
+                        metadata={"description": "What of this kind would move, one line a thing, in a founder's words"})
 
 
 class PendingAnswer(Schema):
@@ -266,7 +280,10 @@ class PendingAnswer(Schema):
                                  metadata={"description": "The account this browser is signed in to now, masked"})
     saved_as = fields.String(allow_none=True, required=True,
                              metadata={"description": "The unproven address this browser saved, masked"})
-    work = fields.Nested(WorkAnswer, required=True)
+    work = fields.List(fields.Nested(WorkAnswer), required=True,
+                       metadata={"description": "What this browser did that would move into the account, by kind"})
+    kept = fields.List(fields.String(), required=True,
+                       metadata={"description": "What the account keeps as it is instead of taking this browser's"})
     expires_at = fields.Integer(required=True, metadata={"description": "Epoch seconds"})
 
 
@@ -291,7 +308,7 @@ def pending_sign_in(query):
         raise ApiError(400, "invalid_confirmation")
     return {"status": "confirm", "account": mask_email(held.account_email),
             "signed_in_as": _masked(held.signed_in_email), "saved_as": _masked(held.saved_email),
-            "work": {"held": held.work.held, "claimed": list(held.work.claimed), "orders": held.work.orders},
+            "work": [{"kind": work.kind, "items": list(work.items)} for work in held.work], "kept": held.kept,
             "expires_at": int(held.expires_at.replace(tzinfo=UTC).timestamp())}
 
 

@@ -28,9 +28,10 @@ DECISIONS: list[str] = [
     "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
     "`guest_id` with each page it makes and by GET /api/pages). POST /api/auth/request-link takes it as optional "
     "`guestId` (a string; one that is not a minted id is ignored, and a non-string is 400 `invalid_request` like any mistyped field); the sign-in token keeps it, and redeeming the link upgrades "
-    "every page with that guest id that no account owns yet to the link's account, in whichever browser the link "
-    "is opened (spec 4.2). The guest id is a bearer secret like the page id: only the guest is told it. A "
-    "session's own pages also follow it to its account when it signs in.",
+    "the guest's pages that no account owns yet to the link's account when the link is opened in the guest's own "
+    "browser (spec 4.2), with the rest of that browser's journey. A guest id passed by another browser moves "
+    "nothing: anyone can ask for a link to any address, so a link never plants another browser's pages into an "
+    "account. The guest id is a bearer secret like the page id: only the guest is told it.",
     "GET /api/pages (session) lists the owner's pages, newest first (at most "
     f"{pages.MAX_LISTED}): 200 {{status: ok, pages: [{{page_id, url, kind, title, intent, created_at}}], "
     "guest_id}}; another founder's pages are never listed.",

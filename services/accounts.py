@@ -45,11 +45,21 @@ def normalize_email(raw: str, *, reason: str) -> str:
 
 
 def mask_email(address: str) -> str:
-    """The address as a screen names it to someone who may not own it: enough for its owner
-    to recognise it (first letters, the domain's ending), too little to learn it."""
+    """The address as a screen names it to someone who may not own it: enough to tell it from
+    a look-alike (the first two characters of the name and of the domain's first label, the
+    whole top-level domain, and every hidden character as a dot of its own, so the length
+    shows), too little to learn it. At least one character of a part is always hidden."""
     local, _, domain = address.partition("@")
-    name, dot, ending = domain.partition(".")
-    return f"{local[:2 if len(local) > 4 else 1]}•••@{name[:1]}•••{dot}{ending}"
+    *labels, top = domain.split(".")
+
+    def shown(part: str, keep: int) -> str:
+        kept = part[:max(1, min(keep, len(part) - 1))]
+        return kept + "•" * (len(part) - len(kept))
+
+    if not labels:  # a dotless domain: only its first letters show
+        return f"{shown(local, 2)}@{shown(top, 2)}"
+    masked = [shown(labels[0], 2)] + ["•" * len(label) for label in labels[1:]] + [top]
+    return f"{shown(local, 2)}@{'.'.join(masked)}"
 
 
 def account_of(session: Session) -> Account | None:

@@ -28,7 +28,7 @@ from models.session import Session
 from services.discovery import Resolved, resolve
 from services.domains import connected_domain
 from services.errors import Refused
-from services.ownership import Owner, adopter, adoption_keys, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of, session_key
 from services.research.launch import launch_fact
 
 AI_EMAIL_MODES = BusinessSettings.AI_EMAIL_MODES
@@ -223,20 +223,37 @@ def _payout_answer(row: PayoutDestination | None) -> dict | None:
 
 # --- Adoption ------------------------------------------------------------------------------
 
-@adopter
+# Each record with what the sign-in confirmation screen calls it.
+_RECORDS = ((BusinessSettings, "business settings", "your business settings (name, support address, AI email mode)"),
+            (PayoutDestination, "payout destination", "your payout destination"))
+
+
+def _records_held(session_id: int) -> list[str]:
+    key = session_key(session_id)
+    return [held for model, _, held in _RECORDS if model.select().where(model.owner == key).exists()]
+
+
+def _records_kept(session_id: int, account_id: int) -> list[str]:
+    mine, theirs = adoption_keys(session_id, account_id)
+    return [f"The account keeps its own {name}; the one set in this browser does not replace it."
+            for model, name, _ in _RECORDS
+            if model.select().where(model.owner == mine).exists() and model.select().where(model.owner == theirs).exists()]
+
+
+@adopter(kind="business", held=_records_held, kept=_records_kept)
 def adopt_business_records(session_id: int, account_id: int) -> dict:
-    """A session's settings and payout become its account's; when both have one, the one saved last stays."""
-    session_key, account_key = adoption_keys(session_id, account_id)
+    """A session's settings and payout become its account's when the account has none. An
+    account's own settings and payout are never replaced by a sign-in (where payouts go and
+    who answers support mail are the account's to change, on its own screens): the
+    session's then stay behind with the session, which acts for the account from now on,
+    so they are no longer used."""
+    session_key_, account_key = adoption_keys(session_id, account_id)
     adopted = []
     for model, name in ((BusinessSettings, "business_settings"), (PayoutDestination, "payout")):
-        mine = model.get_or_none(model.owner == session_key)
-        if mine is None:
+        if model.get_or_none(model.owner == session_key_) is None:
             continue
-        theirs = model.get_or_none(model.owner == account_key)
-        if theirs is not None and theirs.updated_at > mine.updated_at:
-            model.delete().where(model.owner == session_key).execute()
+        if model.select().where(model.owner == account_key).exists():
             continue
-        model.delete().where(model.owner == account_key).execute()
-        model.update(owner=account_key, account=account_id).where(model.owner == session_key).execute()
+        model.update(owner=account_key, account=account_id).where(model.owner == session_key_).execute()
         adopted.append(name)
     return {"business": adopted} if adopted else {}

@@ -217,7 +217,13 @@ def fail_domain_order(*, domain_order_id: str) -> bool:
             .where(DomainOrder.id == domain_order_id, DomainOrder.state == PENDING).execute()) == 1
 
 
-@adopter
+def _domain_orders_held(session_id: int) -> list[str]:
+    mine = Owner(session_id=session_id, account_id=None)
+    return [f"your order of the domain {display(row.domain)}"
+            for row in DomainOrder.select(DomainOrder.domain).where(mine.owns(DomainOrder)).order_by(DomainOrder.created_at)]
+
+
+@adopter(kind="domain_orders", held=_domain_orders_held)
 def adopt_domain_orders(session_id: int, account_id: int) -> dict:
     """A session's domain orders become its account's."""
     DomainOrder.update(account=account_id).where(DomainOrder.session == session_id,

@@ -7,10 +7,11 @@ is tried again, then the founder is told cli_unavailable or cli_failed, nothing 
 
 Owner: a bound session's account, else the session, which is a guest: its pages also carry
 a guest id (32 hex characters, one per guest, minted with its first page and answered with
-every page it makes). POST /api/auth/request-link takes it as `guestId`; the sign-in token
-carries it, and redeeming that link upgrades the guest's pages (still unowned by any
-account) to the account, in whichever browser the link is opened. A session's own pages
-also follow it to its account on sign-in (the adopter below).
+every page it makes). POST /api/auth/request-link takes it as `guestId` and the sign-in
+token carries it (spec 4.2). Redeeming a link upgrades the guest's pages made in the
+browser that opens it, with the rest of that browser's journey (the adopter below); a
+guest id passed by another browser moves nothing, since anyone can ask for a link to any
+address (services/sign_in.py).
 
 The page's id is secrets.token_hex(16), 128 random bits: /store/p/<id> is public to whoever
 holds the URL (a founder shares it), and only its owner lists its pages.
@@ -163,15 +164,12 @@ def valid_guest_id(value) -> str | None:
     return value if isinstance(value, str) and _GUEST_ID.fullmatch(value) else None
 
 
-def upgrade_guest(guest_id: str, account_id: int) -> list[str]:
-    """The guest's pages no account owns yet become the account's (on a sign-in link's redemption)."""
-    where = (Page.guest_id == guest_id, Page.account.is_null())
-    ids = [row.id for row in Page.select(Page.id).where(*where)]
-    Page.update(account=account_id).where(*where).execute()
-    return ids
+def _pages_held(session_id: int) -> list[str]:
+    rows = Page.select(Page.title).where(Page.session == session_id, Page.account.is_null()).order_by(Page.created_at)
+    return [f"your page “{row.title}”" for row in rows]
 
 
-@adopter
+@adopter(kind="pages", held=_pages_held)
 def adopt_pages(session_id: int, account_id: int) -> dict:
     """On sign-in, the session's own pages become the account's."""
     where = (Page.session == session_id, Page.account.is_null())

@@ -104,7 +104,17 @@ def multiplier_for(count: int) -> float:
     return REFERRAL_MULTIPLIERS[min(count, len(REFERRAL_MULTIPLIERS) - 1)]
 
 
-@adopter
+def _codes_held(session_id: int) -> list[str]:
+    code = ReferralCode.get_or_none(ReferralCode.session == session_id, ReferralCode.account.is_null())
+    if code is None:
+        return []
+    friends = Referral.select().where(Referral.code == code.code).count()
+    if friends:
+        return [f"your invite link and the {friends} friend{' it' if friends == 1 else 's it'} brought"]
+    return ["your invite link"]
+
+
+@adopter(kind="referrals", held=_codes_held)
 def adopt_codes(session_id: int, account_id: int) -> dict:
     """A session's code, and the friends credited to it, become its account's."""
     ReferralCode.update(account=account_id).where(ReferralCode.session == session_id,

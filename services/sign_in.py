@@ -11,10 +11,17 @@ address gives no access, services/accounts.py). The redeeming session's cookie i
 
 Login CSRF: an attacker can ask for a link to their own address and get a victim to open
 it. A link opened in the browser that asked for it, or in an empty browser, signs in at
-once; opened in another browser that has work of its own (a hold, a claim, an order) or
-another account, it switches and merges nothing: it is held as a SignInConfirmation bound
-to that browser, and only the founder's same-origin POST from the app's confirmation
-screen, naming its code, completes it (one use, CONFIRM_MINUTES).
+once; opened in another browser that has work of its own or another account, it switches
+and merges nothing: it is held as a SignInConfirmation bound to that browser, and only the
+founder's same-origin POST from the app's confirmation screen, naming its code, completes
+it (one use, CONFIRM_MINUTES). "Work" is whatever a sign-in would move: every adopter
+(services/ownership.py) says what of its kind the browser holds, so a kind of work added
+later is covered the day its adopter is registered.
+
+Planting: anyone can ask for a link to a victim's address. A link therefore moves only the
+journey of the browser that opens it; the browser that asked for it moves nothing (its
+work joins the account when a link is opened in it), and an account's own business
+settings and payout are never replaced by a sign-in (services/business.py).
 """
 from __future__ import annotations
 
@@ -23,15 +30,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from models.account import Account, SignInConfirmation, SignInToken
-from models.catalog import Product
 from models.clock import utcnow
 from models.db import transaction
-from models.discovery import Claim, Hold
-from models.domain import DomainOrder
-from models.payment import SampleOrder
 from models.session import Session
-from services import milestones, pages, referrals
-from services.ownership import Owner, adopt
+from services import milestones, referrals
+from services.ownership import HeldWork, adopt, held_work, kept_by_account
 from services.sessions import rotate
 from services.tokens import hash_token
 
@@ -124,32 +127,7 @@ def _needs_confirmation(session: Session, token: SignInToken) -> bool:
         return session.account_id != token.account_id
     if session.saved_account_id not in (None, token.account_id):
         return True
-    return current_work(session.id).any
-
-
-@dataclass(frozen=True)
-class Work:
-    """What a session that is not signed in did: what would move into an account."""
-
-    held: str | None  # the name of the product it holds now
-    claimed: tuple[str, ...]  # the names of the products it claimed
-    orders: int  # its sample and domain orders
-
-    @property
-    def any(self) -> bool:
-        return bool(self.held or self.claimed or self.orders)
-
-
-def current_work(session_id: int) -> Work:
-    """The work of a session that is not signed in (its rows no account adopted)."""
-    mine = Owner(session_id=session_id, account_id=None)
-    held = (Product.select(Product.name).join(Hold, on=(Hold.product == Product.product_id))
-            .where(mine.owns(Hold), Hold.expires_at > utcnow()).order_by(Hold.expires_at.desc()).first())
-    claimed = (Product.select(Product.name).join(Claim, on=(Claim.product == Product.product_id))
-               .where(mine.owns(Claim)).order_by(Claim.created_at))
-    orders = (SampleOrder.select().where(mine.owns(SampleOrder)).count()
-              + DomainOrder.select().where(mine.owns(DomainOrder)).count())
-    return Work(held=held.name if held else None, claimed=tuple(row.name for row in claimed), orders=orders)
+    return bool(held_work(session.id))
 
 
 @dataclass(frozen=True)
@@ -159,7 +137,8 @@ class Pending:
     account_email: str  # the account the link signs in to
     signed_in_email: str | None  # the account this session is signed in to now, if another
     saved_email: str | None  # the unproven address this session saved, if another
-    work: Work
+    work: list[HeldWork]  # what would move into the account, kind by kind (none when signed in elsewhere)
+    kept: list[str]  # what the account keeps as it is instead of taking this browser's
     expires_at: datetime
 
 
@@ -181,8 +160,12 @@ def pending(code: str, *, session_id: int) -> Pending | None:
     def email_of(account_id):
         return Account.get_by_id(account_id).email if account_id not in (None, target) else None
 
+    # A session signed in to another account has no anonymous work: what it did is that account's and stays there.
+    anonymous = session.account_id is None
     return Pending(account_email=Account.get_by_id(target).email, signed_in_email=email_of(session.account_id),
-                   saved_email=email_of(session.saved_account_id), work=current_work(session_id),
+                   saved_email=email_of(session.saved_account_id),
+                   work=held_work(session_id) if anonymous else [],
+                   kept=kept_by_account(session_id, target) if anonymous else [],
                    expires_at=row.expires_at)
 
 
@@ -216,13 +199,11 @@ def _redeem(token_id: int, *, session_id: int, now: datetime) -> Redeemed | None
     if first_time:
         _first_verification(token.account_id, session_id, token.requested_by_id)
     Session.update(account_id=token.account_id, saved_account_id=None, bound_at=now).where(Session.id == session_id).execute()
+    # Only the journey of the browser that opened the link moves (its guest pages among it,
+    # spec 4.2). The browser that asked for the link may be anyone's (a link can be asked for
+    # any address), so its work, and the pages of the guest id it passed, join the account
+    # only when a link is opened in it.
     adopt(session_id, token.account_id)
-    if token.requested_by_id and token.requested_by_id != session_id and token.surface == SignInToken.PRODUCT:
-        # A guest who asked for the link on the product surface: what it made is upgraded too.
-        adopt(token.requested_by_id, token.account_id)
-    if token.guest_id:
-        # The guest id request-link passed through (spec 4.2): the guest's pages are upgraded too.
-        pages.upgrade_guest(token.guest_id, token.account_id)
     cookie_value = rotate(Session.get_by_id(session_id))
     account = Account.get_by_id(token.account_id)
     return Redeemed(account=account, cookie_value=cookie_value, return_to=token.return_to, first_time=first_time,

@@ -26,7 +26,7 @@ from models.session import Session
 from models.supplier import SupplierConnection
 from services.discovery import Resolved, resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, adoption_keys, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of, session_key
 from services.reasons import sentence
 from services.research.launch import launch_fact
 
@@ -160,7 +160,12 @@ def change(*, session: Session, action: str, supplier=None, sku=None) -> dict:
     return _answer(row)
 
 
-@adopter
+def _supplier_held(session_id: int) -> list[str]:
+    row = SupplierConnection.get_or_none(SupplierConnection.owner == session_key(session_id))
+    return [f"your connected supplier {row.supplier}"] if row is not None else []
+
+
+@adopter(kind="supplier", held=_supplier_held)
 def adopt_supplier_connection(session_id: int, account_id: int) -> dict:
     """A session's connected supplier becomes its account's; when both have one, the one
     connected last stays."""

@@ -18,7 +18,7 @@ from models.db import transaction
 from models.session import Session
 from services.discovery import resolve
 from services.errors import Refused
-from services.ownership import Owner, adopter, adoption_keys, owner_of
+from services.ownership import Owner, adopter, adoption_keys, owner_of, session_key
 from services.research.launch import facts_for
 
 NEXT_STEPS = 3  # launch steps on the list at a time
@@ -119,7 +119,15 @@ def _row(todo: Todo) -> dict:
             "created_at": iso(todo.created_at), "completed_at": iso(todo.completed_at) if todo.completed_at else None}
 
 
-@adopter
+def _todos_held(session_id: int) -> list[str]:
+    # Launch steps are not counted: they are written from the launch facts, which follow the
+    # work they name (a claim, a store) and are written again for the account.
+    count = (Todo.select().where(Todo.owner == session_key(session_id), Todo.source == Todo.FOUNDER,
+                                 Todo.deleted == False).count())  # noqa: E712
+    return [f"{count} task{'' if count == 1 else 's'} you wrote"] if count else []
+
+
+@adopter(kind="todos", held=_todos_held)
 def adopt_todos(session_id: int, account_id: int) -> dict:
     """A session's tasks become its account's; a launch step the account already has is not kept twice."""
     session_key, account_key = adoption_keys(session_id, account_id)

@@ -17,7 +17,7 @@ from models.session import Session
 from models.walkthrough import Walkthrough
 from services.discovery import resolve
 from services.errors import Refused
-from services.ownership import adopter, adoption_keys, owner_of
+from services.ownership import adopter, adoption_keys, owner_of, session_key
 from services.research.launch import FACT_IDS, facts_for
 
 FORWARD, BACK = "forward", "back"
@@ -89,7 +89,12 @@ def _answer(steps: list[dict], row: Walkthrough | None) -> dict:
     return {"status": "ok", "steps": steps, "position": position, "dismissed": bool(row is not None and row.dismissed)}
 
 
-@adopter
+def _walkthrough_held(session_id: int) -> list[str]:
+    started = Walkthrough.select().where(Walkthrough.owner == session_key(session_id)).exists()
+    return ["your place in the guided tour"] if started else []
+
+
+@adopter(kind="walkthrough", held=_walkthrough_held)
 def adopt_walkthrough(session_id: int, account_id: int) -> dict:
     """A session's place in the walkthrough becomes its account's, unless the account has one already."""
     session_key, account_key = adoption_keys(session_id, account_id)

@@ -1,8 +1,8 @@
 """Generated pages through HTTP (issue 27; decisions.md "Pages"): written from the store's own
 facts, kept as their owner's (another founder neither lists nor reaches them through the
 list), served under /store/p/<id> escaped and under the storefront's script-free policy, and a
-guest's pages upgraded to the account when the sign-in link that carried the guest id is
-redeemed."""
+guest's pages upgraded to the account when a sign-in link is redeemed in the guest's own
+browser (never by a link another browser asked for)."""
 from __future__ import annotations
 
 import re
@@ -157,26 +157,34 @@ def test_hostile_text_from_a_product_name_cannot_run_script(founder):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;svg onload=alert(3)&gt;" in html
 
 
-def test_a_guests_pages_are_upgraded_to_the_account_when_the_link_carrying_its_guest_id_is_redeemed(
+def test_a_guest_id_passed_by_another_browser_plants_no_pages_and_the_guests_own_link_upgrades_them(
         founder, run_jobs):
     catalog(2)
     new_account(founder, run_jobs, "pages@x.com")
     guest = holding(founder)
     made = [make(guest), make(guest, "returns policy")]
     guest_id = made[0]["guest_id"]
-    # The link is asked for from another browser (say, the product surface on a phone),
-    # passing the guest id through, and opened in a third: the guest's pages follow.
+    # Someone else asks for a link to the account from another browser, passing the guest id
+    # through, and the account's owner opens it in a third: anyone can ask for a link to any
+    # address, so the guest's pages are not planted into the account.
     phone = founder()
     assert phone.post("/api/auth/request-link", json={"email": "pages@x.com", "guestId": guest_id}).get_json() == \
         {"ok": True}
     run_jobs()
     laptop = founder()
     assert laptop.get(path_of(last_link("pages@x.com", path="/api/auth/callback"))).status_code == 303
-    account_id = session_of(laptop).account_id
-    assert account_id is not None
-    assert set(listed(laptop)) == {m["page_id"] for m in made}
+    assert session_of(laptop).account_id is not None
+    assert listed(laptop) == []
+    assert {p.account_id for p in Page.select()} == {None}
+    assert set(listed(guest)) == {m["page_id"] for m in made}
+    # The guest asks for a link with its guest id and opens it in its own browser: its pages follow.
+    assert guest.post("/api/auth/request-link", json={"email": "pages@x.com", "guestId": guest_id}).get_json() == \
+        {"ok": True}
+    run_jobs()
+    assert guest.get(path_of(last_link("pages@x.com", path="/api/auth/callback"))).status_code == 303
+    account_id = session_of(guest).account_id
     assert {p.account_id for p in Page.select()} == {account_id}
-    assert listed(guest) == []  # the guest's browser, still anonymous, owns them no more
+    assert set(listed(laptop)) == {m["page_id"] for m in made}
     assert laptop.get("/api/pages").get_json()["guest_id"] is None
 
 

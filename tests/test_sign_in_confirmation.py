@@ -66,8 +66,10 @@ def test_a_planted_link_in_a_browser_with_work_is_held_and_only_a_same_origin_po
     shown = confirm_get(victim, code)
     assert shown.status_code == 200
     body = shown.get_json()
-    assert body["status"] == "confirm" and body["account"] == "at•••@e•••.com" and ATTACKER not in str(body)
-    assert body["work"] == {"held": "Walnut Knife Strip", "claimed": [], "orders": 0}
+    assert body["status"] == "confirm" and body["account"] == "at••••••@ex•••••.com" and ATTACKER not in str(body)
+    assert body["work"] == [{"kind": "discovery", "items": ["the product you are holding, Walnut Knife Strip",
+                                                            "a product you were shown"]}]
+    assert body["kept"] == []
     assert body["signed_in_as"] is None and body["saved_as"] is None and body["expires_at"] > 0
     # Another site cannot complete it for the victim.
     refused(confirm_post(victim, code, Origin="https://evil.example"), 403, "cross_site_request")
@@ -93,7 +95,8 @@ def test_a_planted_link_in_a_signed_in_browser_does_not_switch_its_account(plant
     code = code_of(victim.get(planted).headers["Location"])
     assert victim.get("/api/account").get_json()["account"] == "victim@example.com"
     body = confirm_get(victim, code).get_json()
-    assert body["signed_in_as"] == "vi•••@e•••.com" and body["account"] == "at•••@e•••.com"
+    assert body["signed_in_as"] == "vi••••@ex•••••.com" and body["account"] == "at••••••@ex•••••.com"
+    assert body["work"] == [] and body["kept"] == []  # the victim's claim is its account's and stays there
     assert confirm_post(victim, code).get_json()["account"] == ATTACKER
     # The victim's account keeps its claim; the attacker's account gained nothing of it.
     victim_account = Account.get(Account.email == "victim@example.com").id

@@ -85,7 +85,13 @@ def _sample_landing(payment: Payment, how: str) -> str:
 payments.purpose(Payment.SAMPLE, paid=_sample_paid, failed=_sample_failed, landing=_sample_landing)
 
 
-@adopter
+def _samples_held(session_id: int) -> list[str]:
+    mine = Owner(session_id=session_id, account_id=None)
+    return [f"your sample order from {row.supplier}"
+            for row in SampleOrder.select(SampleOrder.supplier).where(mine.owns(SampleOrder)).order_by(SampleOrder.created_at)]
+
+
+@adopter(kind="sample_orders", held=_samples_held)
 def adopt_samples(session_id: int, account_id: int) -> dict:
     """A session's sample orders become its account's."""
     moved = (SampleOrder.update(account=account_id)

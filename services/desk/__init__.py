@@ -9,10 +9,18 @@ account's (the adopter below).
 from __future__ import annotations
 
 from models.desk import KeywordRule, Ticket, TicketMessage
-from services.ownership import adopter, adoption_keys
+from services.ownership import adopter, adoption_keys, session_key
 
 
-@adopter
+def _desk_held(session_id: int) -> list[str]:
+    key = session_key(session_id)
+    tickets = Ticket.select().where(Ticket.owner == key).count()
+    rules = KeywordRule.select().where(KeywordRule.owner == key).count()
+    return ([f"{tickets} support conversation{'' if tickets == 1 else 's'}"] if tickets else []) + (
+        [f"{rules} support rule{'' if rules == 1 else 's'}"] if rules else [])
+
+
+@adopter(kind="desk", held=_desk_held)
 def adopt_desk(session_id: int, account_id: int) -> dict:
     """A session's tickets, their messages and its keyword rules become its account's."""
     session_key, account_key = adoption_keys(session_id, account_id)

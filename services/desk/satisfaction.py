@@ -27,7 +27,7 @@ from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store
 from services import business
-from services.ownership import adopter, adoption_keys, owner_of
+from services.ownership import adopter, adoption_keys, owner_of, session_key
 from services.store import render
 from services.store.versions import document_of
 
@@ -187,7 +187,12 @@ def analysis(*, session: Session) -> dict:
             "trend": trend, "worst_categories": categories[:WORST_SHOWN]}
 
 
-@adopter
+def _ratings_held(session_id: int) -> list[str]:
+    count = SatisfactionRating.select().where(SatisfactionRating.owner == session_key(session_id)).count()
+    return [f"{count} customer rating{'' if count == 1 else 's'}"] if count else []
+
+
+@adopter(kind="ratings", held=_ratings_held)
 def adopt_ratings(session_id: int, account_id: int) -> dict:
     """A session's ratings become its account's, with its tickets."""
     session_key, account_key = adoption_keys(session_id, account_id)

@@ -179,7 +179,13 @@ def adopt(*, session: Session, token) -> FixRun:
     return FixRun.get_by_id(run.id)
 
 
-@adopter
+def _runs_held(session_id: int) -> list[str]:
+    rows = (FixRun.select(FixRun.url).where(FixRun.session == session_id, FixRun.account.is_null())
+            .order_by(FixRun.created_at))
+    return [f"your store check of {row.url}" for row in rows]
+
+
+@adopter(kind="fix_runs", held=_runs_held)
 def adopt_runs(session_id: int, account_id: int) -> dict:
     """On sign-in, the session's own runs become the account's."""
     ids = [run.token for run in FixRun.select(FixRun.token).where(FixRun.session == session_id,

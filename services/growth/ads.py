@@ -34,7 +34,7 @@ from services.growth import ad_copy, ad_image
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS, SIZES, pass_criteria, too_long
 from services.jobs import active_job, create_job, get_job
 from services.meter import METER_REFUSALS, metered
-from services.ownership import adopter, adoption_keys, owner_of
+from services.ownership import adopter, adoption_keys, owner_of, session_key
 from services.store import builds, edits
 from services.store import facts as store_facts
 
@@ -418,7 +418,13 @@ def edit_result(job_id: str) -> dict:
     return outcome
 
 
-@adopter
+def _ads_held(session_id: int) -> list[str]:
+    rows = (Product.select(Product.name).join(Ad, on=(Ad.product == Product.product_id))
+            .where(Ad.owner == session_key(session_id)).order_by(Product.name))
+    return [f"your ads for {row.name}" for row in rows]
+
+
+@adopter(kind="ads", held=_ads_held)
 def adopt_ads(session_id: int, account_id: int) -> dict:
     """Ads of stores the session built become its account's (as its stores do)."""
     session_key, account_key = adoption_keys(session_id, account_id)

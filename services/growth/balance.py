@@ -132,7 +132,19 @@ def _topup_landing(payment: Payment, how: str) -> str:
 payments.purpose(Payment.AD_TOPUP, paid=_topup_paid, failed=_topup_failed, landing=_topup_landing)
 
 
-@adopter
+def _ad_balance_held(session_id: int) -> list[str]:
+    mine = Owner(session_id=session_id, account_id=None)
+    lines = []
+    total = _total(mine)
+    if total:
+        lines.append(f"your ad balance of {display(total, CURRENCY)}")
+    started = AdTopup.select().where(mine.owns(AdTopup), AdTopup.state != AdTopup.PAID).count()
+    if started:
+        lines.append(f"{started} ad balance top-up{'' if started == 1 else 's'} not paid yet")
+    return lines
+
+
+@adopter(kind="ad_balance", held=_ad_balance_held)
 def adopt_ad_balance(session_id: int, account_id: int) -> dict:
     """A session's top-ups and ledger become its account's (the balance is their sum)."""
     moved = (AdTopup.update(account=account_id)

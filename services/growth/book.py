@@ -24,7 +24,7 @@ from models.db import transaction
 from models.session import Session
 from services.errors import Refused
 from services.growth.ad_limits import PLATFORMS  # the ad platforms a campaign runs on
-from services.ownership import adopter, adoption_keys, owner_of
+from services.ownership import adopter, adoption_keys, owner_of, session_key
 
 STATUSES = ("draft", "active", "paused")
 # What a campaign asks the platform to optimise for (Meta's outcome objectives and
@@ -222,7 +222,17 @@ def _checked_field(key: str, value, place: int):
 
 # --- A session's book joins its account's ------------------------------------------------------
 
-@adopter
+def _book_held(session_id: int) -> list[str]:
+    book = CampaignBook.get_or_none(CampaignBook.owner == session_key(session_id))
+    if book is None:
+        return []
+    count = len(book.campaigns)
+    if count:
+        return [f"your campaign plan with {count} campaign{'' if count == 1 else 's'}"]
+    return ["your campaign plan's settings"] if book.settings else []
+
+
+@adopter(kind="campaign_book", held=_book_held)
 def adopt_campaign_book(session_id: int, account_id: int) -> dict:
     """A session's campaign book becomes its account's. When the account has one already, it
     keeps its settings and gains the session's campaigns under new numbers of its own, up to

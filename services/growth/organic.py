@@ -251,7 +251,20 @@ def approvals(*, session: Session) -> dict:
     return {"status": OK, "approvals": [approval_answer(row, row.campaign.research) for row in rows]}
 
 
-@adopter
+def _organic_held(session_id: int) -> list[str]:
+    def mine(model):
+        return model.select().where(model.session == session_id, model.account.is_null()).count()
+
+    researched, approved = mine(OrganicResearch), mine(OrganicApproval)
+    lines = []
+    if researched:
+        lines.append(f"{researched} organic campaign research{'' if researched == 1 else 'es'}")
+    if approved:
+        lines.append(f"{approved} organic post approval{'' if approved == 1 else 's'}")
+    return lines
+
+
+@adopter(kind="organic", held=_organic_held)
 def adopt_organic(session_id: int, account_id: int) -> dict:
     """A session's organic research and approvals become its account's."""
     for model in (OrganicResearch, OrganicApproval):

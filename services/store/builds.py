@@ -25,7 +25,7 @@ from services import ai_tasks
 from services.discovery import resolve
 from services.errors import JobFailed, Refused
 from services.jobs import active_job, create_job
-from services.ownership import adopter, adoption_keys, owner_of
+from services.ownership import adopter, adoption_keys, owner_of, session_key
 from services.store import facts as store_facts
 from services.store.document import build_document, slug_for
 from services.store.verify import problems_of
@@ -183,7 +183,13 @@ _STORE_OWNER = Statement("store_owner", lambda: Store.select(Store.owner.alias("
                          .where(Store.product == Param("product_id")))
 
 
-@adopter
+def _stores_held(session_id: int) -> list[str]:
+    rows = (Product.select(Product.name).join(Store, on=(Store.product == Product.product_id))
+            .where(Store.owner == session_key(session_id)).order_by(Product.name))
+    return [f"the store you built for {row.name}" for row in rows]
+
+
+@adopter(kind="stores", held=_stores_held)
 def adopt_stores(session_id: int, account_id: int) -> dict:
     """Stores the session built (on a hold or a claim) become its account's."""
     session_key, account_key = adoption_keys(session_id, account_id)

@@ -1,14 +1,15 @@
 """A planted sign-in link in Chromium: someone mails a founder a link to their own account.
 Opened in the founder's browser, which holds a product, it signs in to nothing and moves
-nothing: the app's confirmation screen names the account (masked) and what would move, and
-only its button signs in. Shots on a phone and a desktop."""
+nothing: the app's confirmation screen names the account (masked) and lists, kind by kind,
+what would move (here the held product and a payout destination), and only its button
+signs in. Shots on a phone and a desktop."""
 from __future__ import annotations
 
 from tests.browser.steps import catalog, screen
 from tests.mailbox import sign_in_here
 
 ATTACKER = "attacker@example.com"
-MASKED = "at•••@e•••.com"
+MASKED = "at••••••@ex•••••.com"
 CONFIRM_SCREEN = "main[data-screen=confirm-sign-in][data-state=ready]"
 
 
@@ -25,6 +26,10 @@ def test_a_planted_link_waits_for_the_founders_confirmation(open_app, founder, r
     victim = open_app("phone")
     page = screen(victim, "/#/app/find", "find")
     held = page.locator("article.card-yours").get_attribute("data-product-id")
+    # The founder also set where payouts go (as the Settings screen does), before any sign-in.
+    saved = victim.context.request.post(f"{victim.base_url}/api/settings/payout",
+                                        data={"method": "paypal", "holder": "Vic", "account": "vic@example.com"})
+    assert saved.status == 200, saved.text()
 
     # The link lands on the confirmation screen; nothing has switched.
     page.goto(victim.outbox_link(ATTACKER))
@@ -32,7 +37,9 @@ def test_a_planted_link_waits_for_the_founders_confirmation(open_app, founder, r
     page.get_by_role("heading", name="Is this your sign-in?").wait_for()
     assert page.locator("[data-account]").inner_text() == MASKED
     assert ATTACKER not in page.locator("main").inner_text()
-    page.get_by_text("the product you are holding, Demo product 00").wait_for()
+    # Every kind of work that would move is listed, in words: the hold and the payout.
+    page.locator("[data-kind=discovery]").get_by_text("the product you are holding, Demo product 00").wait_for()
+    assert page.locator("[data-kind=business]").inner_text() == "your payout destination"
     page.locator("#who").get_by_role("link", name="Sign in").wait_for()
     victim.shot("confirm-sign-in")
 

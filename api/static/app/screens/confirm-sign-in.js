@@ -10,14 +10,8 @@ import { refusal } from "../reasons.js";
 export const name = "confirm-sign-in";
 export const label = "Confirm sign-in";
 
-function workItems(work) {
-  const items = [];
-  if (work.held) items.push(`the product you are holding, ${work.held}`);
-  for (const claimed of work.claimed) items.push(`your claimed product ${claimed} and its store`);
-  if (work.orders) items.push(work.orders === 1 ? "your sample or domain order" : `your ${work.orders} sample and domain orders`);
-  return items;
-}
-
+// Each kind of work is described by the service in a founder's words ("your ad balance of
+// $500.00", "your payout destination"); every kind a sign-in would move is listed.
 function consequences(data) {
   const lines = [];
   if (data.signed_in_as) {
@@ -27,11 +21,16 @@ function consequences(data) {
   if (data.saved_as) {
     lines.push(`This browser saved the address ${data.saved_as}, which nobody has confirmed yet; it will be forgotten here.`);
   }
-  const items = workItems(data.work);
-  if (items.length) {
-    lines.push(`What you did in this browser moves into ${data.account}: ${items.join("; ")}.`);
-  }
   return lines;
+}
+
+function moving(data) {
+  const items = data.work.flatMap((kind) => kind.items);
+  if (!items.length) return [];
+  return [h("p", {}, `What you did in this browser moves into ${data.account}:`),
+    h("ul", { class: "plain-list", dataset: { moves: "" } },
+      ...data.work.map((kind) => h("li", { dataset: { kind: kind.kind } }, kind.items.join("; ")))),
+    ...data.kept.map((line) => h("p", { class: "muted", dataset: { kept: "" } }, line))];
 }
 
 export async function render(ctx) {
@@ -61,6 +60,7 @@ export async function render(ctx) {
     h("section", { class: "panel narrow" },
       h("p", {}, "The link signs in to ", h("strong", { dataset: { account: data.account } }, data.account), "."),
       h("ul", { class: "plain-list" }, ...consequences(data).map((line) => h("li", {}, line))),
+      ...moving(data),
       h("p", { class: "muted" }, "Only continue if you asked for this link and recognise the address. Someone can "
         + "send you a link to their own account to collect your work."),
       h("p", { class: "actions" }, confirm, linkButton("No, keep working as I am", "#/app/home"))),
