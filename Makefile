@@ -1,7 +1,7 @@
 # make run   - install into .venv, migrate, load the demo catalog if empty, serve web + worker
 # make test  - install the test tools and run the whole suite
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT

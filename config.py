@@ -131,6 +131,9 @@ class Settings:
     funnel_retention_days: int = 90
     fix_retention_days: int = 30
     expired_retention_days: int = 1
+    # How long one hourly retention run may go on deleting before it stops (and reports what is
+    # left); below the prune_retained job's own 600 s limit, which would otherwise cut it off.
+    retention_budget_seconds: int = 300
 
     @property
     def embedded(self) -> bool:
@@ -251,6 +254,7 @@ def load_settings(environ=None) -> Settings:
         funnel_retention_days=_int(env, "FUNNEL_RETENTION_DAYS", Settings.funnel_retention_days, 90, 3650),
         fix_retention_days=_int(env, "FIX_RETENTION_DAYS", Settings.fix_retention_days, 14, 3650),
         expired_retention_days=_int(env, "EXPIRED_RETENTION_DAYS", Settings.expired_retention_days, 1, 3650),
+        retention_budget_seconds=_int(env, "RETENTION_BUDGET_SECONDS", Settings.retention_budget_seconds, 1, 540),
         **_payments(env),
         **_inbound(env),
         fix_allow_hosts=_hosts(env, "FIX_ALLOW_HOSTS"),

@@ -19,10 +19,11 @@ DECISIONS = [
     "broker at scrape time, ff_jobs{kind,status} (jobs queued or running now, and jobs done or failed in the last 15 "
     "minutes: a scrape counts through the job table's status index, never the whole table), "
     "ff_job_duration_seconds{kind} (jobs finished in the last 15 minutes), ff_job_oldest_queued_age_seconds, "
-    "ff_workers_alive, ff_queue_depth{queue,state}, ff_database_up, ff_broker_up. `route` is the URL rule, never the "
-    "raw path.",
-    "Retention (the clock's hourly prune_retained, services/retention.py, in batches of 500 ids, at most 20 per kind (and job status) "
-    "per run): finished jobs JOB_RETENTION_DAYS (7) after their last change, except the newest of each kind and "
+    "ff_workers_alive, ff_queue_depth{queue,state}, ff_retention_left{kind}, ff_database_up, ff_broker_up. `route` is "
+    "the URL rule, never the raw path.",
+    "Retention (the clock's hourly prune_retained, services/retention.py, in batches of 500 ids, one of each kind in turn, "
+    "until nothing aged is left or RETENTION_BUDGET_SECONDS (300) is spent; what a run leaves is reported as "
+    "ff_retention_left{kind}): finished jobs JOB_RETENTION_DAYS (7) after their last change, except the newest of each kind and "
     "subject (routes answer it as the latest run, build or publish); store funnel events and sessions' presence "
     "after FUNNEL_RETENTION_DAYS (90, never fewer than the store metrics' 90-day window); Fix runs with their pages "
     "and events FIX_RETENTION_DAYS (30) after they finished or their follow-up mail went, never while the follow-up "

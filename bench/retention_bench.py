@@ -13,7 +13,10 @@ must contain "bench", because its schema is dropped and rebuilt):
 2. measures GET /api/feed (--requests over 50 founders), GET /metrics (the scraper's call)
    and GET /api/editor/metrics?days=90 (the founder's funnel) through the Flask test client;
 3. runs services/retention.apply_retention until a pass deletes nothing (each pass is what
-   one hourly `prune_retained` does), timing each, and measures the three routes again.
+   one hourly `prune_retained` does; with RETENTION_BUDGET_SECONDS the first pass should
+   clear it all), timing each, and measures the three routes again. It prints the rows the
+   prune deletes a second and so the write rate it keeps up with: rows a second times the
+   budget is the rows an hour one run takes away.
 
 Usage::
 
@@ -195,6 +198,9 @@ def measure(app, cookie: str, requests: int) -> dict:
 
 
 def prune_until_done(settings) -> dict:
+    """Runs apply_retention until a run deletes nothing (since RETENTION_BUDGET_SECONDS, one
+    run should do it all), and answers the write rate the prune keeps up with: the rows it
+    deletes a second, times the budget, is how many rows an hour it can take away."""
     from services.retention import apply_retention
 
     passes, seconds, removed = [], 0.0, {}
@@ -208,7 +214,11 @@ def prune_until_done(settings) -> dict:
             removed[kind] = removed.get(kind, 0) + count
         if not any(counts.values()):
             break
-    return {"passes": len(passes), "seconds_per_pass": passes, "seconds": round(seconds, 1), "removed": removed}
+    total = sum(removed.values())
+    per_second = total / seconds if seconds else 0.0
+    return {"passes": len(passes), "seconds_per_pass": passes, "seconds": round(seconds, 1), "removed": removed,
+            "rows_per_second": round(per_second), "budget_seconds": settings.retention_budget_seconds,
+            "keeps_up_with_rows_per_hour": round(per_second * settings.retention_budget_seconds)}
 
 
 def run(database_url: str, args) -> dict:
@@ -255,7 +265,9 @@ def main(argv=None) -> int:
 def show(report: dict) -> None:
     print(f"\n{report['backend']}: a year of traffic rows (setup {report['setup_seconds']} s); "
           f"prune: {report['prune']['passes']} passes, {report['prune']['seconds']} s "
-          f"({report['prune']['seconds_per_pass']})")
+          f"({report['prune']['seconds_per_pass']}); {report['prune']['rows_per_second']:,} rows a second, so a "
+          f"{report['prune']['budget_seconds']} s budget keeps up with "
+          f"{report['prune']['keeps_up_with_rows_per_hour']:,} rows an hour")
     for table, count in report["rows_before"].items():
         print(f"  {table:<22} {count:>9,} -> {report['rows_after'][table]:>9,}")
     for route in report["before"]:

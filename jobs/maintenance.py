@@ -11,7 +11,7 @@ from config import get_settings
 from jobs.send import send_all
 from services.commerce.payments import recheck_open_payments, recheck_refunds
 from services.own_product import prune_unused_images
-from services.retention import apply_retention
+from services.retention import apply_retention, backlog
 from services.sessions import prune_anonymous_sessions
 
 log = logging.getLogger("jobs.maintenance")
@@ -39,10 +39,12 @@ def prune_images():
 def prune_retained():
     """Deletes the rows past their retention (services/retention.py: finished jobs, funnel
     events, presence, Fix runs, lapsed holds, spent sign-in links, expired journey carriers,
-    ended sandbox checkouts), in bounded batches; the next hourly run carries on."""
+    ended sandbox checkouts), batch after batch until none is left or RETENTION_BUDGET_SECONDS
+    run out; what is left is recorded for ff_retention_left and carried on by the next run."""
     removed = apply_retention(get_settings())
-    if any(removed.values()):
-        log.info("rows past their retention pruned", extra={"fields": removed})
+    left = {kind: count for kind, count in backlog().items() if count}
+    if any(removed.values()) or left:
+        log.info("rows past their retention pruned", extra={"fields": {**removed, "left": left}})
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=300_000)

@@ -37,6 +37,7 @@ from models.payment import (
                             SandboxRefund,
 )
 from models.research import Outcome, Research
+from models.retention import RetentionBacklog
 from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store, StoreIntent, StoreVersion
@@ -53,4 +54,4 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
               Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent,
-              Walkthrough, JourneyCarrier, Page]
+              Walkthrough, JourneyCarrier, Page, RetentionBacklog]

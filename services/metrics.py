@@ -16,6 +16,7 @@ from integrations.metrics import exposition, observe_request  # noqa: F401  (the
 from models.clock import utcnow
 from models.db import UNAVAILABLE, close_connection, read_moment
 from models.job import Job, WorkerBeat
+from models.retention import RetentionBacklog
 
 log = logging.getLogger("services.metrics")
 
@@ -90,6 +91,13 @@ class DeploymentFigures:
                  .where(WorkerBeat.seen_at >= now - timedelta(seconds=self.worker_stale_seconds)).count())
         yield GaugeMetricFamily("ff_workers_alive", "Worker processes heard from within WORKER_STALE_SECONDS "
                                 "(each beats through the queue, so a busy worker may lag).", value=alive)
+
+        left = GaugeMetricFamily("ff_retention_left", "Rows still past their retention when the last hourly prune "
+                                 "stopped, by kind (0 when it caught up; growing from run to run means the prune "
+                                 "falls behind the write rate: raise RETENTION_BUDGET_SECONDS).", labels=["kind"])
+        for kind, count in RetentionBacklog.select(RetentionBacklog.kind, RetentionBacklog.left).tuples():
+            left.add_metric([kind], count)
+        yield left
 
     @staticmethod
     def _jobs(now: datetime) -> GaugeMetricFamily:

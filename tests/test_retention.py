@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import peewee as pw
 import pytest
 
 from integrations.locks import InProcessLocks
@@ -85,7 +86,7 @@ def test_old_finished_jobs_go_but_the_newest_of_each_subject_and_active_ones_sta
     state = owner.get("/api/store").get_json()
     before = Job.select().count()
 
-    assert retention.prune_jobs(days=SETTINGS.job_retention_days) == 1
+    assert retention.prune(retention.job_rules(days=SETTINGS.job_retention_days)) == 1
 
     assert Job.select().count() == before - 1
     assert Job.get_or_none(Job.id == first_publish.id) is None  # old, and not its subject's newest
@@ -94,7 +95,7 @@ def test_old_finished_jobs_go_but_the_newest_of_each_subject_and_active_ones_sta
     assert Job.select().where(Job.kind == "store_build", Job.subject == second_publish.subject).count() == 1
     assert Job.get_by_id(with_no_worker.id).status == Job.QUEUED
     assert owner.get("/api/store").get_json() == state
-    assert retention.prune_jobs(days=SETTINGS.job_retention_days) == 0  # a second run finds nothing
+    assert retention.prune(retention.job_rules(days=SETTINGS.job_retention_days)) == 0  # a second run finds nothing
 
 
 def test_a_recent_finished_job_stays_though_a_newer_one_exists(founder, run_jobs, frozen_clock):
@@ -102,17 +103,17 @@ def test_a_recent_finished_job_stays_though_a_newer_one_exists(founder, run_jobs
     clock.advance(days=SETTINGS.job_retention_days - 1)
     assert owner.post("/api/store/publish").status_code == 200
     run_jobs()
-    assert retention.prune_jobs(days=SETTINGS.job_retention_days) == 0
+    assert retention.prune(retention.job_rules(days=SETTINGS.job_retention_days)) == 0
     assert Job.select().where(Job.kind == PUBLISH, Job.subject == subject("p00")).count() == 2
 
 
-def test_jobs_go_in_bounded_batches_and_the_next_run_carries_on(frozen_clock):
+def test_jobs_go_in_batches_until_none_is_left(frozen_clock):
     for n in range(7):
         job, _ = create_job(kind="k", subject="same", payload={})
         Job.update(status=Job.DONE, created_at=utcnow() + timedelta(seconds=n)).where(Job.id == job.id).execute()
     clock.advance(days=SETTINGS.job_retention_days + 1)
-    assert retention.prune_jobs(days=SETTINGS.job_retention_days, batch_size=2, max_batches=2) == 4
-    assert retention.prune_jobs(days=SETTINGS.job_retention_days, batch_size=2, max_batches=2) == 2
+    # Batches of 2: one run goes on until nothing aged is left.
+    assert retention.prune(retention.job_rules(days=SETTINGS.job_retention_days, batch_size=2)) == 6
     assert Job.select().count() == 1  # the newest stays
 
 
@@ -135,11 +136,11 @@ def test_funnel_events_past_the_metrics_window_go_and_the_founders_figures_stay(
     assert figures["sessions"] == 2
 
     # A shorter setting still keeps the longest window the route can report.
-    assert retention.prune_funnel_events(days=30) == 1
+    assert retention.prune(retention.funnel_event_rules(days=30)) == 1
 
     assert {e.visitor_session for e in FunnelEvent.select()} == {"visitor-at-the-edge", "visitor-today"}
     assert owner.get("/api/editor/metrics?days=90").get_json() == figures
-    assert retention.prune_funnel_events(days=SETTINGS.funnel_retention_days) == 0
+    assert retention.prune(retention.funnel_event_rules(days=SETTINGS.funnel_retention_days)) == 0
 
 
 def test_presence_not_updated_within_its_days_goes_and_a_recent_one_stays(founder, frozen_clock):
@@ -147,7 +148,7 @@ def test_presence_not_updated_within_its_days_goes_and_a_recent_one_stays(founde
     assert away.post("/api/presence", json={"area": "store", "screen": "editor"}).status_code == 200
     clock.advance(days=SETTINGS.funnel_retention_days + 1)
     assert here.post("/api/presence", json={"area": "find", "screen": "feed"}).status_code == 200
-    assert retention.prune_presence(days=SETTINGS.funnel_retention_days) == 1
+    assert retention.prune(retention.presence_rules(days=SETTINGS.funnel_retention_days)) == 1
     assert [(p.session_id, p.screen) for p in Presence.select()] == [(session_of(here).id, "feed")]
 
 
@@ -186,7 +187,7 @@ def test_fix_runs_go_after_their_days_unless_a_follow_up_is_owed_or_lately_sent(
     recent_report = report(client, recent).get_json()
 
     # The mailed run's follow-up was never sent (the mailer was down, say): it stays.
-    assert retention.prune_fix_runs(days=days) == 1
+    assert retention.prune(retention.fix_run_rules(days=days)) == 1
     assert report(client, quiet).status_code == 404
     assert FixPage.select().join(FixRun).where(FixRun.token == quiet).count() == 0
     assert FixEvent.select().count() == 0
@@ -196,10 +197,10 @@ def test_fix_runs_go_after_their_days_unless_a_follow_up_is_owed_or_lately_sent(
     # Its follow-up goes now: the report link in it works for another FIX_RETENTION_DAYS.
     assert mail.send_follow_ups() == 1
     clock.advance(days=days - 1)
-    assert retention.prune_fix_runs(days=days) == 0
+    assert retention.prune(retention.fix_run_rules(days=days)) == 0
     assert report(client, mailed).status_code == 200
     clock.advance(days=2)
-    assert retention.prune_fix_runs(days=days) == 2  # the mailed run, and the one that was recent
+    assert retention.prune(retention.fix_run_rules(days=days)) == 2  # the mailed run, and the one that was recent
     assert FixRun.select().count() == 0 and FixPage.select().count() == 0
 
 
@@ -210,7 +211,7 @@ def test_a_hold_lapsed_within_its_day_still_names_the_founders_product(founder, 
     client = founder()
     held = find(client).get_json()
     clock.advance(minutes=HOLD_MINUTES + 1)
-    assert retention.prune_holds(days=SETTINGS.expired_retention_days) == 0
+    assert retention.prune(retention.hold_rules(days=SETTINGS.expired_retention_days)) == 0
     answer = pass_on(client)  # acts on the lapsed hold, which nobody took over
     assert answer.status_code == 200, answer.get_json()
     assert held
@@ -227,7 +228,7 @@ def test_spent_and_expired_sign_in_links_go_and_a_live_one_still_signs_in(founde
     new_account(founder, run_jobs, "d@example.com")  # spent a minute ago: the hourly mail bound counts it
     assert SignInToken.select().count() == 5
 
-    assert retention.prune_sign_in(days=SETTINGS.expired_retention_days) == 3
+    assert retention.prune(retention.sign_in_rules(days=SETTINGS.expired_retention_days)) == 3
 
     kept = {(t.account.email, t.spent_at is None) for t in SignInToken.select()}
     assert kept == {("a@example.com", True), ("d@example.com", False)}
@@ -244,7 +245,7 @@ def test_journey_carriers_go_a_day_after_they_expired_and_a_live_one_is_consumed
     live = client.post("/api/journey", json={"route": "#/app/home"}).get_json()["id"]
     JourneyCarrier.create(id_hash=hash_token("0" * 32), route="#/app/find", created_at=utcnow() - 3 * DAY,
                           expires_at=utcnow() - 2 * DAY)  # issued when nobody issued another after it
-    assert retention.prune_journey_carriers() == 1
+    assert retention.prune(retention.journey_carrier_rules()) == 1
     assert [c.id_hash for c in JourneyCarrier.select()] == [hash_token(live)]
     assert founder().post(f"/api/journey/{live}/consume").get_json()["route"] == "#/app/home"
 
@@ -273,7 +274,7 @@ def test_sandbox_checkouts_that_ended_unpaid_go_with_their_notices_and_orders_st
     last_day_ends = max(c.expires_at for c in SandboxCheckout.select())
     clock.advance((last_day_ends - utcnow()).total_seconds(), days=SETTINGS.expired_retention_days, minutes=1)
 
-    assert retention.prune_sandbox_checkouts(days=SETTINGS.expired_retention_days) == 1
+    assert retention.prune(retention.sandbox_checkout_rules(days=SETTINGS.expired_retention_days)) == 1
 
     assert SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_of["unpaid"]) is None
     assert SandboxNotification.select().where(SandboxNotification.checkout == checkout_of["unpaid"]).count() == 0
@@ -296,3 +297,103 @@ def _a_session():
     from services.sessions import open_session
 
     return open_session()[0]
+
+
+# --- Keeping pace: a whole backlog in one run, within a time budget --------------------------------
+
+AGED = 25_000
+
+
+def _insert(model, rows, size=2000) -> None:
+    from models.db import transaction
+
+    for start in range(0, len(rows), size):
+        with transaction():
+            model.insert_many(rows[start:start + size]).execute()
+
+
+def a_backlog_of_each_kind(count: int) -> None:
+    """`count` rows of every kind the prune deletes, all long past their retention (as a busy
+    deployment whose prune fell behind would have them), written as the areas write them."""
+    from models.account import Account, SignInConfirmation
+    from models.catalog import Product
+    from models.session import Session
+
+    long_ago = utcnow() - timedelta(days=400)
+    _insert(Session, [{"token_hash": f"aged-session-{n:08d}".ljust(64, "0"), "created_at": long_ago}
+                      for n in range(count)])
+    sessions = [sid for (sid,) in Session.select(Session.id).where(Session.token_hash.startswith("aged-session-"))
+                .order_by(Session.id).tuples()]
+    _insert(Product, [{"product_id": f"aged-{n:06d}", "name": f"Aged {n}", "description": "", "category": "Home",
+                       "price": 10, "cost": 5, "currency": "USD"} for n in range(count)])
+    account = Account.create(email="aged@example.com", verified=True)
+    _insert(Job, [{"id": f"aged{n:028d}", "kind": "store_build", "subject": f"aged:{n // 2}", "status": "done",
+                   "payload": {}, "created_at": long_ago + timedelta(seconds=n), "updated_at": long_ago}
+                  for n in range(2 * count)])  # two a subject: the older of each goes, the newest stays
+    _insert(FunnelEvent, [{"product": "aged-000000", "visitor_session": f"v{n}", "event": "page_view",
+                           "day": long_ago.date(), "created_at": long_ago} for n in range(count)])
+    _insert(Presence, [{"session": sid, "area": "find", "screen": "feed", "updated_at": long_ago} for sid in sessions])
+    _insert(FixRun, [{"token": f"aged-fix-{n}", "url": "https://shop.example/", "stage": "done", "pages": [],
+                      "findings": [], "created_at": long_ago, "finished_at": long_ago} for n in range(count)])
+    _insert(Hold, [{"product": f"aged-{n:06d}", "session": sessions[n], "expires_at": long_ago,
+                    "created_at": long_ago} for n in range(count)])
+    _insert(SignInToken, [{"token_hash": f"aged-token-{n:08d}".ljust(64, "0"), "account": account.id,
+                           "created_at": long_ago, "expires_at": long_ago, "spent_at": long_ago}
+                          for n in range(count)])
+    first_token = SignInToken.select(pw.fn.MIN(SignInToken.id)).scalar()
+    _insert(SignInConfirmation, [{"code_hash": f"aged-code-{n:08d}".ljust(64, "0"), "token": first_token + n,
+                                  "session": sessions[n], "created_at": long_ago, "expires_at": long_ago}
+                                 for n in range(count)])
+    _insert(JourneyCarrier, [{"id_hash": f"aged-carrier-{n:08d}".ljust(64, "0"), "route": "#/app/home",
+                              "created_at": long_ago, "expires_at": long_ago} for n in range(count)])
+    _insert(SandboxCheckout, [{"id": f"cs_sbx_aged_{n}", "reference": f"aged-{n}", "amount_minor": 2500,
+                               "currency": "USD", "description": "Aged", "success_url": "http://localhost/ok",
+                               "cancel_url": "http://localhost/no", "state": "expired", "created_at": long_ago,
+                               "expires_at": long_ago, "settled_at": long_ago} for n in range(count)])
+
+
+KINDS = ("jobs", "funnel_events", "presence", "fix_runs", "holds", "sign_in", "journey_carriers", "sandbox_checkouts")
+
+
+def test_a_backlog_of_25000_aged_rows_of_each_kind_is_gone_after_one_run_and_nothing_is_left():
+    a_backlog_of_each_kind(AGED)
+    removed = retention.apply_retention(SETTINGS)
+    # Sign-in counts links and browser confirmations together.
+    assert removed == {kind: 2 * AGED if kind == "sign_in" else AGED for kind in KINDS}
+    assert retention.backlog() == dict.fromkeys(KINDS, 0)
+    assert Job.select().count() == AGED  # the newest job of each subject stays
+    for model in (FunnelEvent, Presence, FixRun, Hold, SignInToken, JourneyCarrier, SandboxCheckout):
+        assert model.select().count() == 0, model
+
+
+def test_a_run_stops_when_its_budget_is_spent_and_reports_what_is_left(client, frozen_clock):
+    a_backlog_of_each_kind(1200)
+    # No time at all: every rule still takes its one batch (500 ids; 10 for Fix runs), then the run stops.
+    removed = retention.apply_retention(SETTINGS, seconds=0)
+    assert removed["jobs"] == 500 and removed["holds"] == 500 and removed["fix_runs"] == 10
+    left = retention.backlog()
+    assert left["jobs"] == 700 and left["holds"] == 700 and left["fix_runs"] == 1190
+    assert left["sign_in"] == 2 * 1200 - 2 * 500
+    # The figure an operator watches says the same.
+    from prometheus_client.parser import text_string_to_metric_families
+
+    scraped = client.get("/metrics").get_data(as_text=True)
+    [family] = [f for f in text_string_to_metric_families(scraped) if f.name == "ff_retention_left"]
+    assert {sample.labels["kind"]: sample.value for sample in family.samples} == left
+    # The next run, with its budget, catches up, and says so.
+    retention.apply_retention(SETTINGS)
+    assert retention.backlog() == dict.fromkeys(KINDS, 0)
+
+
+def test_kinds_take_turns_so_one_large_backlog_never_starves_another(frozen_clock):
+    calls = []
+
+    class Recorded(retention.Prune):
+        def batch(self):
+            calls.append(self.model)
+            return 1, len([c for c in calls if c is self.model]) < 3
+
+    rules = {"a": [Recorded(Job, Job.id, Job.id.is_null(False))],
+             "b": [Recorded(Hold, Hold.product, Hold.product.is_null(False))]}
+    assert retention.drain(rules, seconds=60) == {"a": 3, "b": 3}
+    assert calls == [Job, Hold, Job, Hold, Job, Hold]
