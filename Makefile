@@ -48,23 +48,28 @@ lint: install-dev
 # The production processes under supervisord (deploy/supervisord.conf), in the foreground: one
 # web (gunicorn), WORKER_PROCESSES workers, one clock, each restarted when it exits; their JSON
 # lines on stdout, supervisord's own log and socket in PROCS_RUN_DIR. Needs DATABASE_URL,
-# REDIS_URL and SECRET_KEY (or .env). Ctrl-C or SIGTERM stops them all (workers drain).
+# REDIS_URL and SECRET_KEY (or .env). It migrates and, when the catalog is empty, loads
+# CATALOG_PATH first (as make run does), so a fresh deploy serves founders. Ctrl-C or SIGTERM
+# stops them all (workers drain).
+# The front (nginx, deploy/front.conf) serves HOST:PORT; gunicorn listens on 127.0.0.1:WEB_PORT.
 # `make procs-ctl` asks the running supervisord (CTL="restart worker:*", "stop web", ...).
 # For development, honcho runs the Procfile: .venv/bin/honcho start [-c worker=2].
 PROCS_RUN_DIR ?= $(CURDIR)/var/run
 WORKER_PROCESSES ?= 2
+WEB_PORT ?= 8001
 CTL ?= status
 # The production topology needs Redis: with the in-process broker a worker process would
 # consume a queue no other process can send to.
 procs-env:
 	@test -n "$$REDIS_URL" || { echo "make procs: set REDIS_URL (and DATABASE_URL for PostgreSQL); make run serves everything in one process without them" >&2; exit 2; }
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { echo "make procs: install nginx (Debian: apt-get install nginx), the front it serves through" >&2; exit 2; }
 
-procs: procs-env migrate
+procs: procs-env seed
 	mkdir -p $(PROCS_RUN_DIR)
-	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) exec $(BIN)/supervisord -c deploy/supervisord.conf
+	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) WEB_PORT=$(WEB_PORT) exec $(BIN)/supervisord -c deploy/supervisord.conf
 
 procs-ctl: install
-	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) $(BIN)/supervisorctl -c deploy/supervisord.conf $(CTL)
+	PROCS_RUN_DIR=$(PROCS_RUN_DIR) WORKER_PROCESSES=$(WORKER_PROCESSES) WEB_PORT=$(WEB_PORT) $(BIN)/supervisorctl -c deploy/supervisord.conf $(CTL)
 
 bench: install-dev migrate
 	$(BIN)/python bench/compare.py --target-app "api:create_app()" --target-path /api/health -n 10000 --repeat 3

@@ -64,8 +64,14 @@ class Settings:
     worker_threads: int = 4
     db_pool_size: int = 20
     db_pool_timeout: int = 10
+    # How long one database operation (a connect, a statement) may wait: in a web request, and
+    # in a job message (models/db.py). Past it the request answers 503 database_unavailable.
+    db_wait_seconds: int = 5
+    worker_db_wait_seconds: int = 300
     max_body_bytes: int = 1024 * 1024
-    heartbeat_seconds: int = 15
+    # Each worker process beats its row this often; ff_workers_alive counts a worker while its
+    # last beat is at most two of these old, so a worker that died stops counting promptly.
+    heartbeat_seconds: int = 5
     worker_stale_seconds: int = 60
     job_stale_seconds: int = 120
     # Worker pools (workers/worker.py, jobs/runner.py, workers/reaper.py): a running job's
@@ -121,6 +127,9 @@ class Settings:
     registrar: str = "sandbox"
     # The support desk's inbound mail (services/desk/inbound.py): a Maildir, or IMAP when set.
     inbound_maildir: str = str(VAR / "inbound")
+    # True when INBOUND_MAILDIR is one folder every worker host sees (a shared mount): with
+    # workers on several hosts, a folder local to each is read by some and not others.
+    inbound_dir_shared: bool = False
     imap_url: str | None = field(default=None, repr=False)
     mail_poll_seconds: int = 60
     # Fix: hosts (host[:port]) its fetcher may reach although inward (test servers), follow-up delay.
@@ -186,6 +195,21 @@ def _secret_key(env, redis_url) -> str:
     return key
 
 
+# The operators' password guards every founder's records (GET /admin) from the whole internet;
+# even throttled (api/operator_auth.py) a short one falls to a patient guesser.
+ADMIN_PASSWORD_MIN = 16
+
+
+def _admin_password(env) -> str | None:
+    """ADMIN_PASSWORD, at least ADMIN_PASSWORD_MIN characters; unset closes the operator pages."""
+    password = env.get("ADMIN_PASSWORD") or None
+    if password is not None and len(password) < ADMIN_PASSWORD_MIN:
+        # The length only: the value itself never reaches an error message or a log.
+        raise SettingsError(f"ADMIN_PASSWORD must be at least {ADMIN_PASSWORD_MIN} characters long, got "
+                            f"{len(password)}; unset it to close the operator pages")
+    return password
+
+
 def load_settings(environ=None) -> Settings:
     """Reads the settings from the environment (and a .env file, if present)."""
     if environ is None:
@@ -215,14 +239,16 @@ def load_settings(environ=None) -> Settings:
         catalog_path=env.get("CATALOG_PATH") or Settings.catalog_path,
         **ai,
         billing_webhook_secret=env.get("BILLING_WEBHOOK_SECRET") or None,
-        admin_password=env.get("ADMIN_PASSWORD") or None,
+        admin_password=_admin_password(env),
         log_level=level,
         worker_in_process=_bool(env, "WORKER_IN_PROCESS", False),
         worker_threads=_int(env, "WORKER_THREADS", 4, 1, 64),
         db_pool_size=_int(env, "DB_POOL_SIZE", 20, 1, 500),
         db_pool_timeout=_int(env, "DB_POOL_TIMEOUT", 10, 1, 600),
+        db_wait_seconds=_int(env, "DB_WAIT_SECONDS", Settings.db_wait_seconds, 1, 600),
+        worker_db_wait_seconds=_int(env, "WORKER_DB_WAIT_SECONDS", Settings.worker_db_wait_seconds, 1, 3600),
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
-        heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", 15, 1, 3600),
+        heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", Settings.heartbeat_seconds, 1, 3600),
         worker_stale_seconds=_int(env, "WORKER_STALE_SECONDS", 60, 2, 86400),
         job_stale_seconds=_int(env, "JOB_STALE_SECONDS", 120, 5, 86400),
         job_lease_seconds=_int(env, "JOB_LEASE_SECONDS", Settings.job_lease_seconds, 3, 3600),
@@ -285,8 +311,9 @@ def _payments(env) -> dict:
 
 
 def _inbound(env) -> dict:
-    """INBOUND_MAILDIR (relative to the repository), IMAP_URL (imaps://user:pass@host/FOLDER;
-    imap:// on loopback only, as it sends the password in clear) and MAIL_POLL_SECONDS."""
+    """INBOUND_MAILDIR (relative to the repository) and whether it is shared by every host
+    (INBOUND_DIR_SHARED), IMAP_URL (imaps://user:pass@host/FOLDER; imap:// on loopback only,
+    as it sends the password in clear) and MAIL_POLL_SECONDS."""
     imap = _url(env, "IMAP_URL", None, ("imap", "imaps"))
     parts = urlsplit(imap or "imaps://u:p@localhost")
     if not (parts.hostname and parts.username and parts.password is not None and _http_url(f"http://{parts.netloc}")
@@ -295,6 +322,7 @@ def _inbound(env) -> dict:
                             f"got {_redact(imap)!r}")
     return {"inbound_maildir": str(ROOT / env["INBOUND_MAILDIR"]) if env.get("INBOUND_MAILDIR") else
             Settings.inbound_maildir, "imap_url": imap,
+            "inbound_dir_shared": _bool(env, "INBOUND_DIR_SHARED", False),
             "mail_poll_seconds": _int(env, "MAIL_POLL_SECONDS", Settings.mail_poll_seconds, 5, 86400)}
 
 

@@ -15,6 +15,9 @@ _settings = settings_or_exit()
 # another instance (several `make run` side by side each have their own).
 _metrics_dir = prepare_multiprocess_dir()
 
+# Under `make procs` the front (deploy/front.conf) takes HOST:PORT and gunicorn listens on
+# 127.0.0.1:WEB_PORT behind it: deploy/supervisord.conf says so in GUNICORN_CMD_ARGS, which
+# gunicorn reads after this file.
 bind = f"{_settings.host}:{_settings.port}"
 # Embedded mode keeps its broker in memory, so one process serves everything.
 workers = 1 if _settings.embedded else _settings.web_concurrency

@@ -5,10 +5,25 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 
 # json.dumps(line, default=str) made an encoder like this one for every line it wrote.
 _ENCODER = json.JSONEncoder(default=str)
+
+
+# Path segments that are bearer values, each the whole key to what it opens: a journey
+# carrier's id (/api/journey/<carrier_id>/consume), a reply's rating token (/rate/<token>)
+# and a sandbox checkout's id (its hosted page and its state API). A logged path keeps the
+# route and loses the value, as it loses the query string (sign-in tokens). Cut by the path's
+# beginning, not by the route matched, so a wrong method or an unknown tail is cut too.
+_BEARER_IN_PATH = re.compile(r"^(/api/journey/|/rate/|/pay/sandbox/checkout/|/pay/sandbox/v1/checkouts/)[^/]+")
+CUT = "<cut>"
+
+
+def logged_path(path: str | None) -> str | None:
+    """The path as a log line may hold it: any bearer value in it replaced by CUT."""
+    return _BEARER_IN_PATH.sub(lambda found: found.group(1) + CUT, path) if path else path
 
 
 class JsonLogFormatter(logging.Formatter):

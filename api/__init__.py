@@ -24,7 +24,10 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from services.database import init_db
 
-    init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
+    # The server's own limit on a statement: the web's bound, or the jobs' when they run in
+    # this process too (make run).
+    init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout,
+            statement_timeout=settings.worker_db_wait_seconds if settings.worker_in_process else settings.db_wait_seconds)
     import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
     from api.json_out import JSONProvider
 
@@ -99,6 +102,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     from api.remembered_feed import RememberedFeed
 
     app.wsgi_app = RememberedFeed(app)  # in front: GET /api/feed of a remembered founder
+    from api.http import DatabaseWaits
+
+    app.wsgi_app = DatabaseWaits(app.wsgi_app, settings.db_wait_seconds)
 
     from api.cli import brief_cli, catalog_cli, db_cli
 

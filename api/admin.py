@@ -15,7 +15,7 @@ from marshmallow import Schema, fields, validate
 from api.operator_auth import require_admin_password
 from api.routing import Blueprint
 from config import get_settings
-from services import admin, admin_charts
+from services import admin, admin_charts, operator_password
 
 bp = Blueprint("admin", __name__, description="The operators' pages (HTTP Basic with ADMIN_PASSWORD).")
 
@@ -29,6 +29,18 @@ DECISIONS = [
     "with 403 `admin_not_configured`. Every answer of theirs, refusals included, is `no-store, private`, carries "
     "X-Frame-Options: DENY and the Content-Security-Policy `" + PAGE_CSP + "` (no script; styles from "
     "/static/admin/), and they neither read nor issue the session cookie.",
+    f"Wrong admin passwords are throttled per client address (services/operator_password.py): every request that "
+    f"carries a password counts as a try before the password is compared, in a count every web process shares "
+    f"(Redis; in embedded mode the one process's), and the right password clears the client's count. After "
+    f"{operator_password.FAILURES_ALLOWED} tries without getting in within "
+    f"{operator_password.WINDOW_SECONDS // 60} minutes (the window starts at the first try), GET /admin, "
+    f"GET /marketing and GET /metrics answer that client 429 `operator_password_throttled` with Retry-After "
+    f"(the seconds left of its window), whatever password it sends, until the window ends. A request with no "
+    f"password (a browser's first visit) is not a try. The client is the peer's address, or, when the peer is on "
+    f"the same host (the front, a TLS proxy), the last address of its X-Forwarded-For; an IPv6 client is counted "
+    f"by its /64. Each wrong password is logged (realm, client, tries so far; never the password), and the first "
+    f"throttled try of a window once. ADMIN_PASSWORD must be at least 16 characters: a shorter one stops the "
+    f"service at start.",
     f"GET /admin lists accounts, claims and jobs ({admin.PAGE_SIZE} rows of each per page, newest first), worker "
     "health, job states, the queue's waiting times and meter use per bucket. `q` narrows the lists (an account's "
     "email; a claim's product id, product name or account email; a job's kind or subject; case-insensitive, "
@@ -40,7 +52,8 @@ DECISIONS = [
 ]
 
 _HTML = {"type": "string", "description": "An operator page (HTML)"}
-_REFUSALS = {401: ["admin_credentials_required"], 403: ["admin_not_configured"]}
+_REFUSALS = {401: ["admin_credentials_required"], 403: ["admin_not_configured"],
+             429: ["operator_password_throttled"]}
 
 
 class AdminQuery(Schema):

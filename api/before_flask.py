@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from api.hosts import host_name
 from config import get_settings
+from logformat import logged_path
 from services.metrics import observe_request
 
 log = logging.getLogger("api.request")
@@ -37,7 +38,7 @@ def send(environ, start_response, status: str, headers: list, body: bytes, route
                             ("Referrer-Policy", "same-origin")])
     method, code, seconds = environ["REQUEST_METHOD"], int(status[:3]), time.perf_counter() - started
     log.info("request", extra={"fields": {
-        "request_id": request_id, "method": method, "route": route, "path": environ.get("PATH_INFO"),
+        "request_id": request_id, "method": method, "route": route, "path": logged_path(environ.get("PATH_INFO")),
         "status": code, "duration_ms": round(seconds * 1000, 2)}})
     observe_request(route=route, method=method, status=code, seconds=seconds)
     return [body] if method == "GET" else []

@@ -1,6 +1,7 @@
 """Operator commands: `flask --app api db upgrade`, `flask --app api catalog load PATH`,
 `flask --app api catalog seed` (loads CATALOG_PATH when the catalog is empty),
 `flask --app api brief run [--force]` (makes today's research brief, for cron)."""
+import functools
 import sys
 
 import click
@@ -9,14 +10,27 @@ from flask.cli import AppGroup
 from config import get_settings
 from services import brief
 from services.catalog import CatalogError, catalog_is_empty, load_catalog_file
-from services.database import pending_migrations, upgrade_schema
+from services.database import pending_migrations, upgrade_schema, without_statement_timeout
 
 db_cli = AppGroup("db", help="Database schema.")
 catalog_cli = AppGroup("catalog", help="The product catalog.")
 brief_cli = AppGroup("brief", help="The nightly research brief.")
 
 
+def unbounded(command):
+    """An operator's command may run long (an index built on a large table, a catalog of
+    100,000 products): it works without the web's statement timeout and waits."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        without_statement_timeout()
+        return command(*args, **kwargs)
+
+    return run
+
+
 @db_cli.command("upgrade")
+@unbounded
 def db_upgrade():
     """Applies every pending migration."""
     applied = upgrade_schema()
@@ -24,6 +38,7 @@ def db_upgrade():
 
 
 @db_cli.command("pending")
+@unbounded
 def db_pending():
     """Lists migrations not yet applied."""
     names = pending_migrations()
@@ -45,12 +60,14 @@ def _load(path: str) -> None:
 
 @catalog_cli.command("load")
 @click.argument("path", type=click.Path(dir_okay=False))
+@unbounded
 def catalog_load(path):
     """Loads a JSON Lines catalog file; all of it or, if any line is bad, nothing."""
     _load(path)
 
 
 @catalog_cli.command("seed")
+@unbounded
 def catalog_seed():
     """Loads CATALOG_PATH if the catalog is empty (what `make run` does on start)."""
     if not catalog_is_empty():
@@ -61,6 +78,7 @@ def catalog_seed():
 
 @brief_cli.command("run")
 @click.option("--force", is_flag=True, help="Make today's brief again even if it was already made.")
+@unbounded
 def brief_run(force):
     """Makes today's research brief now (what the clock does nightly) and prints a summary."""
     result = brief.run(force=force)

@@ -20,6 +20,15 @@ DECISIONS: list[str] = [
     "charged; when the order row was written it is marked failed and the answer carries order_id).",
     "The store's buy box posts the same fields as a form to POST /store/{slug}/checkout, which answers 303 to the "
     "provider's page, or a short HTML page with the refusal's sentence.",
+    "A retired product stops selling (issue 44): starting a checkout for it, by POST /api/store/checkout or the "
+    "buy box's form, is refused 409 `product_retired` (no order is opened, nothing is charged), and its published "
+    "store's buy box shows, instead of the form, \"This product is no longer sold here, so it cannot be ordered.\" "
+    "Whether the product is on sale is part of the store's published pointer (services/store/published.py), which "
+    "retiring moves after its commit, so every process renders the pages again and their ETags change. A checkout "
+    "started before the product was retired is honoured: the customer may still pay on the provider's page, and a "
+    "payment the provider confirms makes the order paid as any other (the customer's money is taken only for an "
+    "order the founder then fulfils or refunds), since refusing it after the provider took the money would leave a "
+    "charged customer without an order.",
     "GET /api/store/confirm?order_id= (public: the customer may have no cookie) asks the provider and answers 200 "
     "{status: ok, order_id, state: open | paid | failed | expired, product_id, quantity, amount_minor, currency, "
     "paid_at, provider_answered}; provider_answered false (with an explanation) when the provider did not answer "
@@ -163,8 +172,8 @@ class RevenueAnswer(Schema):
 
 @bp.post("/api/store/checkout")
 @bp.declare(changes_state=True,
-            refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"], 409: ["store_not_published"],
-                     200: ["payment_unavailable"]})
+            refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"],
+                     409: ["store_not_published", "product_retired"], 200: ["payment_unavailable"]})
 @bp.arguments(CheckoutBody)
 @bp.response(200, CheckoutAnswer)
 def store_checkout_api(body):

@@ -17,6 +17,7 @@ import logging
 from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from logformat import logged_path
 from services.database import UNAVAILABLE, close_connection
 from services.errors import Refused, require_registered
 from services.reasons import REASONS, default_status, sentence
@@ -126,5 +127,5 @@ def install_error_handlers(app) -> None:
     @app.errorhandler(Exception)
     def on_uncaught(exc: Exception):
         request_id = g.get("request_id")
-        log.error("uncaught exception", exc_info=exc, extra={"fields": {"request_id": request_id, "path": request.path}})
+        log.error("uncaught exception", exc_info=exc, extra={"fields": {"request_id": request_id, "path": logged_path(request.path)}})
         return refusal(500, "internal_error", word="error", request_id=request_id)

@@ -1,13 +1,14 @@
 """Fix, the store-repair tool (spec 2.15, 4.6 fix/event and fix/feedback, 4.7 fix, fix/mine and
 fix/adopt; decisions.md "Fix (store repair)"): anyone submits a store address, a `fix_run` job
 audits and repairs its pages, and the report is read by the run's token."""
+from flask import jsonify, request
 from marshmallow import Schema, fields, validate
 
 from api.http import untrusted_bytes
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services.fix import audit_run, checks, runs
+from services.fix import audit_run, checks, mail, runs
 
 bp = Blueprint("fix", __name__, description="Fix: a store audit that repairs.")
 
@@ -43,7 +44,24 @@ DECISIONS: list[str] = [
     "whose detail asks for no follow-up (\"no follow-up\", \"don't email me\", \"unsubscribe\", ...) also answers "
     "follow_up: false and an explanation, and stops the follow-up mail of every run mailing that address.",
     "A run given an email mails its report once when done, and one follow-up FIX_FOLLOW_UP_DAYS (default 7) after "
-    "it (the clock's `fix_follow_ups`, hourly), unless feedback asked for none.",
+    "it (the clock's `fix_follow_ups`, hourly), unless feedback asked for none; both only to an address that asked "
+    "for them (issue 44; anyone may type anyone's address). The report goes straight to the signed-in founder's own "
+    "verified address (the session's account is verified and its email is the one given). Any other address is "
+    "sent, when the run is done, a one-time link instead (GET /api/fix/confirm?token=T, live "
+    f"{mail.CONFIRM_HOURS} h; 32 random bytes, only its SHA-256 kept, spent by one conditional UPDATE; the request "
+    "log names the path without its query, so the token is never logged); opening it answers 303 to the run's "
+    "report on the Fix screen and mails the report, and the follow-up may follow. HEAD never spends it (its "
+    "Location says where a GET would go); a spent, expired or unknown link answers 303 to the Fix screen saying so. "
+    f"One address is sent at most {mail.CONFIRMATIONS_PER_DAY} such link and {mail.REPORTS_PER_DAY} reports and "
+    "follow-ups a day (UTC), counted in the database however many sessions ask: the day's link, and a report to "
+    "the founder's own address, are taken when the run is started (so the answer is exact), a report to a "
+    "confirmed address or a follow-up when it goes (a follow-up over the bound waits for a later hour). A "
+    "run that is refused by the bound mails nothing. Links, reports and follow-ups that the bound lets through "
+    "count even when the mailer then refuses the address.",
+    f"POST /api/fix and every run answer `mail` (one of {', '.join(mail.ANSWERS)}) and `mail_explanation`, a "
+    "sentence for the visitor saying whether the report will be mailed, waits for the address to confirm, or "
+    "will not be mailed because of the daily bound. It never names the address (anyone with the run's token "
+    "reads the run). Runs started before this rule have mail `none`: nothing more is mailed for them.",
     "A store built by this service (its /store/<slug> address on BASE_URL, or its connected domain) is read from "
     "its published version rather than over the network; when the run is its owner's, the search title and "
     "description repairs are written as a new store version (repaired_in_place: true, store_version), to be "
@@ -60,10 +78,17 @@ class FixBody(Schema):
                           metadata={"reason": "invalid_email", "description": "Where to mail the report (optional)"})
 
 
+_MAIL = fields.String(required=True, metadata={"enum": list(mail.ANSWERS),
+                                                "description": "Whether the report will be mailed"})
+_MAIL_EXPLANATION = fields.String(required=True, metadata={"description": "The same, in the visitor's words"})
+
+
 class FixQueued(Schema):
     status = fields.String(required=True, metadata={"enum": ["queued"]})
     token = fields.String(required=True)
     url = fields.String(required=True)
+    mail = _MAIL
+    mail_explanation = _MAIL_EXPLANATION
 
 
 class FixFix(Schema):
@@ -106,6 +131,8 @@ class FixRunSchema(Schema):
     repaired_in_place = fields.Boolean(required=True)
     store_version = fields.Integer(allow_none=True, required=True)
     follow_up = fields.Boolean(required=True)
+    mail = _MAIL
+    mail_explanation = _MAIL_EXPLANATION
     created_at = fields.String(required=True)
     finished_at = fields.String(allow_none=True, required=True)
 
@@ -166,7 +193,38 @@ def fix_start(body):
     """Queues an audit and repair of the store at `url`; answers the run's token."""
     run, job = runs.start(session=current_session(), url=body["url"], email=body["email"])
     send_all([job])
-    return {"status": "queued", "token": run.token, "url": run.url}
+    said, explanation = mail.said(run)
+    return {"status": "queued", "token": run.token, "url": run.url, "mail": said, "mail_explanation": explanation}
+
+
+class FixConfirmQuery(Schema):
+    token = fields.String(load_default="")
+    # The token is only ever hashed, and any bad link must redirect like the others.
+    ACCEPTS_NUL = True
+
+
+FIX_SCREEN = "/#/app/fix"
+
+
+@bp.get("/api/fix/confirm")
+@bp.declare(changes_state=False)
+@bp.arguments(FixConfirmQuery, location="query")
+@bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
+def fix_confirm(query):
+    """Opens the link mailed to an address to confirm it wants a run's report: the report follows by mail."""
+    if request.method == "HEAD":
+        run = mail.peek(query["token"])  # a link checker or a preview: nothing is spent
+    else:
+        confirmed = mail.confirm(query["token"])
+        run = confirmed[0] if confirmed else None
+        if confirmed:
+            send_all([confirmed[1]])
+    location = f"{FIX_SCREEN}?token={run.token}" if run else f"{FIX_SCREEN}?link=used"
+    # A JSON body, as every answer under /api/ has (a browser follows the Location either way).
+    response = jsonify({"status": "moved", "location": location})
+    response.status_code = 303
+    response.headers["Location"] = location
+    return response
 
 
 @bp.get("/api/fix/mine")

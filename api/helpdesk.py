@@ -7,7 +7,7 @@ from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import start
 from services import business
-from services.desk import inbound, rules, tickets
+from services.desk import inbound, public, rules, tickets
 from services.discovery import resolve
 from services.ownership import owner_of
 
@@ -63,6 +63,12 @@ DECISIONS: list[str] = [
     "a newer rule's value stands. Messages joining a ticket are not matched again.",
     "Tickets, their messages and rules are the founder's (session, or account once signed in; a session's become "
     "the account's on sign-in). Another founder's are never answered or changed.",
+    f"GET /api/helpdesk also answers public_questions: {{share (the percent of the support allowance visitors' "
+    f"questions may use, as set), days: {public.SHOWN_DAYS}, answered, from_earlier, turned_away}}: the questions "
+    "visitors asked POST /api/support about the founder's published stores over the last 7 days (UTC, today "
+    "included), answered (from_earlier of them from an answer kept before, at no cost) and turned away as "
+    "support_busy. Counted in the database per store and day when each is answered or turned away; a store's "
+    "counts follow its owner.",
 ]
 
 
@@ -115,6 +121,14 @@ class MailState(Schema):
     checked = fields.Boolean(required=True, metadata={"description": "The mail poll finished before this answer"})
 
 
+class PublicQuestions(Schema):
+    share = fields.Integer(required=True, metadata={"description": "Percent of the support allowance visitors may use"})
+    days = fields.Integer(required=True, metadata={"description": "The days counted, today included"})
+    answered = fields.Integer(required=True)
+    from_earlier = fields.Integer(required=True, metadata={"description": "Answered from a kept answer, at no cost"})
+    turned_away = fields.Integer(required=True)
+
+
 class HelpdeskAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok", "no_tickets_yet"]})
     reason = fields.String()
@@ -126,6 +140,8 @@ class HelpdeskAnswer(Schema):
                                   metadata={"description": "Where customers write (null until it is set up)"})
     rules = fields.List(fields.Nested(RuleRow), required=True)
     mail = fields.Nested(MailState, required=True)
+    public_questions = fields.Nested(PublicQuestions, required=True,
+                                     metadata={"description": "Visitors' questions to your stores' support agent"})
 
 
 class ActionBody(Schema):
@@ -182,7 +198,8 @@ def helpdesk():
     session = current_session()
     support_email = business.support_address(owner_of(session), resolve(session))
     answer = tickets.desk(session=session, support_email=support_email)
-    return {**answer, "rules": rules.rules_of(session=session)["rules"], "mail": {"checked": checked}}
+    return {**answer, "rules": rules.rules_of(session=session)["rules"], "mail": {"checked": checked},
+            "public_questions": public.summary(owner_of(session))}
 
 
 @bp.post("/api/helpdesk")

@@ -21,7 +21,8 @@ from api import hosts
 from api.errors import ApiError
 from api.routing import BODY_METHODS, UNDECLARED, declaration_of
 from api.session import ensure_cookie
-from services.database import close_connection
+from logformat import logged_path
+from services.database import close_connection, waiting_at_most
 from services.metrics import observe_request
 
 log = logging.getLogger("api.request")
@@ -210,7 +211,22 @@ def _log_request(response, req, request_id, route, started) -> None:
         "request_id": request_id,
         "method": req.method,
         "route": route,
-        "path": req.path,
+        "path": logged_path(req.path),
         "status": response.status_code,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
     }})
+
+
+class DatabaseWaits:
+    """The outermost WSGI wrapper: while a request is answered (whichever layer answers it),
+    each database operation waits at most `seconds` (DB_WAIT_SECONDS, models/db.py). A
+    database that stops answering then costs the request a 503 `database_unavailable`
+    within that bound, and the thread is free again, instead of every thread of the web
+    tier hanging on a socket nobody will ever answer."""
+
+    def __init__(self, wsgi_app, seconds: float):
+        self.next, self.seconds = wsgi_app, seconds
+
+    def __call__(self, environ, start_response):
+        with waiting_at_most(self.seconds):
+            return self.next(environ, start_response)

@@ -34,7 +34,9 @@ DECISIONS = [
     "GET /metrics is public only with METRICS_PUBLIC=1; otherwise it answers a direct loopback peer (a request "
     "carrying Forwarded or X-Forwarded-For came through a proxy and is not loopback), or HTTP Basic with "
     "ADMIN_PASSWORD as the password (any user name). Refusals are JSON: 401 `metrics_credentials_required` with "
-    "WWW-Authenticate: Basic when ADMIN_PASSWORD is set, else 403 `metrics_not_public`. It issues no session cookie.",
+    "WWW-Authenticate: Basic when ADMIN_PASSWORD is set, else 403 `metrics_not_public`. Passwords tried here count "
+    "with those of the operator pages (api/admin.py): past their bound, 429 `operator_password_throttled` with "
+    "Retry-After. It issues no session cookie.",
     "`dramatiq` worker processes serve their own figures (dramatiq's Prometheus middleware: dramatiq_messages_total, "
     "dramatiq_message_duration_milliseconds, ...) on WORKER_METRICS_PORT (default 9191, 0 = off), bound to "
     "127.0.0.1 unless METRICS_PUBLIC=1; one server per host serves every worker process there.",
@@ -46,7 +48,8 @@ _PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
 @bp.get("/metrics")
 # A scraper is a server, not a browser: like the provider callbacks it is given no session.
 @bp.declare(changes_state=False, callback=True, session=False,
-            refuses={401: ["metrics_credentials_required"], 403: ["metrics_not_public"]})
+            refuses={401: ["metrics_credentials_required"], 403: ["metrics_not_public"],
+                     429: ["operator_password_throttled"]})
 @bp.response(200, {"type": "string"}, content_type="text/plain")
 def metrics():
     """Serves the service's figures in Prometheus text format (requests, jobs, queues, workers).

@@ -33,7 +33,9 @@ DECISIONS = [
     "Answers are JSON in UTF-8, non-ASCII text sent as it is rather than as \\u escapes (the same values).",
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
-    "The database being unreachable answers 503 `database_unavailable`; nothing is half-written.",
+    "The database being unreachable answers 503 `database_unavailable`; nothing is half-written. One that stops "
+    "answering without a word costs a request at most DB_WAIT_SECONDS (5) per database operation before that "
+    "503; GET /api/health waits at most 1 s on it and answers `degraded`.",
     "Any request body must be one JSON object sent with Content-Type application/json. An empty body reads as {}. "
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
     "`invalid_json`; a missing or mistyped field (at any nesting level) answers 400 with that field's reason "

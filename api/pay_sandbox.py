@@ -6,8 +6,9 @@ from flask import Response, redirect, render_template
 from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
+from api.session import sent_session
 from jobs.send import send_all
-from services.commerce import sandbox_pages
+from services.commerce import payments, sandbox_pages
 from services.commerce.shipping import FIELDS
 from services.errors import Refused
 from services.money import display
@@ -36,8 +37,12 @@ DECISIONS: list[str] = [
     "taken: 400 with the page again, as the customer filled it, the faulty fields marked aria-invalid and the "
     "refusal (data-reason `invalid_shipping_address`) naming every fault; the checkout stays open. Declining or "
     "cancelling needs no address. The provider keeps the address with the checkout and answers it in its state "
-    "(the seam's CheckoutState.shipping; `shipping` in the state API), which the service stores on the order when it "
-    "confirms the payment.",
+    "(the seam's CheckoutState.shipping), which the service stores on the order when it confirms the payment. The "
+    "state API's `shipping` holds it only for the session that started the checkout (the ff_session cookie of the "
+    "customer who opened the order; the route reads the cookie and never issues one); to anyone else holding the id, "
+    "and for an order opened from a store's buy box (no session), it is null, and the hosted page of a paid checkout "
+    "names no address either. A checkout id is a bearer value "
+    "passed in links and browser history, and it is never written to the log (the path shows `<cut>`).",
     "The sandbox provider keeps its records in the service's database: when that database cannot answer, its "
     "hosted page, its form and its state API answer 503 `database_unavailable` (JSON, as every route of the "
     "service does then) and settle nothing; the service's side of a payment treats that as a provider that did "
@@ -101,7 +106,10 @@ def _page(checkout: dict, *, status: int = 200, form: dict | None = None, refusa
 @bp.response(200, _HTML, content_type="text/html")
 def sandbox_checkout_page(checkout_id):
     """The sandbox provider's hosted checkout page."""
-    return _page(sandbox_pages.checkout_page(checkout_id))
+    checkout = sandbox_pages.checkout_page(checkout_id)
+    if not _started_here(checkout_id):
+        checkout["shipping_lines"] = []  # a paid checkout's address: as in the state API, below
+    return _page(checkout)
 
 
 @bp.post("/pay/sandbox/checkout/<checkout_id>")
@@ -127,5 +135,18 @@ def sandbox_checkout_action(form, checkout_id):
 @bp.declare(changes_state=False, session=False, refuses={404: ["not_found"]})
 @bp.response(200, CheckoutStateAnswer)
 def sandbox_checkout_state(checkout_id):
-    """The sandbox provider's state API: a checkout as the provider sees it."""
-    return sandbox_pages.state_api(checkout_id)
+    """The sandbox provider's state API: a checkout as the provider sees it; the customer's
+    address only to the session that started the checkout."""
+    state = sandbox_pages.state_api(checkout_id)
+    if not _started_here(checkout_id):
+        state["shipping"] = None
+    return state
+
+
+def _started_here(checkout_id: str) -> bool:
+    """Whether the request's session started the checkout. The id is a bearer value that
+    passes through links, a browser's history and its referrers: holding it must not be
+    enough to read where a customer lives. (The service's own side reads the address through
+    the payment seam, never through these routes.)"""
+    session = sent_session()
+    return payments.started_by(checkout_id, session.id if session is not None else None)

@@ -11,12 +11,12 @@ bp = Blueprint("settings", __name__, description="Business settings and where th
 
 DECISIONS: list[str] = [
     "GET /api/settings/business (session) answers 200 {status: ok, settings: {business_name, support_email_local, "
-    "default_canned_subject, default_canned_body, ai_email_mode}, support_email, domain, updated_at}. Unsaved "
-    "fields read as their defaults: business_name and support_email_local null, a canned subject and body the "
-    "service writes, ai_email_mode `off`; updated_at is null until the first save. support_email is "
+    "default_canned_subject, default_canned_body, ai_email_mode, public_support_share}, support_email, domain, "
+    "updated_at}. Unsaved fields read as their defaults: business_name and support_email_local null, a canned "
+    "subject and body the service writes, ai_email_mode `off`, public_support_share 50; updated_at is null until the first save. support_email is "
     "support_email_local@ the domain connected to the founder's claimed product's store (`domain`), null while "
     "either is missing: a support address exists only at a domain the founder owns.",
-    "POST /api/settings/business takes the five fields flat, saves only the known ones given (a field left out "
+    "POST /api/settings/business takes the six fields flat, saves only the known ones given (a field left out "
     "keeps its value; unknown keys are ignored) and answers the whole record as GET does. One bad field saves "
     f"nothing: 400 `invalid_setting` with `field`. business_name at most {business.MAX['business_name']} "
     "characters; support_email_local at most 64 of letters, digits and . _ + - (kept in lower case, no dot at "
@@ -27,6 +27,12 @@ DECISIONS: list[str] = [
     "breaks and tabs), as each text's pattern declares; ai_email_mode off | draft | auto. An empty or blank string "
     "(or null) clears business_name and support_email_local, and puts a canned field back to its default. The "
     "launch fact support_address_set is true once support_email_local is saved and a domain is connected.",
+    f"public_support_share (issue 44): the percent of the founder's support allowance that visitors' questions "
+    f"on their published stores may use (POST /api/support, see the support decisions), a whole number from "
+    f"{business.MIN_SHARE} to {business.MAX_SHARE}, 50 until saved; at most {business.MAX_SHARE} so the "
+    "founder's own drafts and answers always keep a tenth. Anything else (a string, a fraction, null, out of "
+    "bounds) is 400 `invalid_setting` naming public_support_share (`field`, or `fields` for a value of another JSON "
+    "type), saving nothing.",
     "GET /api/settings/payout (session) answers 200 {status: ok, payout: {method, holder, account_masked, last4, "
     "updated_at} | null}. POST {method: bank | paypal, holder, account} checks and saves it, answering the same "
     "plus `same_account` (whether the account saved before was this one): bank takes an IBAN (its MOD 97 check "
@@ -76,6 +82,10 @@ class SettingsFields(Schema):
                                         metadata={"reason": "invalid_setting", "pattern": _BODY_TEXT})
     ai_email_mode = fields.String(validate=validate.OneOf(business.AI_EMAIL_MODES),
                                   metadata={"reason": "invalid_setting"})
+    # Bounds checked by the service (services/business._checked), which names the field.
+    public_support_share = fields.Integer(metadata={
+        "reason": "invalid_setting", "minimum": business.MIN_SHARE, "maximum": business.MAX_SHARE,
+        "description": "Percent of the support allowance visitors' questions may use"})
 
 
 class SettingsRecord(Schema):
@@ -86,6 +96,8 @@ class SettingsRecord(Schema):
     default_canned_subject = fields.String(required=True)
     default_canned_body = fields.String(required=True)
     ai_email_mode = fields.String(required=True, metadata={"enum": list(business.AI_EMAIL_MODES)})
+    public_support_share = fields.Integer(required=True, metadata={"minimum": business.MIN_SHARE,
+                                                                   "maximum": business.MAX_SHARE})
 
 
 class SettingsAnswer(Schema):

@@ -108,13 +108,14 @@ def _answer(body, content_type: str | None, *, preview: bool, csp: str | None = 
     return response
 
 
-def _render(document: dict, name: str, *, base: str, origin: str, preview: bool, payments_on: bool) -> str:
+def _render(document: dict, name: str, *, base: str, origin: str, preview: bool, payments_on: bool,
+            on_sale: bool = True) -> str:
     if name == "sitemap.xml":
         return render.render_sitemap(document, base_path=base, origin=origin)
     if name == "robots.txt":
         return render.render_robots(document, base_path=base, origin=origin)
     return render.render_page(document, _PAGES[name], base_path=base, origin=origin, preview=preview,
-                              payments_on=payments_on)
+                              payments_on=payments_on, on_sale=on_sale)
 
 
 # flask-compress sends a compressed page with its strong ETag suffixed by the algorithm
@@ -164,8 +165,10 @@ def _published(slug: str, name: str):
         response.headers["ETag"] = matched
         return response
     payments_on = payments.configured()
+    # Whether the product is on sale is part of the pointer, and so of the ETag: retiring it
+    # moves the pointer, and every process renders its pages again.
     body = published.rendered(pointer, tag, lambda document: _render(
-        document, name, base=base, origin=origin, preview=False, payments_on=payments_on))
+        document, name, base=base, origin=origin, preview=False, payments_on=payments_on, on_sale=pointer.on_sale))
     response = _answer(body, page_type(name), preview=False, csp=csp)
     response.headers["ETag"] = tag
     return response
@@ -228,7 +231,7 @@ class CheckoutForm(Schema):
 @bp.post("/store/<slug>/checkout")
 @bp.declare(changes_state=True, session=False, form=True, storefront=True,
             refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"], 404: ["not_found"],
-                     409: ["store_not_published"], 200: ["payment_unavailable"]})
+                     409: ["store_not_published", "product_retired"], 200: ["payment_unavailable"]})
 @bp.arguments(CheckoutForm, location="form")
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout(form, slug):

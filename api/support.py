@@ -8,6 +8,7 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
+from services import business
 from services.desk import agent
 from services.desk import satisfaction as rating
 from services.meter import BUCKETS, METER_REFUSALS
@@ -46,6 +47,22 @@ DECISIONS: list[str] = [
     "empty_question and no_query_terms spend nothing. Exhausted: 429 usage_limit_reached / weekly_limit_reached "
     "with the spec 8.5 body (`unaffected` lists the founder's other features still usable). A store whose "
     "founder has no account is not metered, as every anonymous founder (spec 8.1 has no subject for it).",
+    "Visitors (issue 44 point 4): a question about a published store that is not the asker's (with or without "
+    "a cookie) is a visitor's. It spends the founder's support credits as above, and may use only the share "
+    "of them the founder set (public_support_share of POST /api/settings/business, percent "
+    f"{business.MIN_SHARE}-{business.MAX_SHARE}, 50 until set): the meter counts visitors' answers on a share "
+    "of its own beside the bucket (floor(share x each window's limit)), so the rest of the allowance always "
+    "stays for the founder's own questions, drafts and automatic answers. No request-rate limit is added "
+    "(spec 8.1). A visitor turned away (the share or the whole allowance used up) gets 429 {status: refused, "
+    "reason: support_busy, explanation} and nothing else: no used, limit, resets_at, tier, unaffected or "
+    "ways_up, and no Retry-After header, so nothing of the founder's meter reaches a stranger. A question "
+    "answered before for the same facts is answered again from what was written, with no model call and no "
+    "spend, even when the share is used up: the answer is kept under a SHA-256 of the question's words (case, "
+    "punctuation and spacing aside) and the store's facts as the agent read them (the published version's "
+    "copy, the product, the price, the business name and address), so any change to those facts asks the "
+    "agent afresh. Abstentions are not kept (they cost nothing). The founder's own questions are never "
+    "answered from kept answers: they try the agent on their draft. The founder sees the last 7 days' counts "
+    "(answered, answered from kept answers, turned away) on GET /api/helpdesk `public_questions`.",
     "Tickets (services.desk.agent, called by the desk): draft_reply writes the agent's reply to the ticket's "
     "latest customer message as a draft message (direction draft, author agent), metered `support` for the "
     "account, answering from the ticket's product's store (else the founder's store published or changed last; "
@@ -106,7 +123,7 @@ class SupportAnswer(Schema):
             refuses={200: ["no_question", "empty_question", "no_query_terms", "not_in_store_facts", "no_product",
                            "cli_unavailable", "cli_failed"],
                      400: ["question_too_long"], 404: ["not_found"], 409: ["not_started"],
-                     429: list(METER_REFUSALS)})
+                     429: [*METER_REFUSALS, "support_busy"]})
 @bp.arguments(SupportBody)
 @bp.response(200, SupportAnswer)
 def support(body):

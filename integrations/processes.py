@@ -10,17 +10,45 @@ while the other waits), stdin is fed by a third (or is /dev/null), and:
 - each stream keeps its first `cap` bytes; more is read and dropped (`truncated`), or,
   with `stop_past_cap`, stops the program then and there.
 Starting it may raise OSError (not found, not executable): the caller says what that means.
+
+A program never runs on for nobody (its answer would be thrown away):
+- on Linux it is killed when the thread that started it ends, the process with it, however
+  it ends (SIGKILL included): prctl(PR_SET_PDEATHSIG) in the child before it runs;
+- anything raised in the waiting thread (a job's time limit, dramatiq raises it there) kills
+  its group before it propagates;
+- a worker handing back its runs at a stop ends the programs its threads started
+  (`stop_programs_of`).
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
 
 CHUNK = 64 * 1024
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _prctl():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Looked up once here: the child, between fork and exec, only calls it.
+_PRCTL = _prctl()
+
+# The programs running now: pid -> (the process, the ident of the thread that started it).
+_running: dict[int, tuple[subprocess.Popen, int]] = {}
+_running_guard = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -37,7 +65,25 @@ def run_capped(argv: list[str], *, timeout: float, cap: int, stdin: bytes | None
     """Runs the program to its end, its deadline or (with stop_past_cap) its cap; see the module docstring."""
     process = subprocess.Popen(argv, cwd=None if cwd is None else str(cwd), env=env,
                                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               preexec_fn=_ending_with(os.getpid()))
+    with _running_guard:
+        _running[process.pid] = (process, threading.get_ident())
+    try:
+        return _watch(process, timeout=timeout, cap=cap, stdin=stdin, stop_past_cap=stop_past_cap)
+    except BaseException:
+        # Stopped from outside while it waited (a job's time limit raises in this thread):
+        # nobody will read the program's answer.
+        _kill_group(process)
+        process.wait()
+        raise
+    finally:
+        with _running_guard:
+            _running.pop(process.pid, None)
+
+
+def _watch(process: subprocess.Popen, *, timeout: float, cap: int, stdin: bytes | None,
+           stop_past_cap: bool) -> Finished:
     kept = {"stdout": bytearray(), "stderr": bytearray()}
     cut = threading.Event()
 
@@ -88,6 +134,32 @@ def run_capped(argv: list[str], *, timeout: float, cap: int, stdin: bytes | None
     stopped = cut.is_set() and stop_past_cap
     return Finished(exit_code=process.returncode, stdout=bytes(kept["stdout"]), stderr=bytes(kept["stderr"]),
                     timed_out=timed_out and not stopped, truncated=cut.is_set())
+
+
+def stop_programs_of(threads) -> int:
+    """Kills the programs, and their groups, that the given threads started and that still
+    run (a stopping worker's runs were handed back: their answers would be thrown away).
+    Their threads see them stopped by a signal. Returns how many were killed."""
+    idents = {thread.ident for thread in threads}
+    with _running_guard:
+        chosen = [process for process, ident in _running.values() if ident in idents]
+    for process in chosen:
+        _kill_group(process)
+    return len(chosen)
+
+
+def _ending_with(parent: int):
+    """The function the child runs before the program (Linux): it is killed when the thread
+    that started it ends, with its process however that ends. None elsewhere."""
+    if _PRCTL is None:
+        return None
+
+    def end_with_parent():
+        _PRCTL(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        if os.getppid() != parent:  # the parent died before the line above: nothing would signal
+            os._exit(1)
+
+    return end_with_parent
 
 
 def _kill_group(process: subprocess.Popen) -> None:

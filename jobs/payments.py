@@ -18,7 +18,10 @@ log = logging.getLogger("jobs.payments")
 def payment_confirm(ctx):
     """Asks the provider about a notified payment and credits it once when it is paid."""
     result, follow_ups = confirm_in_job(ctx.payload["payment_id"])
-    send_all(follow_ups)  # the paid order's mail job, when this confirmation made it paid
+    # The paid order's mail job, when this confirmation made it paid. Its row committed with
+    # the payment's paid mark, which makes a rerun of this job start nothing: a worker that
+    # dies before this send leaves it queued, and the reaper sends it.
+    send_all(follow_ups)
     return result
 
 

@@ -20,6 +20,13 @@ the heartbeat stops.
 Every run in progress is registered in this process (`running()`), so a worker that stops
 before its runs finish hands them back at once (`release_running`) instead of leaving them
 to the reaper.
+
+A job that starts other jobs ends in one transaction (`ctx.ending()`): its last writes, its
+done mark with its result and the rows of the jobs it starts commit together, and the
+runner sends those jobs after the commit. The rows are the outbox: a worker that dies after
+the commit leaves the job done (a rerun finds it so and does nothing) and the jobs it started
+queued, and the reaper sends any whose message never reached the broker (workers/reaper.py).
+A worker that dies before the commit leaves nothing of the run: the job runs again whole.
 """
 from __future__ import annotations
 
@@ -64,6 +71,7 @@ class Lease:
         self._lock_mutex = threading.Lock()  # the job's thread and the heartbeat both renew
         self._ends = time.monotonic() + run_seconds
         self._lost = threading.Event()
+        self._ended = threading.Event()  # the run's done mark committed: nothing left to renew
 
     @property
     def lost(self) -> bool:
@@ -120,9 +128,16 @@ class Lease:
             close_connection()
         return returned
 
+    def end(self) -> None:
+        """The run's done mark committed: the heartbeat stops, and a beat that raced the
+        commit (its row no longer running) is no lost lease."""
+        self._ended.set()
+
     def _lose(self, why: str) -> None:
         self._lost.set()
-        log.warning("job lease lost", extra={"fields": {"job_id": self.job_id, "attempt": self.attempt, "why": why}})
+        if not self._ended.is_set():
+            log.warning("job lease lost", extra={"fields": {"job_id": self.job_id, "attempt": self.attempt,
+                                                            "why": why}})
         raise job_rows.Superseded(self.job_id)
 
     def beat(self) -> bool:
@@ -146,7 +161,8 @@ class Lease:
         interval = self.lease_seconds / BEATS_PER_LEASE
 
         def beating():
-            while not stop.wait(interval) and time.monotonic() < self._ends and self.beat():
+            while (not stop.wait(interval) and not self._ended.is_set() and time.monotonic() < self._ends
+                   and self.beat()):
                 pass
 
         thread = threading.Thread(target=beating, name=f"lease-{self.job_id}-{self.attempt}", daemon=True)
@@ -156,6 +172,20 @@ class Lease:
         finally:
             stop.set()
             thread.join()
+
+
+class Ending:
+    """What a run's last transaction records besides its writes: the job's result and the
+    jobs it starts (their rows created in that transaction), sent once it has committed."""
+
+    def __init__(self):
+        self.result = None
+        self.started: list[Job] = []
+
+    def start(self, job: Job | None) -> None:
+        """Sends `job` (created in this transaction; None: nothing new) after the commit."""
+        if job is not None:
+            self.started.append(job)
 
 
 class JobContext:
@@ -168,6 +198,7 @@ class JobContext:
         self.payload = job.payload or {}
         self.attempt = attempt
         self._lease = lease
+        self.ended: Ending | None = None  # set once `ending()` committed
 
     def stage(self, name: str) -> None:
         """Records the stage the API reports and renews the run's lease and lock; raises
@@ -181,6 +212,19 @@ class JobContext:
         with transaction():
             job_rows.assert_owner(self.job_id, self.attempt)
             yield
+
+    @contextmanager
+    def ending(self):
+        """The run's last transaction, fenced like `fenced()`: the block's writes, the rows of
+        the jobs it starts (`ending.start(job)`) and the job's done mark with `ending.result`
+        commit together. The runner sends the started jobs after the commit; what the job
+        function returns afterwards is not recorded."""
+        ending = Ending()
+        with self.fenced():
+            yield ending
+            job_rows.finish(self.job_id, self.attempt, ending.result)
+        self._lease.end()
+        self.ended = ending
 
 
 def job_actor(kind: str, *, queue: str = "default", lease_seconds: float | None = None, retry_delays=(2, 15, 60),
@@ -223,13 +267,15 @@ def run_job(job_id: str, fn, *, lease_seconds: float | None = None, retry_delays
             return _log_outcome(job_id, job.kind, None, "not_ours", 0.0)
         lease = Lease(job_id, attempt, lock, lease_seconds=lease_seconds, run_seconds=time_limit_ms / 1000)
         began = time.monotonic()
+        ctx = JobContext(job, attempt, lease)
         with _running_guard:
             _running[(job_id, attempt)] = lease
         try:
             with lease.kept_alive():
-                result = fn(JobContext(job, attempt, lease))
-            lease.check()  # a run that lost its lease on the way records nothing
-            job_rows.finish(job_id, attempt, result)
+                result = fn(ctx)
+            if ctx.ended is None:
+                lease.check()  # a run that lost its lease on the way records nothing
+                job_rows.finish(job_id, attempt, result)
             outcome = "done"
         except job_rows.Superseded:
             outcome = "superseded"
@@ -250,6 +296,12 @@ def run_job(job_id: str, fn, *, lease_seconds: float | None = None, retry_delays
         finally:
             with _running_guard:
                 _running.pop((job_id, attempt), None)
+        if ctx.ended is not None:
+            # Done and committed, whatever was raised after: the jobs it started go now (a send
+            # that fails, or a worker that dies first, leaves them queued for the reaper).
+            outcome = "done"
+            for started in ctx.ended.started:
+                send(started)
         return _log_outcome(job_id, job.kind, attempt, outcome, time.monotonic() - began)
 
 

@@ -1,6 +1,5 @@
 """Store jobs: building a store's new version and publishing it (services/store/)."""
 from jobs.runner import job_actor
-from jobs.send import send_all
 from services import ai_tasks
 from services.growth import ads
 from services.store import builds, edits, intents, publish
@@ -12,12 +11,17 @@ from services.store import builds, edits, intents, publish
 # while the job works.
 @job_actor(builds.BUILD, retry_delays=ai_tasks.RETRY_DELAYS)
 def build_store(ctx):
-    """Builds a new version of a product's store through its stages, then sends its ad's job."""
-    result = builds.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
-    # The version is committed: the ad job (its own subject, so it does not wait on this
-    # store's lock) writes the ad from it.
-    send_all([ads.request_after_build(ctx.payload["product_id"])])
-    return result
+    """Builds a new version of a product's store through its stages, then starts its ad's job."""
+    product_id = ctx.payload["product_id"]
+    document, dropped = builds.generate(product_id, stage=ctx.stage)
+    # One transaction holds the version, the build's done mark and the ad job's row (its own
+    # subject, so it does not wait on this store's lock; it writes the ad from this version):
+    # a worker that dies once it committed leaves the build done, never built twice, and
+    # the ad job queued, sent by the runner or else by the reaper.
+    with ctx.ending() as ending:
+        ending.result = builds.save(product_id, document, dropped)
+        ending.start(ads.request_after_build(product_id))
+    return ending.result
 
 
 @job_actor(publish.PUBLISH, retry_delays=ai_tasks.RETRY_DELAYS)

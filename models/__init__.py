@@ -15,10 +15,10 @@ from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
 from models.catalog import Evidence, Product
-from models.desk import KeywordRule, Ticket, TicketMessage
+from models.desk import KeywordRule, PublicAnswer, PublicQuestionDay, Ticket, TicketMessage
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, ProductGate, Seen, ShareAction, Watch
 from models.domain import DomainOrder
-from models.fix import FixEvent, FixPage, FixRun
+from models.fix import FixEvent, FixMailDay, FixMailLink, FixPage, FixRun
 from models.funnel import FunnelEvent, Presence
 from models.job import Job, WorkerBeat
 from models.launch import ProductLaunch
@@ -53,5 +53,5 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
-              Ticket, TicketMessage, KeywordRule, SatisfactionRating, FixRun, FixPage, FixEvent,
+              Ticket, TicketMessage, KeywordRule, PublicAnswer, PublicQuestionDay, SatisfactionRating, FixRun, FixPage, FixEvent, FixMailLink, FixMailDay,
               Walkthrough, JourneyCarrier, Page, RetentionBacklog]

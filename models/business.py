@@ -27,6 +27,8 @@ class BusinessSettings(BaseModel):
     default_canned_subject = pw.CharField(max_length=150, null=True)
     default_canned_body = pw.TextField(null=True)
     ai_email_mode = pw.CharField(max_length=8, default=OFF)
+    # The percent of the founder's `support` allowance their store's visitors' questions may use.
+    public_support_share = pw.IntegerField(default=50)
     updated_at = pw.DateTimeField(default=utcnow)
 
     class Meta:

@@ -3,17 +3,38 @@
 Connections are opened lazily by the first query and closed at the end of each request
 (api) and each job message (worker middleware); on PostgreSQL, closing returns the
 connection to the pool.
+
+Every wait on PostgreSQL is bounded, so a database that stops answering (a frozen network,
+a hung server: no reset, nothing to read) costs an error, not the thread:
+- each operation (connecting, every statement and its answer) waits at most the bound the
+  thread works under (`waiting_at_most`: a web request DB_WAIT_SECONDS, a job message
+  WORKER_DB_WAIT_SECONDS, an operator's command none). psycopg2's wait callback, its public
+  hook for how the client waits, makes that deadline; past it the connection is closed (so
+  the pool never hands it out again) and the statement raises OperationalError, which the
+  edges answer as 503 `database_unavailable`;
+- the server stops a statement past the process's bound (`statement_timeout`), and notices
+  a client that went away mid-statement (`client_connection_check_interval`);
+- a connection whose network is gone is found dead by TCP keepalives and `tcp_user_timeout`
+  rather than by the kernel's retransmission limit (minutes);
+- a request waits at most DB_POOL_TIMEOUT for a pooled connection.
 """
 from __future__ import annotations
 
 import json
+import os
 import select
+import socket
+import threading
+import time
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import peewee as pw
+import psycopg2
 from playhouse.pool import MaxConnectionsExceeded, PooledPostgresqlDatabase
+from psycopg2 import extensions
 
 db = pw.DatabaseProxy()
 
@@ -22,8 +43,16 @@ db = pw.DatabaseProxy()
 UNAVAILABLE = (pw.OperationalError, pw.InterfaceError, MaxConnectionsExceeded)
 
 
-def connect_database(url: str, *, pool_size: int = 10, pool_timeout: float = 10) -> pw.Database:
-    """Builds (without connecting) the database object for a URL."""
+# A connection gone without a word (no reset) is found dead this fast by TCP itself: probes
+# after 10 s idle, every 3 s, 3 unanswered; data unacknowledged for 15 s.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 3, "keepalives_count": 3,
+              "tcp_user_timeout": 15_000}
+
+
+def connect_database(url: str, *, pool_size: int = 10, pool_timeout: float = 10,
+                     statement_timeout: float | None = None) -> pw.Database:
+    """Builds (without connecting) the database object for a URL. On PostgreSQL the server
+    stops any statement of its connections after `statement_timeout` seconds (None: never)."""
     if url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///"):])
         if not path.is_absolute():
@@ -47,8 +76,66 @@ def connect_database(url: str, *, pool_size: int = 10, pool_timeout: float = 10)
         max_connections=pool_size,
         stale_timeout=300,
         timeout=pool_timeout,  # how long a request waits for a free pooled connection
-        connect_timeout=5,
+        options=_server_options(statement_timeout),
+        **KEEPALIVES,
     )
+
+
+def _server_options(statement_timeout: float | None) -> str:
+    # The server checks every 2 s during a statement whether its client is still there, so a
+    # statement whose client gave up (a deadline below) stops then, not when it would end.
+    options = "-c client_connection_check_interval=2000"
+    if statement_timeout:
+        options += f" -c statement_timeout={int(statement_timeout * 1000)}"
+    return options
+
+
+# --- Bounded waits ------------------------------------------------------------------------
+
+_bound = threading.local()
+
+
+@contextmanager
+def waiting_at_most(seconds: float | None):
+    """Within the block, this thread waits at most `seconds` for each database operation
+    (None: as long as it takes). Blocks nest; the outer bound comes back after."""
+    before = getattr(_bound, "seconds", None)
+    _bound.seconds = seconds
+    try:
+        yield
+    finally:
+        _bound.seconds = before
+
+
+def bound_this_thread(seconds: float | None) -> None:
+    """Sets this thread's bound until set again (a worker thread, message by message)."""
+    _bound.seconds = seconds
+
+
+def current_bound() -> float | None:
+    """The bound this thread works under now (None when unbounded)."""
+    return getattr(_bound, "seconds", None)
+
+
+def _wait_within_bound(conn) -> None:
+    """psycopg2's wait callback: what libpq would block on, waited for with select() until
+    the thread's bound. Past it the connection is closed, since it is in the middle of an
+    exchange nobody can finish, and OperationalError says how long was waited."""
+    seconds = current_bound()
+    deadline = None if seconds is None else time.monotonic() + seconds
+    while True:
+        state = conn.poll()
+        if state == extensions.POLL_OK:
+            return
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            _break(conn)
+            raise psycopg2.OperationalError(f"the database did not answer within {seconds:g} s")
+        if state not in (extensions.POLL_READ, extensions.POLL_WRITE):
+            raise psycopg2.OperationalError(f"unexpected state from the database connection: {state!r}")
+        poller = select.poll()  # not select(): a busy process may hold descriptors past 1024
+        poller.register(conn.fileno(), select.POLLIN if state == extensions.POLL_READ else select.POLLOUT)
+        poller.poll(None if left is None else max(1, int(left * 1000)))
 
 
 class _PooledPostgres(PooledPostgresqlDatabase):
@@ -77,8 +164,25 @@ class _PooledPostgres(PooledPostgresqlDatabase):
 _current_url: str | None = None
 
 
-def init_db(url: str, *, pool_size: int = 10, pool_timeout: float = 10) -> pw.Database:
-    """Points the proxy at the database for `url` and returns it (a no-op if it already does)."""
+def _break(conn) -> None:
+    """Ends a connection stuck mid-exchange. conn.close() would wait on the exchange itself,
+    so the socket is shut down under it instead; the poll that follows makes psycopg2 see
+    the end and mark the connection broken (`closed`), and the pool then drops it."""
+    try:
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    try:
+        conn.poll()
+    except psycopg2.Error:
+        pass
+
+
+def init_db(url: str, *, pool_size: int = 10, pool_timeout: float = 10,
+            statement_timeout: float | None = None) -> pw.Database:
+    """Points the proxy at the database for `url` and returns it (a no-op if it already does:
+    the first caller in a process sets its pool and its statement timeout)."""
     global _current_url
     if db.obj is not None and url == _current_url:
         return db.obj
@@ -86,10 +190,22 @@ def init_db(url: str, *, pool_size: int = 10, pool_timeout: float = 10) -> pw.Da
         db.obj.close()
     if isinstance(db.obj, PooledPostgresqlDatabase):
         db.obj.close_all()
-    database = connect_database(url, pool_size=pool_size, pool_timeout=pool_timeout)
+    database = connect_database(url, pool_size=pool_size, pool_timeout=pool_timeout,
+                                statement_timeout=statement_timeout)
+    if isinstance(database, PooledPostgresqlDatabase):
+        extensions.set_wait_callback(_wait_within_bound)
     db.initialize(database)
     _current_url = url
     return database
+
+
+def without_statement_timeout() -> None:
+    """For an operator's command (a migration, a catalog load): this process's connections,
+    from now on, have no statement timeout and wait as long as the work takes."""
+    bound_this_thread(None)
+    if isinstance(db.obj, PooledPostgresqlDatabase):
+        db.obj.close_all()
+        db.obj.connect_params["options"] = _server_options(None)
 
 
 def is_sqlite() -> bool:

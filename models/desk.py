@@ -13,8 +13,9 @@ import peewee as pw
 from models.account import Account
 from models.catalog import Product
 from models.clock import utcnow
-from models.db import BaseModel
+from models.db import BaseModel, JSONField
 from models.session import Session
+from models.store import Store
 
 
 class Ticket(BaseModel):
@@ -91,3 +92,36 @@ class KeywordRule(BaseModel):
 
     class Meta:
         table_name = "keyword_rule"
+
+
+class PublicAnswer(BaseModel):
+    """An answer the support agent wrote to a visitor's question on a published store, kept
+    so the same question about the same facts is answered again without writing (or
+    spending) anything. `key` is a digest of the store's facts as the agent read them and
+    of the question's words (services/desk/public.py), so a change of the store's facts
+    makes a new key and the old answer is never given for them."""
+
+    key = pw.CharField(max_length=64, primary_key=True)
+    store = pw.ForeignKeyField(Store, on_delete="CASCADE", column_name="product_id", backref="+", index=True)
+    question = pw.TextField()  # the question's words, as compared
+    answer = pw.TextField()
+    cites = JSONField()
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "public_answer"
+
+
+class PublicQuestionDay(BaseModel):
+    """How a store's visitors' questions went on one day (UTC): answered (from_earlier of them
+    from a kept answer, at no cost) and turned away (the founder's share was used up)."""
+
+    store = pw.ForeignKeyField(Store, on_delete="CASCADE", column_name="product_id", backref="+")
+    day = pw.DateField()
+    answered = pw.IntegerField(default=0)
+    from_earlier = pw.IntegerField(default=0)
+    turned_away = pw.IntegerField(default=0)
+
+    class Meta:
+        table_name = "public_question_day"
+        primary_key = pw.CompositeKey("store", "day")

@@ -41,6 +41,21 @@ class FixRun(BaseModel):
     followed_up_at = pw.DateTimeField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
     finished_at = pw.DateTimeField(null=True)
+    # Whether the address may be mailed (services/fix/mail.py): null without an address, else
+    # one of MAIL_STATES. Only an address that asked for it is ever sent a report.
+    mail = pw.CharField(max_length=16, null=True)
+
+    # The signed-in founder's own verified address: the report goes when the run is done.
+    MAIL_OWNER = "owner"
+    # Anyone else's address: a link asking it to confirm goes when the run is done...
+    MAIL_CONFIRM = "confirm"
+    MAIL_CONFIRM_SENT = "confirm_sent"
+    # ...and once it is opened, the report and its follow-up may go.
+    MAIL_CONFIRMED = "confirmed"
+    # The address has had its day's Fix mail: nothing is sent for this run.
+    MAIL_CAPPED = "capped"
+    MAIL_STATES = (MAIL_OWNER, MAIL_CONFIRM, MAIL_CONFIRM_SENT, MAIL_CONFIRMED, MAIL_CAPPED)
+    MAIL_CONSENTED = (MAIL_OWNER, MAIL_CONFIRMED)
 
     class Meta:
         table_name = "fix_run"
@@ -73,3 +88,34 @@ class FixEvent(BaseModel):
 
     class Meta:
         table_name = "fix_event"
+
+
+class FixMailLink(BaseModel):
+    """A one-time link asking an address to confirm it wants a run's report: only the SHA-256
+    of its token is kept; one conditional UPDATE spends it."""
+
+    id = pw.BigAutoField()
+    token_hash = pw.CharField(max_length=64, unique=True)
+    run = pw.ForeignKeyField(FixRun, on_delete="CASCADE", backref="+", index=True)
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+    spent_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "fix_mail_link"
+
+
+class FixMailDay(BaseModel):
+    """How many Fix mails of a kind (a confirmation link, a report or follow-up) one address
+    was sent on one day (UTC): the daily bound is counted here, however many sessions ask."""
+
+    CONFIRMATION, REPORT = "confirmation", "report"
+
+    email = pw.CharField(max_length=254)
+    day = pw.DateField()
+    kind = pw.CharField(max_length=12)
+    sent = pw.IntegerField(default=0)
+
+    class Meta:
+        table_name = "fix_mail_day"
+        primary_key = pw.CompositeKey("email", "day", "kind")

@@ -41,7 +41,9 @@ Job.add_index(Job.index(Job.kind, Job.subject, Job.created_at, name="job_subject
 
 
 class WorkerBeat(BaseModel):
-    """When each worker was last heard from (the heartbeat job writes it)."""
+    """When each worker process (named host:pid) was last heard from, and which inbound mail
+    it reads (services/health.py: health tells when several hosts read folders of their own)."""
 
     worker = pw.CharField(max_length=200, primary_key=True)
     seen_at = pw.DateTimeField(default=utcnow)
+    mail_source = pw.TextField(null=True)

@@ -18,5 +18,14 @@ class ProductLaunch(BaseModel):
     previous = pw.CharField(max_length=16, null=True)  # the state before the last transition
     changed_at = pw.DateTimeField(default=utcnow)
 
+    # Launch states in which customers cannot buy the product: its store's buy box says so and
+    # a checkout is refused (issue 44). A product with no row (draft) is not in it here.
+    NOT_ON_SALE = (RETIRED,)
+
     class Meta:
         table_name = "product_launch"
+
+    @classmethod
+    def on_sale(cls, product_id: str) -> bool:
+        """Whether customers may buy the product now, by its launch state."""
+        return not cls.select().where(cls.product == product_id, cls.state.in_(cls.NOT_ON_SALE)).exists()

@@ -1,8 +1,9 @@
 """The founder's business settings and payout destination (GET, POST /api/settings/business
 and /api/settings/payout; decisions.md "Desk, tasks and settings").
 
-Settings: the five fields of spec 2.11, saved key by key (a key left out keeps its value; an
-empty string clears an optional one). The support address customers write to is the local
+Settings: the five fields of spec 2.11 and the share of the support allowance the store's
+visitors may use (issue 44), saved key by key (a key left out keeps its value; an empty
+string clears an optional one). The support address customers write to is the local
 part at the store's connected domain, so it exists only once a domain is connected; the
 `support_address_set` launch fact reads it.
 
@@ -34,7 +35,12 @@ from services.research.launch import launch_fact
 AI_EMAIL_MODES = BusinessSettings.AI_EMAIL_MODES
 PAYOUT_METHODS = PayoutDestination.METHODS
 BANK, PAYPAL = PayoutDestination.BANK, PayoutDestination.PAYPAL
-FIELDS = ("business_name", "support_email_local", "default_canned_subject", "default_canned_body", "ai_email_mode")
+FIELDS = ("business_name", "support_email_local", "default_canned_subject", "default_canned_body", "ai_email_mode",
+          "public_support_share")
+# The percent of the founder's support allowance their store's visitors' questions may use
+# (services/desk/public.py). At most 90, so the founder's own drafts and answers always keep
+# a tenth of it at least.
+MIN_SHARE, MAX_SHARE = 0, 90
 MAX = {"business_name": 80, "support_email_local": 64, "default_canned_subject": 150, "default_canned_body": 5000}
 DEFAULTS = {
     "business_name": None,
@@ -43,6 +49,7 @@ DEFAULTS = {
     "default_canned_body": "Hello,\n\nThank you for writing to us. We have read your message and will get back to you "
                            "within one working day.\n\nBest wishes",
     "ai_email_mode": BusinessSettings.OFF,
+    "public_support_share": 50,
 }
 # The words of a mailbox people can type and every mail host accepts: letters, digits and
 # . _ + - (no leading, trailing or doubled dot).
@@ -99,6 +106,12 @@ def _checked(name: str, value):
             raise Refused("invalid_setting", "How the support agent answers mail must be off, draft (it drafts, you "
                                              "send) or auto (it answers what your store's facts back); nothing was "
                                              "saved.", field=name)
+        return value
+    if name == "public_support_share":
+        if type(value) is not int or not MIN_SHARE <= value <= MAX_SHARE:
+            raise Refused("invalid_setting", f"The share of your support assistant's allowance that visitors' "
+                                             f"questions may use is a whole percent from {MIN_SHARE} to {MAX_SHARE}; "
+                                             "nothing was saved.", field=name)
         return value
     if value is None:
         value = ""

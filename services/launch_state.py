@@ -21,6 +21,7 @@ from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.ownership import owner_of
 from services.research import launch
+from services.store import published
 from services.store.builds import require_claim
 
 DRAFT, READY, LIVE, PAUSED, RETIRED = (ProductLaunch.DRAFT, ProductLaunch.READY, ProductLaunch.LIVE,
@@ -153,10 +154,17 @@ def transition(*, session: Session, action: str) -> dict:
             row = ProductLaunch.get(ProductLaunch.product == product_id)
             target = decide(row.state, action, facts)
             if apply(product_id, expected=row.state, target=target):
-                return {"status": "ok", **describe(product_id, ProductLaunch.get(ProductLaunch.product == product_id),
-                                                   facts)}
-    current = ProductLaunch.get(ProductLaunch.product == product_id)
-    allowed, blocked = options(current.state, facts)
-    raise Refused("invalid_transition", f"Your product's launch state kept changing while {action} was tried "
-                                        f"(it is {current.state} now); nothing was changed by this request.",
-                  state=current.state, action=action, allowed=allowed, blocked=blocked)
+                answer = {"status": "ok", **describe(product_id, ProductLaunch.get(ProductLaunch.product == product_id),
+                                                     facts)}
+                break
+    else:
+        current = ProductLaunch.get(ProductLaunch.product == product_id)
+        allowed, blocked = options(current.state, facts)
+        raise Refused("invalid_transition", f"Your product's launch state kept changing while {action} was tried "
+                                            f"(it is {current.state} now); nothing was changed by this request.",
+                      state=current.state, action=action, allowed=allowed, blocked=blocked)
+    if (row.state in ProductLaunch.NOT_ON_SALE) != (target in ProductLaunch.NOT_ON_SALE):
+        # The store's pages say whether the product is sold: after the commit its pointer
+        # moves, so every process renders them again (services/store/published.py).
+        published.announce(product_id)
+    return answer

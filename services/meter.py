@@ -199,12 +199,16 @@ class Charge:
     cost: int
     window_5h: int
     window_week: int
+    # The same credits counted against a share of the bucket (spend's `share`), given back with them.
+    part: Charge | None = None
     _settled: bool = field(default=False, repr=False, compare=False)
 
     def refund(self) -> None:
         """Gives the credits back (only into the same windows, never below zero). For a metered call that failed or refused without changing anything."""
         if self._settled:
             return
+        if self.part is not None:
+            self.part.refund()
         # A window that moved on since the spend is left alone: its new count owes nothing.
         same_5h = MeterUsage.window_5h == self.window_5h
         same_week = MeterUsage.window_week == self.window_week
@@ -221,18 +225,38 @@ class Charge:
     def keep(self) -> None:
         """Marks the credits as used for good: the call changed something, so a later refund does nothing."""
         self._settled = True
+        if self.part is not None:
+            self.part.keep()
+
+
+@dataclass(frozen=True)
+class Share:
+    """A part of a bucket's allowance that some of its calls may not go beyond: `fraction` of
+    each window's limit, counted on a row of its own ("<bucket>:<name>") beside the bucket's.
+    The calls spend from the bucket as every call does, and from the share as well, so the
+    rest of the allowance stays for the account's other calls (services/desk/public.py: a
+    store's visitors may use only the share of its founder's `support` credits the founder set)."""
+
+    name: str
+    fraction: Fraction
+
+
+class ShareUsed(Exception):
+    """The share's credits for this window are used up; nothing was spent."""
 
 
 _UNREAD = object()
 
 
-def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -> Charge | None:
+def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None, share: Share | None = None) -> Charge | None:
     """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused.
 
     `account`: the account's id, tier, term_ends_at and qualified referrals when the caller
     read them in its own statement just before (find and feed: services/discovery/state.py),
     None when that read found the account gone; read here otherwise. `ahead`: the spend that
-    statement made already (services/meter_ahead.py), kept when made under `account`'s plan."""
+    statement made already (services/meter_ahead.py), kept when made under `account`'s plan.
+    `share`: the call may also use no more than this share of the bucket (ShareUsed when it is
+    used up; not with `ahead`)."""
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
@@ -245,6 +269,31 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None) -
         ahead.give_back()  # spent under limits that are not the account's now
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
+    if share is None:
+        return _spend_bucket(account, spec)
+    part = _spend_share(account, spec, share)
+    try:
+        charge = _spend_bucket(account, spec)
+    except BaseException:
+        part.refund()
+        raise
+    charge.part = part
+    return charge
+
+
+def _spend_share(account, spec: Bucket, share: Share) -> Charge:
+    """Spends the cost from the share's own counter, whose limits are the share of the bucket's."""
+    values = spend_values(account, spec, clock.time())
+    values |= {"bucket": f"{spec.id}:{share.name}", "limit_5h": int(values["limit_5h"] * share.fraction),
+               "limit_week": int(values["limit_week"] * share.fraction)}
+    if not _try_spend(values):
+        raise ShareUsed(values["bucket"])
+    return Charge(account_id=account.id, bucket=values["bucket"], cost=spec.cost, window_5h=values["w5"],
+                  window_week=values["ww"])
+
+
+def _spend_bucket(account, spec: Bucket) -> Charge:
+    """The bucket's one atomic check-and-spend, or its spec 8.5 refusal."""
     plan = _plan(account, account.referrals)
     # A refusal is reported from a read after the UPDATE; a refund landing in between can
     # make that read show room, and then the spend is simply tried again.
@@ -348,7 +397,7 @@ _SPEND = Statement("meter_spend", build_spend)
 
 
 @contextmanager
-def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None):
+def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None, share: Share | None = None):
     """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
 
     Put the expensive call, and the writes that depend on it, inside the block; an exception
@@ -356,7 +405,7 @@ def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None)
     credits come back. A block that has committed a change and may still raise calls
     `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
     """
-    charge = spend(account_id, bucket, account=account, ahead=ahead)
+    charge = spend(account_id, bucket, account=account, ahead=ahead, share=share)
     try:
         yield charge
     except BaseException:

@@ -12,11 +12,13 @@ from datetime import datetime, timedelta
 import peewee as pw
 from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 
+from config import get_settings
 from integrations.metrics import exposition, observe_request  # noqa: F401  (the web edge records requests here)
 from models.clock import utcnow
 from models.db import UNAVAILABLE, close_connection, read_moment
 from models.job import Job, WorkerBeat
 from models.retention import RetentionBacklog
+from services.health import alive_seconds
 
 log = logging.getLogger("services.metrics")
 
@@ -87,10 +89,14 @@ class DeploymentFigures:
             durations.add_metric([kind], buckets + [("+Inf", len(seconds))], gsum_value=sum(seconds))
         yield durations
 
-        alive = (WorkerBeat.select()
-                 .where(WorkerBeat.seen_at >= now - timedelta(seconds=self.worker_stale_seconds)).count())
-        yield GaugeMetricFamily("ff_workers_alive", "Worker processes heard from within WORKER_STALE_SECONDS "
-                                "(each beats through the queue, so a busy worker may lag).", value=alive)
+        # A worker beats every HEARTBEAT_SECONDS from a thread of its own (busy or not), and a
+        # clean stop removes its row: one killed stops counting two heartbeats after its last
+        # beat, so a worker that crashes and restarts over and over shows as missing.
+        window = alive_seconds(stale_seconds=self.worker_stale_seconds,
+                               heartbeat_seconds=get_settings().heartbeat_seconds)
+        alive = WorkerBeat.select().where(WorkerBeat.seen_at >= now - timedelta(seconds=window)).count()
+        yield GaugeMetricFamily("ff_workers_alive", "Worker processes running now: each beat within two "
+                                "HEARTBEAT_SECONDS (at most WORKER_STALE_SECONDS).", value=alive)
 
         left = GaugeMetricFamily("ff_retention_left", "Rows still past their retention when the last hourly prune "
                                  "stopped, by kind (0 when it caught up; growing from run to run means the prune "

@@ -53,6 +53,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "method_not_allowed": Reason(405, "This address does not accept that method; the Allow header lists the ones it does."),
     "admin_credentials_required": Reason(401, "The operator pages need the admin password, sent with HTTP Basic authentication; nothing was shown."),
     "admin_not_configured": Reason(403, "The operator pages are closed: no admin password (ADMIN_PASSWORD) is configured, so nobody may see them; nothing was shown."),
+    "operator_password_throttled": Reason(429, "Too many wrong admin passwords came from your address, so no password from it is checked for a while; nothing was shown. Try again after the seconds Retry-After gives."),
     "invalid_page": Reason(400, "page must be a whole number from 1 to 1000; nothing was shown."),
     "invalid_search": Reason(400, "A search of the operator pages is at most 100 characters; nothing was shown."),
     "metrics_credentials_required": Reason(401, "The service's figures need the admin password, sent with HTTP Basic authentication; nothing was shown."),
@@ -63,11 +64,18 @@ SERVICE_REASONS: dict[str, Reason] = {
     "nothing_to_change": Reason(400, "Send at least one of name, description, price, images or cost to change; nothing was changed."),
     "not_published": Reason(200, "Events count only for a store that is published, and this product has none; nothing was recorded."),
     "not_in_store_facts": Reason(200, "The store's own facts (its product, price, FAQ, shipping, returns and contact details) do not answer this, so the support agent did not guess; nothing was charged."),
+    "support_busy": Reason(429, "This shop's assistant cannot answer more questions just now. Please try again later, or write to the shop."),
     "note_too_long": Reason(400, "That note is longer than the research workspace keeps. Shorten it and try again; nothing was saved."),
     "no_samples_yet": Reason(200, "You have not ordered a sample yet: pick a supplier and order one."),
     "store_not_published": Reason(409, "That store is not published, so it takes no orders; nothing was charged."),
+    "product_retired": Reason(409, "This product is no longer sold here, so no order was opened and nothing was charged."),
     "unknown_payment": Reason(200, "No payment of this service has that checkout, so the notification changed nothing."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
+    # The buffering front's own answers (deploy/front.conf): it refuses before the app sees anything.
+    "too_many_open_requests": Reason(429, "Too many requests from your address are open at once; nothing was changed. "
+                                          "Wait for them to finish, then try again."),
+    "service_restarting": Reason(503, "The service is restarting or too busy to answer; nothing was changed. "
+                                      "Try again in a moment."),
     "query_too_long": Reason(400, "The research question is longer than the service researches; nothing was researched. Ask something shorter."),
     "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),
     "suppliers_unavailable": Reason(200, "Supplier options cannot be read from the supplier feed this service is set up with, so none are given and no supplier can be connected."),

@@ -149,7 +149,8 @@ def fix_run_rules(*, days: int, now: datetime | None = None, batch_size: int = F
     that mail keeps working for `days`. A run whose follow-up is still owed is kept."""
     cutoff = (now or utcnow()) - timedelta(days=days)
     last_use = pw.fn.COALESCE(FixRun.followed_up_at, FixRun.finished_at, FixRun.created_at)
-    follow_up_owed = ((FixRun.stage == FixRun.DONE) & FixRun.email.is_null(False)
+    # Only a report that was mailed (to an address that asked for it) owes a follow-up.
+    follow_up_owed = ((FixRun.stage == FixRun.DONE) & FixRun.report_mailed_at.is_null(False)
                       & (FixRun.follow_up == True) & FixRun.followed_up_at.is_null())  # noqa: E712
     return [Prune(FixRun, FixRun.id, (last_use < cutoff) & ~follow_up_owed, order=(FixRun.id,), batch_size=batch_size)]
 

@@ -288,6 +288,11 @@ def clean_state(request):
     from services import kept
 
     kept.forget_all()
+    # Wrong admin passwords are counted per client address (in Redis, which outlives a test,
+    # or this process), and every test client is 127.0.0.1.
+    from services import operator_password
+
+    operator_password.forget_all()
     shutil.rmtree(SETTINGS.outbox_dir, ignore_errors=True)
     shutil.rmtree(SETTINGS.inbound_maildir, ignore_errors=True)
 

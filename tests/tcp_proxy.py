@@ -4,7 +4,11 @@ stopping the machine's PostgreSQL, which other tests and other checkouts use.
 
 `cut()` closes every open connection (both ends, as a crashed server or a dropped network
 would) and stops listening, so new connections are refused; `restore()` listens again on the
-same port. Threads, one pair per connection: a test's few dozen connections need no more.
+same port. `freeze()` is the other outage, a database that stops answering without a word
+(a network that drops packets, a hung server): every connection stays open and new ones are
+still accepted, but nothing is passed on either way until `thaw()`, which delivers what
+waited (as TCP would once the network came back). Threads, one pair per connection: a test's
+few dozen connections need no more.
 """
 from __future__ import annotations
 
@@ -24,6 +28,8 @@ class TcpProxy:
         self._open: set[socket.socket] = set()
         self._listener: socket.socket | None = None
         self._acceptor: threading.Thread | None = None
+        self._flowing = threading.Event()
+        self._flowing.set()
 
     # -- the switch --------------------------------------------------------------------------
 
@@ -55,11 +61,20 @@ class TcpProxy:
     def restore(self) -> None:
         self.start()
 
+    def freeze(self) -> int:
+        """Stops passing anything on, closing nothing; returns how many connections were open."""
+        self._flowing.clear()
+        return self.open_connections()
+
+    def thaw(self) -> None:
+        self._flowing.set()
+
     def open_connections(self) -> int:
         with self._lock:
             return len(self._open) // 2
 
     def close(self) -> None:
+        self.thaw()  # let the pumps waiting on a freeze see the cut
         self.cut()
 
     def __enter__(self) -> TcpProxy:
@@ -95,6 +110,7 @@ class TcpProxy:
     def _pump(self, source: socket.socket, target: socket.socket) -> None:
         try:
             while data := source.recv(65536):
+                self._flowing.wait()  # a freeze holds what arrived until the thaw
                 target.sendall(data)
         except OSError:
             pass

@@ -4,12 +4,18 @@ what the database holds, search narrows, paging pages, hostile text is escaped, 
 chart's <title> states the figures."""
 from __future__ import annotations
 
+import logging
+import os
 import re
+import subprocess
+import sys
+import time
 from datetime import timedelta
 from html import unescape
 
 import pytest
 
+from config import ROOT
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock, utcnow
 from models.discovery import Claim
@@ -17,9 +23,11 @@ from models.fix import FixRun
 from models.funnel import FunnelEvent
 from models.job import Job, WorkerBeat
 from models.session import Session
-from services import admin
+from services import admin, operator_password
 from services.meter import FIVE_HOURS, WEEK, window_index
+from tests.conftest import SETTINGS
 from tests.factories import item, load, statements
+from tests.helpers import in_threads
 
 PASSWORD = "correct horse battery"
 AUTH = ("operator", PASSWORD)
@@ -78,9 +86,11 @@ def test_everyone_is_refused_when_no_admin_password_is_set(client):
 
 
 def test_no_password_or_a_wrong_one_is_refused_with_a_basic_challenge(client, password):
-    for path in PAGES:
+    for n, path in enumerate(PAGES):
+        # One client address per page: together they are more tries than one client has.
         for auth in (None, ("operator", "wrong"), ("operator", PASSWORD + "x"), ("operator", PASSWORD[:-1])):
-            response = refused(client.get(path, auth=auth), 401, "admin_credentials_required")
+            response = refused(client.get(path, auth=auth, environ_base={"REMOTE_ADDR": f"192.0.2.{n + 1}"}), 401,
+                               "admin_credentials_required")
             assert response.headers["WWW-Authenticate"].startswith("Basic ")
         bearer = client.get(path, headers={"Authorization": f"Bearer {PASSWORD}"})
         refused(bearer, 401, "admin_credentials_required")
@@ -104,6 +114,113 @@ def test_the_pages_open_no_session(client, password):
     page(client)
     page(client, "/marketing")
     assert Session.select().count() == before and client.get_cookie("ff_session") is None
+
+
+# --- Wrong passwords are throttled per client (issue 44) ----------------------------------------
+
+GUESSER = {"REMOTE_ADDR": "203.0.113.9"}
+WRONG = ("operator", "wrong password guess")
+
+
+def guess(client, path="/admin", auth=WRONG, environ=GUESSER, **headers):
+    return client.get(path, auth=auth, environ_base=environ, headers=headers)
+
+
+def used_up(client, environ=GUESSER):
+    for _ in range(operator_password.FAILURES_ALLOWED):
+        refused(guess(client, environ=environ), 401, "admin_credentials_required")
+
+
+def throttled(response):
+    refused(response, 429, "operator_password_throttled")
+    assert 0 < int(response.headers["Retry-After"]) <= operator_password.WINDOW_SECONDS
+    assert "WWW-Authenticate" not in response.headers
+    return response
+
+
+def test_past_a_few_wrong_passwords_a_client_is_refused_429_whatever_it_sends(client, password):
+    used_up(client)
+    for path in PAGES:
+        throttled(guess(client, path))
+        throttled(guess(client, path, auth=AUTH))  # the right one too: no more guessing from there
+    # Its tries count on GET /metrics too, which takes the same password.
+    scrape = guess(client, "/metrics", auth=AUTH)
+    assert scrape.status_code == 429 and scrape.get_json()["reason"] == "operator_password_throttled"
+    assert int(scrape.headers["Retry-After"]) > 0
+    # Another address is not held back by it.
+    assert guess(client, auth=AUTH, environ={"REMOTE_ADDR": "198.51.100.20"}).status_code == 200
+
+
+def test_the_window_ends_and_the_right_password_clears_the_count(client, password, monkeypatch):
+    monkeypatch.setattr(operator_password, "WINDOW_SECONDS", 1)
+    used_up(client)
+    throttled(guess(client, auth=AUTH))
+    time.sleep(1.3)
+    assert guess(client, auth=AUTH).status_code == 200
+    # The operator who mistyped a few times and then got in starts again from nothing.
+    monkeypatch.setattr(operator_password, "WINDOW_SECONDS", 900)
+    for _ in range(2):
+        for _ in range(operator_password.FAILURES_ALLOWED - 1):
+            refused(guess(client), 401, "admin_credentials_required")
+        assert guess(client, auth=AUTH).status_code == 200
+
+
+def test_visits_without_a_password_are_not_tries(client, password):
+    for _ in range(3 * operator_password.FAILURES_ALLOWED):
+        refused(guess(client, auth=None), 401, "admin_credentials_required")
+    assert guess(client, auth=AUTH).status_code == 200
+
+
+def test_guesses_sent_all_at_once_stop_at_the_same_bound(app, password):
+    answers = in_threads(12, lambda i: guess(app.test_client()).status_code)
+    assert sorted(answers) == [401] * operator_password.FAILURES_ALLOWED + [429] * (
+        12 - operator_password.FAILURES_ALLOWED)
+
+
+def test_visitors_behind_a_proxy_on_this_host_are_counted_apart(client, password):
+    front = {"REMOTE_ADDR": "127.0.0.1"}
+    for _ in range(operator_password.FAILURES_ALLOWED):
+        refused(guess(client, environ=front, **{"X-Forwarded-For": "203.0.113.50"}), 401, "admin_credentials_required")
+    throttled(guess(client, environ=front, **{"X-Forwarded-For": "203.0.113.50"}))
+    assert guess(client, auth=AUTH, environ=front, **{"X-Forwarded-For": "198.51.100.7"}).status_code == 200
+    # A peer elsewhere cannot pass for someone else by writing X-Forwarded-For itself.
+    used_up(client)
+    throttled(guess(client, **{"X-Forwarded-For": "198.51.100.8"}))
+    # An IPv6 client is counted by its /64: a guesser does not get a fresh count per address.
+    for n in range(operator_password.FAILURES_ALLOWED):
+        refused(guess(client, environ={"REMOTE_ADDR": f"2001:db8:1:2::{n + 1}"}), 401, "admin_credentials_required")
+    throttled(guess(client, environ={"REMOTE_ADDR": "2001:db8:1:2::ff"}))
+
+
+def test_wrong_passwords_are_logged_without_the_password(client, password, caplog):
+    caplog.set_level(logging.INFO)
+    used_up(client)
+    throttled(guess(client))
+    throttled(guess(client))
+    refusals = [r for r in caplog.records if r.name == "operator_password"]
+    assert [r.getMessage() for r in refusals] == ["operator password refused"] * operator_password.FAILURES_ALLOWED + [
+        "operator password tries refused until the window ends"]
+    assert all(r.fields["client"] == "203.0.113.9" and r.fields["realm"] == "admin" for r in refusals)
+    assert [r.fields["tries"] for r in refusals[:-1]] == list(range(1, operator_password.FAILURES_ALLOWED + 1))
+    for record in caplog.records:
+        assert WRONG[1] not in str(record.getMessage()) + str(getattr(record, "fields", ""))
+
+
+@pytest.mark.servers
+def test_tries_made_through_another_web_process_count_here(client, password):
+    """Each web process of each host counts in the same Redis key: five wrong passwords sent
+    to another process leave this one refusing that client."""
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "DATABASE_URL": SETTINGS.database_url,
+           "REDIS_URL": SETTINGS.redis_url, "SECRET_KEY": SETTINGS.secret_key, "ADMIN_PASSWORD": PASSWORD}
+    script = ("from api import create_app\n"
+              "client = create_app().test_client()\n"
+              f"print([client.get('/admin', auth={WRONG!r}, environ_base={GUESSER!r}).status_code "
+              f"for _ in range({operator_password.FAILURES_ALLOWED})])\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == str([401] * operator_password.FAILURES_ALLOWED)
+    throttled(guess(client, auth=AUTH))
 
 
 def test_the_stylesheet_is_served(client):

@@ -43,7 +43,7 @@ def test_unsaved_settings_read_as_their_defaults(client):
     assert body["status"] == "ok" and body["updated_at"] is None and body["support_email"] is None
     settings = body["settings"]
     assert set(settings) == {"business_name", "support_email_local", "default_canned_subject",
-                             "default_canned_body", "ai_email_mode"}
+                             "default_canned_body", "ai_email_mode", "public_support_share"}
     assert settings["business_name"] is None and settings["support_email_local"] is None
     assert settings["ai_email_mode"] == "off"
     assert settings["default_canned_subject"] and "Thank you" in settings["default_canned_body"]

@@ -77,6 +77,7 @@ def test_base_url_follows_port_by_default():
     ({"IMAP_URL": "imaps://user:pw@mail.example.com:99999/INBOX"}, "IMAP_URL"),
     ({"MAIL_POLL_SECONDS": "0"}, "MAIL_POLL_SECONDS"),
     ({"MAIL_POLL_SECONDS": "a minute"}, "MAIL_POLL_SECONDS"),
+    ({"ADMIN_PASSWORD": "fifteen chars.."}, "ADMIN_PASSWORD"),
 ])
 def test_malformed_setting_names_itself(env, named):
     merged = {k: v for k, v in {"SECRET_KEY": "x" * 32, **env}.items() if v is not None}
@@ -125,6 +126,17 @@ def test_ai_backends_read_what_they_need():
 def test_https_base_url_makes_cookies_secure():
     assert load_settings({"SECRET_KEY": "x" * 32, "BASE_URL": "https://shop.example.com"}).secure_cookies
     assert not load_settings({"SECRET_KEY": "x" * 32}).secure_cookies
+
+
+def test_a_short_admin_password_stops_the_start_and_is_never_printed(tmp_path):
+    assert load_settings({"SECRET_KEY": "x" * 32, "ADMIN_PASSWORD": "p" * 16}).admin_password == "p" * 16
+    assert load_settings({"SECRET_KEY": "x" * 32, "ADMIN_PASSWORD": ""}).admin_password is None  # closed
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ADMIN_PASSWORD": "hunter2hunter2"}
+    done = subprocess.run([sys.executable, "-m", "flask", "--app", "api", "db", "upgrade"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "hunter2" not in done.stderr + done.stdout
+    assert done.stderr.strip() == ("configuration error: ADMIN_PASSWORD must be at least 16 characters long, got 14; "
+                                   "unset it to close the operator pages")
 
 
 def test_entry_point_with_malformed_setting_prints_one_line_and_exits(tmp_path):

@@ -2,7 +2,9 @@
 (`make procs`, production) and deploy/systemd/ (hosts that use systemd) run the same command for
 web, worker and clock; every program they name exists in a checkout after `make install` (the
 virtualenv's, never one found on PATH); supervisord reads its configuration; a stop reaches a
-worker as one SIGTERM and waits longer than the worker's shutdown time."""
+worker as one SIGTERM and waits longer than the worker's shutdown time. `make procs` alone
+also runs the buffering front (deploy/front.py, nginx on deploy/front.conf) before gunicorn,
+which then listens on loopback only."""
 from __future__ import annotations
 
 import os
@@ -31,7 +33,7 @@ def supervisord_options(tmp_path, worker_processes: int = 3):
     environment `make procs` gives it."""
     from supervisor.options import ServerOptions
 
-    environ = {"PROCS_RUN_DIR": str(tmp_path), "WORKER_PROCESSES": str(worker_processes)}
+    environ = {"PROCS_RUN_DIR": str(tmp_path), "WORKER_PROCESSES": str(worker_processes), "WEB_PORT": "8001"}
     with pytest.MonkeyPatch.context() as patch:
         for key, value in environ.items():
             patch.setenv(key, value)
@@ -86,7 +88,7 @@ def test_the_procfile_runs_the_virtualenv_programs_from_a_fresh_clone():
 def test_supervisord_and_systemd_run_the_procfile_commands(tmp_path):
     expected = procfile()
     programs = supervisord_programs(tmp_path)
-    assert set(programs) == set(PROGRAMS)
+    assert set(programs) == {*PROGRAMS, "front"}
     for name in PROGRAMS:
         for config in programs[name]:
             assert os.path.normpath(config.directory) == os.path.normpath(ROOT), config.directory
@@ -109,13 +111,14 @@ def test_every_program_the_definitions_name_is_in_the_checkout_after_make_instal
         if "-m" in argv:
             named.add(argv[argv.index("-m") + 1].replace(".", "/") + ".py")
     # (honcho, which runs the Procfile in development, comes with `make install-dev`.)
-    named |= {".venv/bin/supervisord", ".venv/bin/supervisorctl", "deploy/supervisord.conf"}
+    named |= {".venv/bin/supervisord", ".venv/bin/supervisorctl", "deploy/supervisord.conf", "deploy/front.py",
+              "deploy/front.conf"}
     for path in sorted(named):
         assert (ROOT / path).exists(), f"{path} is not in the checkout (did `make install` run?)"
     assert re.search(r"^supervisor==\d", (ROOT / "requirements.txt").read_text(), re.M)
     makefile = (ROOT / "Makefile").read_text()
     assert "$(BIN)/supervisord -c deploy/supervisord.conf" in makefile
-    assert re.search(r"^procs: .*migrate", makefile, re.M)
+    assert re.search(r"^procs: .*seed", makefile, re.M)  # seed: migrate, then the catalog when it is empty
 
 
 def test_supervisord_restarts_each_program_and_stops_a_worker_with_one_sigterm(tmp_path):
@@ -133,7 +136,8 @@ def test_supervisord_restarts_each_program_and_stops_a_worker_with_one_sigterm(t
     for name, configs in programs.items():
         for config in configs:
             assert config.autorestart is RestartUnconditionally, name  # whatever its exit status
-            assert config.stopsignal == signal.SIGTERM, name
+            # nginx finishes the requests in progress on SIGQUIT (SIGTERM would cut them).
+            assert config.stopsignal == (signal.SIGQUIT if name == "front" else signal.SIGTERM), name
             # One SIGTERM to the program's own process; never to its process group.
             assert config.stopasgroup is False, name
             # Its output goes to supervisord's stdout, never to a rotated file.
@@ -210,3 +214,53 @@ def test_make_procs_without_redis_is_refused_before_anything_runs(tmp_path):
     assert done.returncode != 0
     assert "set REDIS_URL" in done.stderr
     assert not (tmp_path / "run").exists()  # refused before the migration or supervisord
+
+
+def test_make_procs_serves_through_the_front_and_gunicorn_behind_it_on_loopback_only(tmp_path):
+    """The front starts after the other programs and stops before them; gunicorn is told to
+    listen on 127.0.0.1:WEB_PORT; the configuration deploy/front.py writes is one nginx
+    accepts (`nginx -t`), listening on HOST:PORT and passing requests to gunicorn there;
+    its 413 is the registered refusal; CI installs nginx."""
+    import json
+    import sys
+
+    from services.reasons import REASONS
+
+    programs = supervisord_programs(tmp_path)
+    (front,) = programs["front"]
+    argv = [os.path.normpath(arg) for arg in shlex.split(front.command)]
+    assert _relative(argv, ROOT) == [".venv/bin/python", "deploy/front.py"]
+    assert all(front.priority > config.priority for name in PROGRAMS for config in programs[name])
+    (web,) = programs["web"]
+    assert web.environment["GUNICORN_CMD_ARGS"] == "--bind=127.0.0.1:8001"
+
+    sys.path.insert(0, str(DEPLOY))
+    try:
+        import front as front_module
+    finally:
+        sys.path.remove(str(DEPLOY))
+    (tmp_path / "front").mkdir()
+    conf = tmp_path / "front.conf"
+    conf.write_text(front_module.render("0.0.0.0", 8000, 8001, tmp_path))
+    text = conf.read_text()
+    assert "listen 0.0.0.0:8000;" in text and "proxy_pass http://127.0.0.1:8001;" in text
+    assert front_module.listen_address("::", 8000) == "[::]:8000"
+    (too_large,) = re.findall(r"return 413 '(.*)';", text)
+    assert json.loads(too_large) == {"status": "refused", "reason": "payload_too_large",
+                                     "explanation": REASONS["payload_too_large"].sentence}
+    checked = subprocess.run(["nginx", "-t", "-p", str(tmp_path / "front"), "-c", str(conf), "-e", "stderr"],
+                             capture_output=True, text=True, timeout=30,
+                             env={**os.environ, "PATH": front_module.SEARCH_PATH})
+    assert checked.returncode == 0, checked.stderr
+    assert re.search(r"^apt-get install .*\bnginx\b", (ROOT / ".ci" / "run").read_text(), re.M)
+
+
+def test_make_procs_loads_the_catalog_when_it_is_empty_before_serving():
+    """A fresh deploy serves founders: `make procs` migrates, then seeds the demo catalog (or
+    CATALOG_PATH) when the catalog is empty, as `make run` does, and only then starts the
+    processes (a dry run of make: the order of its commands)."""
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:6379/0", "MAKEFLAGS": ""}
+    shown = subprocess.run(["make", "-n", "-B", "procs"], cwd=ROOT, env=env, capture_output=True, text=True,
+                           check=True).stdout
+    upgrade, seed, serve = (shown.find("db upgrade"), shown.find("catalog seed"), shown.find("supervisord -c"))
+    assert -1 < upgrade < seed < serve, shown

@@ -236,8 +236,9 @@ def test_an_unknown_event_is_400_and_an_unknown_token_404(client, site):
     assert FixEvent.select().count() == 0
 
 
-def test_feedback_asking_for_no_follow_up_suppresses_it_and_says_so(founder, run_jobs, site):
-    quiet, keen = founder(), founder()
+def test_feedback_asking_for_no_follow_up_suppresses_it_and_says_so(signed_in, run_jobs, site):
+    # Each mails its own verified address: only such an address (or a confirmed one) is mailed.
+    quiet, keen = signed_in("quiet@example.com"), signed_in("keen@example.com")
     hush = started(quiet, site.origin + "/", email="quiet@example.com")
     started(keen, site.origin + "/", email="keen@example.com")
     run_jobs()
@@ -263,18 +264,21 @@ def test_plain_feedback_keeps_the_follow_up(client, run_jobs, site):
     assert FixRun.get(FixRun.token == token).follow_up is True
 
 
-def test_the_report_is_mailed_once_when_done(client, run_jobs, site):
+def test_the_report_is_mailed_once_when_done(signed_in, run_jobs, site):
+    client = signed_in("report@example.com")
     token = started(client, site.origin + "/", email="report@example.com")
     finished(client, run_jobs, token)
-    mail.mail_report(FixRun.get(FixRun.token == token).id)  # a second delivery sends nothing more
-    mails = messages_to("report@example.com")
+    mail.send_run_mail(FixRun.get(FixRun.token == token).id)  # a second delivery sends nothing more
+    mails = [m for m in messages_to("report@example.com") if "sign-in" not in m["Subject"].lower()]
     assert len(mails) == 1 and "store check is ready" in mails[0]["Subject"]
     assert token in mails[0].get_body(preferencelist=("plain",)).get_content()
 
 
-def test_follow_ups_are_not_due_before_their_days(client, run_jobs, site):
+def test_follow_ups_are_not_due_before_their_days(signed_in, run_jobs, site):
+    client = signed_in("soon@example.com")
     finished(client, run_jobs, started(client, site.origin + "/", email="soon@example.com"))
     assert mail.send_follow_ups(now=utcnow() + timedelta(days=1)) == 0
+    assert mail.send_follow_ups(now=utcnow() + timedelta(days=SETTINGS.fix_follow_up_days, hours=1)) == 1
 
 
 # --- A store built here ---------------------------------------------------------------------

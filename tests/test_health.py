@@ -28,12 +28,14 @@ def health(client) -> dict:
 def test_health_answers_every_field(client):
     record_worker_beat(worker_name())
     body = health(client)
-    assert set(body) == {"status", "build", "database", "broker", "worker"}
+    assert set(body) == {"status", "build", "database", "broker", "worker", "mail"}
     assert body["status"] == "ok"
     assert body["build"] == "test"
     assert body["database"] == {"backend": SETTINGS.database_backend, "ok": True}
     assert body["broker"] == {"backend": "redis" if TEST_REDIS_URL else "embedded", "ok": True}
     assert body["worker"]["heard_from"] is True
+    assert body["mail"] == {"source": "folder", "folder": SETTINGS.inbound_maildir, "folder_shared": False,
+                            "local_folder_hosts": 1, "warning": None}
 
 
 def test_worker_is_heard_from_after_a_beat_and_not_once_silent(client):

@@ -10,6 +10,7 @@ from config import use_settings
 from models.clock import clock
 from models.job import Job, WorkerBeat
 from tests.conftest import SETTINGS, TEST_REDIS_URL
+from tests.helpers import wait_for
 
 NOW = datetime(2026, 11, 22, 12, 0, 0)
 REMOTE = {"REMOTE_ADDR": "203.0.113.7"}
@@ -121,12 +122,36 @@ def test_jobs_by_kind_and_status_reflect_the_job_rows(client):
     assert value(samples, "ff_job_duration_seconds_bucket", kind="research", le="+Inf") is None
 
 
-def test_workers_alive_counts_beats_within_worker_stale_seconds(client):
+def test_workers_alive_counts_a_worker_while_it_beats_and_not_once_its_beats_stopped(client):
+    """A worker killed stops counting two heartbeats after its last beat, long before
+    WORKER_STALE_SECONDS: a crash-looping worker (a new process, a new row, at each restart)
+    lowers the figure instead of leaving its dead rows counted for a minute."""
+    beat = SETTINGS.heartbeat_seconds
+    assert 2 * beat + 1 < SETTINGS.worker_stale_seconds
     clock.freeze(NOW)
-    WorkerBeat.create(worker="host-a:1", seen_at=NOW - timedelta(seconds=5))
-    WorkerBeat.create(worker="host-b:2", seen_at=NOW - timedelta(seconds=SETTINGS.worker_stale_seconds - 1))
-    WorkerBeat.create(worker="host-c:3", seen_at=NOW - timedelta(seconds=SETTINGS.worker_stale_seconds + 5))
+    WorkerBeat.create(worker="host-a:1", seen_at=NOW - timedelta(seconds=1))
+    WorkerBeat.create(worker="host-b:2", seen_at=NOW - timedelta(seconds=2 * beat - 1))  # one beat late
+    WorkerBeat.create(worker="host-c:3", seen_at=NOW - timedelta(seconds=2 * beat + 1))  # killed
+    WorkerBeat.create(worker="host-d:4", seen_at=NOW - timedelta(seconds=SETTINGS.worker_stale_seconds + 5))
     assert value(scrape(client), "ff_workers_alive") == 2
+    # Health still says a worker was heard from: it asks whether anyone is there at all.
+    assert client.get("/api/health").get_json()["worker"]["heard_from"] is True
+
+
+def test_a_worker_stopping_cleanly_stops_counting_at_once(client):
+    from dramatiq.brokers.stub import StubBroker
+
+    from workers.worker import WorkerPool
+
+    WorkerBeat.delete().execute()
+    broker = StubBroker()
+    pool = WorkerPool(broker, SETTINGS, threads=1).start()
+    try:
+        wait_for(lambda: value(scrape(client), "ff_workers_alive") == 1, 10, "the worker's first beat")
+    finally:
+        pool.stop(timeout_seconds=0)
+        broker.close()
+    assert value(scrape(client), "ff_workers_alive") == 0
 
 
 @pytest.fixture

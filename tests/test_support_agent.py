@@ -191,15 +191,16 @@ def test_a_free_account_past_its_support_allowance_gets_the_429_with_unaffected(
     clock.freeze(NOW)
     for _ in range(50):  # the free tier's five-hour support allowance, at 1 credit an answer
         meter.spend(account_id, "support")
-    for client, body in ((owner, {}), (founder(), {"product_id": "p00"})):
-        response = ask(client, "How much does it cost?", **body)
-        refused = refusal(response, 429, "usage_limit_reached")
-        assert response.headers["Cache-Control"] == "private, no-store, must-revalidate"
-        assert (refused["feature"], refused["used"], refused["limit"], refused["tier"]) == ("Support agent", 50, 50,
-                                                                                            "free")
-        assert refused["unaffected"] == ["AI website editor", "AI Growth ad editor", "Product find engine",
-                                         "Ad generation"]
-        assert {way["how"] for way in refused["ways_up"]} == {"referral", "upgrade"}
+    response = ask(owner, "How much does it cost?")
+    refused = refusal(response, 429, "usage_limit_reached")
+    assert response.headers["Cache-Control"] == "private, no-store, must-revalidate"
+    assert (refused["feature"], refused["used"], refused["limit"], refused["tier"]) == ("Support agent", 50, 50, "free")
+    assert refused["unaffected"] == ["AI website editor", "AI Growth ad editor", "Product find engine",
+                                     "Ad generation"]
+    assert {way["how"] for way in refused["ways_up"]} == {"referral", "upgrade"}
+    # A customer is told the assistant is busy, and nothing of the founder's meter
+    # (tests/test_support_public_budget.py).
+    refusal(ask(founder(), "How much does it cost?", product_id="p00"), 429, "support_busy")
     assert used(account_id) == 50
     abstained(ask(owner, "Hello?"), "no_query_terms")  # nothing to answer: the gate is never reached
 

@@ -228,3 +228,33 @@ def _try(read):
         return read()
     except OSError:
         return None
+
+
+def test_a_worker_killed_stops_counting_alive_within_two_heartbeats_and_one_stopped_at_once(client, workers):
+    """ff_workers_alive from real worker processes beating every second (issue 45, point 8):
+    one killed with SIGKILL stops counting two heartbeats after its last beat (a crash-looping
+    worker lowers the figure), one stopped with SIGTERM at once (it removes its row)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from config import use_settings
+
+    def alive() -> float:
+        text = client.get("/metrics").get_data(as_text=True)
+        return next(sample.value for family in text_string_to_metric_families(text) for sample in family.samples
+                    if sample.name == "ff_workers_alive")
+
+    WorkerBeat.delete().execute()
+    use_settings(SETTINGS.but(heartbeat_seconds=1))
+    try:
+        killed, stopped = workers(HEARTBEAT_SECONDS="1"), workers(HEARTBEAT_SECONDS="1")
+        wait_for(lambda: alive() == 2, 10, "both workers to beat")
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(timeout=10)
+        began = time.monotonic()
+        wait_for(lambda: alive() == 1, 10, "the killed worker to stop counting")
+        assert time.monotonic() - began <= 3
+        stopped.send_signal(signal.SIGTERM)
+        assert stopped.wait(timeout=30) == 0
+        assert alive() == 0
+    finally:
+        use_settings(SETTINGS)

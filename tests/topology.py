@@ -1,11 +1,12 @@
 """The production topology under supervisord, for the fault tests (tests/test_topology_faults.py)
 and bench/faults_bench.py.
 
-`Topology` runs deploy/supervisord.conf as `make procs` does (web, WORKER_PROCESSES workers,
-clock), in a run folder of its own, on a free port, with a PostgreSQL database it makes (named
-by the caller after TEST_DATABASE_URL, so checkouts side by side never clash), migrated and
-seeded with the project's own commands, and a Redis server of its own (tests/redis_server.py)
-that a scenario may flush. Store builds are slow on purpose: AI_BACKEND=command runs a small
+`Topology` runs deploy/supervisord.conf as `make procs` does (the front, web, WORKER_PROCESSES
+workers, clock), in a run folder of its own, on a free port (the front's; gunicorn listens on
+another, on loopback), with a PostgreSQL database it makes (named by the caller after
+TEST_DATABASE_URL, so checkouts side by side never clash), migrated and seeded with the
+project's own commands, and a Redis server of its own (tests/redis_server.py) that a scenario
+may flush. Store builds are slow on purpose: AI_BACKEND=command runs a small
 program that notes when it starts and ends (and for which worker process: its parent), sleeps
 for the seconds a file says (changed while it runs) and prints a fixed store copy.
 
@@ -153,8 +154,12 @@ class Topology:
         self.worker_threads = worker_threads
         self.catalog_copies = catalog_copies
         self.extra_env = dict(env or {})
+        # The front (nginx, deploy/front.conf) serves `port`, as `make procs` serves PORT;
+        # gunicorn listens behind it on `web_port`, on loopback only.
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        self.web_port = free_port()
+        self.web_url = f"http://127.0.0.1:{self.web_port}"
         # redis_keep: a stop saves what Redis holds and the next start loads it (Redis away for
         # a while, then back as it was); else it comes back empty (the machine's Redis keeps
         # nothing on disk).
@@ -176,7 +181,7 @@ class Topology:
         env.update(
             DATABASE_URL=self.service_database_url, REDIS_URL=self.redis.url(0), SECRET_KEY=SECRET,
             BASE_URL=self.base_url, PORT=str(self.port), HOST="127.0.0.1", OUTBOX_DIR=str(self.dir / "outbox"),
-            PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes),
+            PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes), WEB_PORT=str(self.web_port),
             WORKER_THREADS=str(self.worker_threads), HEARTBEAT_SECONDS="1", WORKER_METRICS_PORT="0",
             WEB_CONCURRENCY="2", LOG_LEVEL="INFO", PYTHONUNBUFFERED="1",
             AI_BACKEND="command",
@@ -204,11 +209,12 @@ class Topology:
             self.process = subprocess.Popen([str(VENV_BIN / "supervisord"), "-c", str(CONF)], cwd=ROOT, env=env,
                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            names = {"web", "clock", *self.worker_names()}
+            names = {"front", "web", "clock", *self.worker_names()}
             wait_for(lambda: self.process.poll() is None and
                      {n for n, info in self.infos().items() if info["statename"] == "RUNNING"} >= names,
                      timeout, "every program RUNNING")
-            wait_for(lambda: self.get("/api/health").status_code in (200, 503), timeout, "the web process")
+            # Through the front: its own 503 (gunicorn not up yet) has no `database` part.
+            wait_for(lambda: "database" in self.get("/api/health").json(), timeout, "the web process")
             wait_for(lambda: self.workers_alive() >= self.worker_processes, timeout, "every worker's first beat")
         except BaseException:
             self.stop()

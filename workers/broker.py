@@ -107,7 +107,7 @@ def build_broker(settings) -> dramatiq.Broker:
         broker = StubBroker()
     else:
         broker = redis_broker(settings.redis_url, lost_seconds=settings.worker_lost_seconds)
-    broker.add_middleware(DatabaseConnection())
+    broker.add_middleware(DatabaseConnection(settings.worker_db_wait_seconds))
     broker.add_middleware(BeatOnBoot())
     broker.add_middleware(WorkerMetricsOnBoot(settings))
     for queue in QUEUES:
@@ -117,7 +117,8 @@ def build_broker(settings) -> dramatiq.Broker:
 
 settings = settings_or_exit()
 configure_logging(settings)
-init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout)
+init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout,
+        statement_timeout=settings.worker_db_wait_seconds)
 broker = build_broker(settings)
 dramatiq.set_broker(broker)
 

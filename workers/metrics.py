@@ -11,11 +11,15 @@ How it is kept from breaking anything:
   the tests never emit it, so they never load the middleware nor open its port (their jobs
   are measured from the job table on GET /metrics).
 - WORKER_METRICS_PORT (default 9191, 0 = off) is the port; it binds 127.0.0.1, or every
-  address when METRICS_PUBLIC is true.
+  address when METRICS_PUBLIC is true. Each deployment on a host needs its own.
 - Every worker process on a host with the same port and checkout writes to one folder, and
   a thread in each tries to take the port: the one that holds it serves them all, the
   others look again every PORT_RETRY_SECONDS, so when the serving process stops (or is
   killed) another takes over. No extra process, nothing to reap.
+- A process that cannot take the port asks who holds it: the server answers with a header
+  naming its folder. When that is not this checkout's own (another deployment's workers on
+  the same port, or any other program), this checkout's figures are served by nobody, and
+  the process says so with an error naming the port; it never claims a sibling serves them.
 - Each scrape first forgets the live gauges of processes that are gone (a worker killed
   without shutting down); counters of past processes stay summed in, as prometheus-client's
   multiprocess mode intends.
@@ -23,6 +27,7 @@ How it is kept from breaking anything:
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
 import os
 import tempfile
@@ -35,6 +40,10 @@ from dramatiq.middleware import Middleware
 log = logging.getLogger("workers.metrics")
 
 PORT_RETRY_SECONDS = 10
+# The header by which the serving process names its folder (checkout and port), so another
+# process that finds the port taken can tell whether its own figures are served there.
+FIGURES_HEADER = "X-Worker-Figures"
+HOLDER_ASK_SECONDS = 2.0
 
 
 def worker_metrics_dir(settings) -> str:
@@ -108,15 +117,22 @@ def serve_worker_metrics(settings, *, stop: threading.Event | None = None) -> No
     registry = CollectorRegistry(auto_describe=False)
     MultiProcessCollector(registry, path=path)
     address = (exposition_host(settings), settings.worker_metrics_port)
-    told = False
+    handler = _naming(_forgetting_the_dead(_quiet(MetricsHandler.factory(registry)), path), path)
+    told = None  # what the log last said about the holder of the port
     while not stop.is_set():
         try:
-            server = ThreadingHTTPServer(address, _forgetting_the_dead(_quiet(MetricsHandler.factory(registry)), path))
+            server = ThreadingHTTPServer(address, handler)
         except OSError as exc:
-            if not told:
-                log.info("worker figures served by another process of this host (port %s taken: %s); this one "
-                         "takes over if it stops", settings.worker_metrics_port, exc)
-                told = True
+            ours = _held_by_this_checkout(settings.worker_metrics_port, path)
+            if ours and told != "ours":
+                log.info("worker figures served by another worker process of this checkout on port %s; this one "
+                         "takes over if it stops", settings.worker_metrics_port)
+            elif not ours and told != "other":
+                log.error("worker figures not served: WORKER_METRICS_PORT %s could not be bound (%s), and what holds "
+                          "it does not serve this checkout's figures (another deployment on this host?). Give each "
+                          "deployment its own WORKER_METRICS_PORT; this process tries the port again every %s s",
+                          settings.worker_metrics_port, exc, PORT_RETRY_SECONDS)
+            told = "ours" if ours else "other"
             stop.wait(PORT_RETRY_SECONDS)
             continue
         log.info("worker figures served on http://%s:%s/metrics", *address)
@@ -127,6 +143,28 @@ def serve_worker_metrics(settings, *, stop: threading.Event | None = None) -> No
         finally:
             server.server_close()
         return
+
+
+def _naming(handler_class, path: str):
+    class Naming(handler_class):
+        def end_headers(self):
+            self.send_header(FIGURES_HEADER, os.path.basename(path))
+            super().end_headers()
+
+    return Naming
+
+
+def _held_by_this_checkout(port: int, path: str) -> bool:
+    """True when what holds the port on this host is a worker of this checkout serving the
+    figures of this folder (it answers naming it); False for anything else, or no answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=HOLDER_ASK_SECONDS)
+    try:
+        connection.request("GET", "/metrics")
+        return connection.getresponse().getheader(FIGURES_HEADER) == os.path.basename(path)
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def _forgetting_the_dead(handler_class, path: str):

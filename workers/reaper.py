@@ -10,8 +10,14 @@ their turn once):
    are spent).
 3. Queued jobs are compared with what the broker holds: one left alone for SEND_GRACE_SECONDS
    whose message the broker no longer holds (a Redis flushed or restarted empty, a send
-   that failed) is sent again. One whose message waits behind a backlog is left alone, so a
-   long queue never doubles itself.
+   that failed, a process that died between the commit of the job's row and its send) is
+   sent again. One whose message waits behind a backlog is left alone, so a long queue
+   never doubles itself.
+
+This is what makes the job rows an outbox: a row committed is a job that will run, the
+message only a nudge. A job that starts others commits their rows with its own done mark
+(jobs/runner.py, `ending`): whatever moment its worker dies at, each is sent, by the runner
+after the commit or else here, and runs once (an actor finds a finished job and returns).
 
 With the in-process broker, whose messages cannot be looked at, a queued job is sent again
 once it has waited JOB_STALE_SECONDS, as before.

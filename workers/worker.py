@@ -7,13 +7,16 @@ its workers under a master that stops every worker of the host when one dies, an
 a second SIGTERM that kills a worker mid-job.)
 
 - It takes as many messages as it has threads (no backlog waits in a busy worker's
-  memory), beats its row (`/api/health`, `ff_workers_alive`) every HEARTBEAT_SECONDS and
-  its broker heartbeat every second from a thread, so a worker busy with long jobs is never
-  taken for lost, and one that died is known lost WORKER_LOST_SECONDS after it stopped.
+  memory), beats its row (`/api/health`, `ff_workers_alive`; with the inbound mail it
+  reads) every HEARTBEAT_SECONDS and its broker heartbeat every second from a thread, so a
+  worker busy with long jobs is never taken for lost, and one that died is known lost
+  WORKER_LOST_SECONDS after it stopped (and no longer counted alive two heartbeats after
+  its last beat; a clean stop removes its row at once).
 - SIGTERM (or SIGINT) drains: it takes nothing more, returns what it had taken but not
   started, lets the jobs it runs finish for up to WORKER_SHUTDOWN_SECONDS, then hands back
   any still running (their rows are queued and sent again at once, to run elsewhere from
-  the start) and exits 0. A second signal cuts the wait short, handing back at once.
+  the start; the programs they started, a model's command, are killed) and exits 0. A
+  second signal cuts the wait short, handing back at once.
 - `make run`'s in-process worker (workers/embedded.py) is the same WorkerPool in the web
   process.
 """
@@ -28,6 +31,9 @@ import time
 import dramatiq
 from dramatiq.common import iter_queue
 
+from integrations.mail.inbound import source_name
+from integrations.processes import stop_programs_of
+
 log = logging.getLogger("workers.worker")
 
 BROKER_BEAT_SECONDS = 1.0  # well inside WORKER_LOST_SECONDS (at least 3)
@@ -39,6 +45,8 @@ POLL_MS = 1000
 # While Redis or the database is away, a beat is missed every second: the log says so when it
 # starts, then at most once a minute with how many were missed, and once when beats are back.
 MISSED_BEAT_LOG_SECONDS = 60.0
+# How often a worker looks whether workers on several hosts read local mail folders.
+MAIL_CHECK_SECONDS = 60.0
 
 
 class MissedBeats:
@@ -86,17 +94,20 @@ class WorkerPool:
         self.worker.start()
         self._beats = threading.Thread(target=self._beat, name="worker-beats", daemon=True)
         self._beats.start()
-        log.info("worker started", extra={"fields": {"threads": self.threads, "worker": _name()}})
+        # Which mail this worker reads: with workers on several hosts, a folder local to each
+        # host is read by some and not others (services/health.py warns; README, "Several hosts").
+        log.info("worker started", extra={"fields": {"threads": self.threads, "worker": _name(),
+                                                     "mail_source": source_name(self.settings)}})
         return self
 
     def _beat(self) -> None:
         """Records this worker as alive in the database every HEARTBEAT_SECONDS and in the
         broker every second, whatever its threads are doing."""
         from models.db import close_connection
-        from services.health import record_worker_beat
+        from services.health import mail_status, record_worker_beat
         from workers.broker import keep_broker_heartbeat
 
-        next_row = 0.0
+        next_row = next_mail_check = 0.0
         broker_beats, database_beats = MissedBeats("broker"), MissedBeats("database")
         while not self._stop_beating.is_set():
             now = time.monotonic()
@@ -110,9 +121,12 @@ class WorkerPool:
                 broker_beats.miss(exc)
             if now >= next_row:
                 try:
-                    record_worker_beat(_name())
+                    record_worker_beat(_name(), self.settings)
                     next_row = now + self.settings.heartbeat_seconds
                     database_beats.recorded()
+                    if now >= next_mail_check:  # logs a warning when several hosts read local folders
+                        mail_status(self.settings, stale_seconds=self.settings.worker_stale_seconds)
+                        next_mail_check = now + MAIL_CHECK_SECONDS
                 except Exception as exc:  # the database is away: the next beat tries again
                     database_beats.miss(exc)
                 finally:
@@ -140,6 +154,9 @@ class WorkerPool:
             if cut_short.wait(0.05):
                 break
         handed_back = runner.release_running() if runner.running() else []
+        # The runs handed back will start again elsewhere: a program one of them started (a
+        # model's command) would only run on for nobody.
+        stop_programs_of(worker.workers)
         worker.stop(timeout=1000)  # joins what is left, returns any late arrival, closes the consumers
         self._stop_beating.set()
         if self._beats is not None:

@@ -2,7 +2,9 @@
 
 AI_COMMAND is split like a shell would (shlex) but run without one, through the capped
 runner (integrations/processes.py): in its own process group, so stopping it stops
-whatever it started too. The program inherits the service's environment, gets the
+whatever it started too, and never longer than the job that asked: it is killed when its
+job's time limit stops the job, when its worker hands the job back at a stop, and when its
+worker process dies (even by SIGKILL). The program inherits the service's environment, gets the
 prompt's request as one JSON object on stdin and must print one JSON object on stdout.
 
 What a failure means to the caller (AIError.reason):

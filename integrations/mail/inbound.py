@@ -11,6 +11,9 @@ message another poll marked first.
   Unread mail is what sits in new/; reading it moves the file to cur/ with the Seen flag,
   as every Maildir reader does (one rename, atomic; the poll that loses the race finds
   the file gone and lets it be).
+  The folder is local to its host unless it is a mount every host shares: with workers on
+  several hosts, mail delivered into one host's folder is read only by that host's workers,
+  so a shared folder is declared (INBOUND_DIR_SHARED) and health warns about local ones.
 - ImapSource (IMAP_URL): imap-tools. UNSEEN messages are fetched with BODY.PEEK (which
   leaves them unseen) and flagged \\Seen in `mark_read`. The password is never logged:
   errors are reported with the URL's password hidden.
@@ -152,6 +155,21 @@ def redacted(url: str) -> str:
     if parts.password:
         return url.replace(f":{parts.password}@", ":***@", 1)
     return url
+
+
+# What a worker reads, as its beat records it (services/health.py): IMAP, or a folder that is
+# either declared shared by every host (INBOUND_DIR_SHARED) or local to the worker's host.
+IMAP = "imap"
+SHARED_FOLDER = "shared"
+LOCAL_FOLDER = "local"
+
+
+def source_name(settings) -> str:
+    """"imap", or "shared:<folder>" / "local:<folder>" (the Maildir's absolute path)."""
+    if settings.imap_url:
+        return IMAP
+    kind = SHARED_FOLDER if settings.inbound_dir_shared else LOCAL_FOLDER
+    return f"{kind}:{os.path.abspath(settings.inbound_maildir)}"
 
 
 def source_for(settings) -> InboundSource:

@@ -19,6 +19,7 @@ from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.discovery import Claim
+from models.launch import ProductLaunch
 from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal
 from models.session import Session
 from models.store import Store, StoreVersion
@@ -57,6 +58,8 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
         raise Refused("unknown_product", "No store sells a product with that id; no order was opened.")
     if document is None:
         raise Refused("store_not_published")
+    if not ProductLaunch.on_sale(product_id):
+        raise Refused("product_retired")
     if document.get("checkout") is not True or not payments.configured() or not document.get("price"):
         raise Refused("payment_unavailable", "This store does not take payments right now, so no order was opened "
                                              "and nothing was charged.")

@@ -93,6 +93,13 @@ def checkout_origin() -> str | None:
     return chosen.checkout_origin if chosen is not None else None
 
 
+def started_by(provider_ref: str, session_id: int | None) -> bool:
+    """Whether the session started the payment of that provider checkout (a customer's
+    session for an order they opened through the API; never true for no session)."""
+    return session_id is not None and Payment.select().where(Payment.provider_ref == provider_ref,
+                                                             Payment.session == session_id).exists()
+
+
 def new_payment(*, purpose: str, subject: str, amount_minor: int, currency: str, session_id: int | None,
                 account_id: int | None) -> Payment:
     """Records a payment about to start (call inside the caller's transaction)."""

@@ -11,11 +11,13 @@ answer only what the passages they cite back and whose finish holds any backend 
 The meter's subject is the account of the store's founder (the agent answers for them and
 spends their `support` credits); credits are spent immediately before the AI writes and
 given back when it abstains or fails, so only an answer costs anything (services/meter.py).
+A visitor's question (a store not the asker's) may use only the founder's share of those
+credits, and one answered before for the same facts costs nothing (services/desk/public.py).
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from integrations import ai
 from models.clock import utcnow
@@ -24,7 +26,7 @@ from models.desk import Ticket, TicketMessage
 from models.session import Session
 from models.store import Store
 from services import business
-from services.desk import tickets
+from services.desk import public, tickets
 from services.desk.answers import (
     ABSTAINED,
     ANSWER_KIND,
@@ -37,7 +39,7 @@ from services.desk.answers import (
 )
 from services.discovery import resolve
 from services.errors import Refused
-from services.meter import metered
+from services.meter import METER_REFUSALS, Share, ShareUsed, metered
 from services.ownership import Owner, owner_of
 from services.store import facts as store_facts
 from services.store.versions import document_of, latest
@@ -59,11 +61,13 @@ _AI_REASONS = {ai.errors.UNAVAILABLE: "cli_unavailable"}
 
 @dataclass(frozen=True)
 class StoreSource:
-    """The store a question is answered for: its product, the document answered from, and the founder."""
+    """The store a question is answered for: its product, the document answered from, and the
+    founder; `public` when the asker is not that founder (a visitor of the published store)."""
 
     product_id: str
     document: dict
     owner: Owner
+    public: bool = False
 
 
 def owner_from_key(key: str) -> Owner:
@@ -83,7 +87,8 @@ def store_for_session(session: Session, product_id: str | None) -> StoreSource:
             return _source(store, latest(store.product_id).document)
         if store is None or store.published_version is None or store.owner is None:
             raise Refused("not_found", "No published store sells a product with that id.")
-        return _source(store, document_of(store.product_id, store.published_version))
+        source = _source(store, document_of(store.product_id, store.published_version))
+        return replace(source, public=store.owner != owner.key)
     resolved = resolve(session)
     if resolved is None:
         raise Refused("no_product", "You have no product yet, so the agent has no store to answer for. Find and "
@@ -166,17 +171,40 @@ def support(*, session: Session, question: str | None, product_id: str | None = 
         return {"status": ABSTAINED, "reason": "no_query_terms", **base, "answer": None, "cites": [],
                 "explanation": "Your question has no words the store's facts could answer (only greetings, short or "
                                "very common words). Ask about the product, its price, shipping or returns."}
+    task = task_for(source, ANSWER_KIND, text)
     try:
-        copy = _write(task_for(source, ANSWER_KIND, text), source.owner.account_id)
+        copy = _answer_visitor(task, source) if source.public else _write(task, source.owner.account_id)
     except _Abstained as abstained:
         return {"status": ABSTAINED, "reason": "not_in_store_facts", **base, "answer": None, "cites": [],
                 "explanation": abstained.copy.get("abstain_reason") or abstention(text, [])}
     return {"status": OK, **base, "answer": copy["answer"], "cites": copy["cites"]}
 
 
-def _write(task: ai.Task, account_id: int | None) -> dict:
-    """The AI's answer, metered for the account: spent first, given back on abstention or failure."""
-    with metered(account_id, BUCKET):
+def _answer_visitor(task: ai.Task, source: StoreSource) -> dict:
+    """A visitor's question: the answer kept for it when there is one (no model call, no
+    spend), else one written within the founder's share, and kept. A visitor turned away is
+    told the assistant is busy, never the founder's usage, limits or reset time."""
+    key = public.key_of(task)
+    kept = public.kept_answer(key)
+    if kept is not None:
+        public.count(source.product_id, public.ANSWERED, public.FROM_EARLIER)
+        return kept
+    try:
+        copy = _write(task, source.owner.account_id, share=public.share_of(source.owner))
+    except (ShareUsed, Refused) as stopped:
+        if isinstance(stopped, Refused) and stopped.reason not in METER_REFUSALS:
+            raise  # the AI backend failing is said as it is (cli_unavailable, cli_failed)
+        public.count(source.product_id, public.TURNED_AWAY)
+        raise Refused("support_busy") from None
+    public.keep(key, source.product_id, task, copy)
+    public.count(source.product_id, public.ANSWERED)
+    return copy
+
+
+def _write(task: ai.Task, account_id: int | None, *, share: Share | None = None) -> dict:
+    """The AI's answer, metered for the account (within `share` of it when given): spent
+    first, given back on abstention or failure."""
+    with metered(account_id, BUCKET, share=share):
         try:
             answer = ai.complete(task)
         except ai.AIError as exc:

@@ -18,7 +18,6 @@ from models.db import transaction
 from models.fix import FixPage, FixRun
 from services.errors import JobFailed
 from services.fix import checks, drafts, repairs
-from services.fix.mail import mail_report
 from services.fix.own_store import own_status_of, own_store, repair_in_place, store_pages
 from services.fix.runs import failure_reason
 from services.ownership import Owner
@@ -79,7 +78,6 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
                       stage=FixRun.DONE, finished_at=utcnow()).where(
             FixRun.id == row.id, FixRun.stage.not_in(FixRun.FINISHED)).execute()
     stage(FixRun.DONE)
-    mail_report(row.id)
     return {"run": row.token, "score_before": before, "score_after": after, "store_version": version}
 
 

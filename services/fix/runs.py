@@ -27,7 +27,7 @@ from models.job import Job
 from models.session import Session
 from services.accounts import normalize_email
 from services.errors import Refused
-from services.fix import checks
+from services.fix import checks, mail
 from services.fix.own_store import own_store
 from services.jobs import create_job
 from services.ownership import adopter, owner_of
@@ -97,7 +97,7 @@ def start(*, session: Session, url, email=None) -> tuple[FixRun, Job]:
         raise Refused("fix_runs_busy")
     with transaction():
         run = FixRun.create(token=secrets.token_urlsafe(24), url=address, email=mail_to, session=session.id,
-                            account=session.account_id, created_at=utcnow())
+                            account=session.account_id, created_at=utcnow(), mail=mail.decide(session, mail_to))
         job, _ = create_job(kind=KIND, subject=run.token, payload={"run_id": run.id}, max_attempts=2)
     return run, job
 
@@ -114,6 +114,7 @@ def by_token(token) -> FixRun:
 def answer(run: FixRun) -> dict:
     """A run as the API answers it (decisions.md's fields, and the pages to download)."""
     stored = {row.position for row in FixPage.select(FixPage.position).where(FixPage.run == run.id)}
+    mail_said = mail.said(run)
     body = {
         "token": run.token, "url": run.url, "stage": run.stage,
         "pages": [page["url"] for page in run.pages],
@@ -124,6 +125,7 @@ def answer(run: FixRun) -> dict:
         "findings": [_shown(finding) for finding in run.findings],
         "repaired_in_place": run.store_version is not None, "store_version": run.store_version,
         "follow_up": run.follow_up and run.email is not None,
+        "mail": mail_said[0], "mail_explanation": mail_said[1],
         "created_at": run.created_at.isoformat() + "Z",
         "finished_at": run.finished_at.isoformat() + "Z" if run.finished_at else None,
     }
@@ -145,7 +147,7 @@ def mine(*, session: Session) -> dict:
     runs = list(FixRun.select().where(owner.owns(FixRun)).order_by(FixRun.id.desc()).limit(MAX_LISTED))
     subscriptions, seen = [], set()
     for run in runs:
-        if run.email and (run.url, run.email) not in seen:
+        if run.email and run.mail != FixRun.MAIL_CAPPED and (run.url, run.email) not in seen:
             seen.add((run.url, run.email))
             subscriptions.append({"url": run.url, "email": run.email, "follow_up": run.follow_up})
     return {"runs": [answer(run) for run in runs], "subscriptions": subscriptions}

@@ -100,12 +100,12 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     return document, answer.dropped
 
 
-def run(product_id: str, *, stage=lambda name: None, fenced=None) -> dict:
-    """The build job's work: a new version of the product's store."""
-    document, dropped = generate(product_id, stage=stage)
-    with (fenced() if fenced else transaction()):
-        number = write_version(product_id, document, summary="Built from the product record, its evidence and the offer",
-                               dropped=dropped)
+def save(product_id: str, document: dict, dropped: list) -> dict:
+    """Writes the generated document as the store's new version; answers the build's result.
+    Runs in the build job's last transaction (jobs/store.py), with its done mark and the row
+    of the ad job it starts: a build whose worker dies after the commit is not built again."""
+    number = write_version(product_id, document, summary="Built from the product record, its evidence and the offer",
+                           dropped=dropped)
     return {"product_id": product_id, "version": number, "dropped": len(dropped)}
 
 

@@ -3,7 +3,7 @@
 A public page is a pure function of the published version's document and the request's
 context (services/store/render.py), so it is rendered once per published version and page
 in each web process and kept in memory (`rendered`). What a request needs to find it is
-the store's publication: (product id, published version, published_at), its `Pointer`.
+the store's publication: (product id, published version, published_at, on sale), its `Pointer`.
 
 Pointers are kept where every process reads them without a query: in Redis (one key per
 slug) when REDIS_URL is set, else in this process (embedded mode runs one web process that
@@ -38,6 +38,7 @@ from redis.exceptions import RedisError
 
 from config import get_settings
 from integrations.redis_client import get_redis
+from models.launch import ProductLaunch
 from models.store import Store, StoreVersion
 from services.errors import Refused
 
@@ -51,10 +52,12 @@ RENDERED_PAGES = 512  # pages kept per process (about 10 KB each)
 
 
 class Pointer(NamedTuple):
-    """A store's current publication."""
+    """A store's current publication, and whether its product is on sale (its launch state:
+    a retired product's buy box says it is no longer sold)."""
     product_id: str
     version: int
     published_at: str
+    on_sale: bool = True
 
     def encode(self) -> str:
         return json.dumps(list(self), separators=(",", ":"))
@@ -62,10 +65,10 @@ class Pointer(NamedTuple):
     @classmethod
     def decode(cls, text) -> Pointer | None:
         try:
-            product_id, version, published_at = json.loads(text)
-            return cls(str(product_id), int(version), str(published_at))
+            product_id, version, published_at, on_sale = json.loads(text)
+            return cls(str(product_id), int(version), str(published_at), on_sale is True)
         except (TypeError, ValueError):
-            return None
+            return None  # also one written before it said whether the product is on sale
 
 
 _local: dict[str, Pointer] = {}  # embedded mode's pointers
@@ -158,7 +161,7 @@ def _from_row(slug: str) -> Pointer | None:
            .where(Store.slug == slug).first())
     if row is None or row.published_version is None:
         return None
-    return Pointer(row.product_id, row.published_version, str(row.published_at))
+    return Pointer(row.product_id, row.published_version, str(row.published_at), ProductLaunch.on_sale(row.product_id))
 
 
 def current(slug: str) -> Pointer | None:
@@ -199,8 +202,9 @@ def current(slug: str) -> Pointer | None:
 
 
 def announce(product_id: str) -> None:
-    """Moves the store's pointer to its publication as committed (call after the commit),
-    and tells every process to forget its copy."""
+    """Moves the store's pointer to its publication as committed (call after the commit; a
+    change of the product's launch state that takes it off sale calls it too), and tells
+    every process to forget its copy."""
     row = Store.get_or_none(Store.product == product_id)
     if row is None:
         return

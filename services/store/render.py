@@ -95,13 +95,20 @@ def page_path(page_id: str) -> str:
     return "" if page_id == "home" else page_id
 
 
+# What a retired product's buy box says to a customer, instead of the buy button.
+NOT_ON_SALE = "This product is no longer sold here, so it cannot be ordered."
+
+
 def render_page(document: dict, page_id: str, *, base_path: str, origin: str, preview: bool = False,
-                payments_on: bool = True) -> str:
+                payments_on: bool = True, on_sale: bool = True) -> str:
     """Renders one page of the store as a complete HTML document (`payments_on` false: the
-    service takes no payments now, so the buy box shows closed whatever the document says)."""
+    service takes no payments now, so the buy box shows closed whatever the document says;
+    `on_sale` false: the product is no longer sold, so the buy box says so and has no form)."""
     page_path(page_id)  # refuses an unknown page id
     store = _store(document)
-    store["checkout"] = store["checkout"] and payments_on
+    store["checkout"] = store["checkout"] and payments_on and on_sale
+    store["on_sale"] = on_sale
+    store["not_on_sale"] = NOT_ON_SALE
     links = _links(base_path)
     page = _page(document, page_id, store)
     absolute = {pid: origin.rstrip("/") + href for pid, href in links.items() if pid in PAGE_IDS}

@@ -177,6 +177,9 @@ def test_a_visitor_checks_their_store_and_takes_the_repairs(open_app, held_worke
     # Each step in words; the one running is marked for screen readers too ("(now)", visually hidden).
     stages = page.locator("main ol.fix-stages li").all_text_contents()
     assert stages == ["Waiting for its turn (now)", "Reading your pages", "Checking them", "Writing repairs", "Done"]
+    # The address is not this browser's verified account's: the report is mailed only once it confirms.
+    assert page.locator("main [data-mail=needs_confirmation]").inner_text().startswith(
+        "We only mail reports to an address that asks for them.")
     founder_words_only(page)
     fits_a_phone(app)
     app.shot("fix-waiting")

@@ -1,7 +1,8 @@
 // Desk: your customers' mail as tickets. The list by status with counts; one ticket's
 // conversation with a reply (mailed to the customer), a note for yourself, a draft by the
 // assistant, and closing with how it was resolved; and the keyword rules that sort new mail.
-// Opening the screen checks the mailbox first. #/app/desk/<id> opens one ticket.
+// Opening the screen checks the mailbox first. #/app/desk/<id> opens one ticket. It also says
+// how the assistant did with visitors' questions on the founder's store this past week.
 import { h, fill, title, field, button, busy, when, linkButton, plural, uid } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -40,6 +41,7 @@ export async function render(ctx) {
   fill(ctx.main, title("Desk", "Your customers' mail, one ticket per conversation: answer it, keep notes, and close "
     + "it with how it was resolved."),
   whereCustomersWrite(desk),
+  ticketId ? null : visitorQuestions(desk.public_questions),
   ticketId ? ticketView(ctx, ticket) : listView(desk, showing),
   // No ratings yet is an answer too: the picture says so in its place.
   rated && rated.http === 200 && rated.data && typeof rated.data.count === "number" ? h("section", { class: "panel", "aria-labelledby": "rated-title" },
@@ -59,6 +61,27 @@ function whereCustomersWrite(desk) {
     h("p", {}, "Your support address is the name you choose in your business settings at your store's own domain. "
       + "Connect a domain to your store and choose the name (support, say)."),
     h("p", { class: "actions" }, linkButton("Domains", "#/app/domains"), linkButton("Settings", "#/app/settings")));
+}
+
+// Visitors to the founder's store ask the assistant questions, paid from the founder's own
+// allowance: how many it answered and turned away, and the share they may use.
+function visitorQuestions(asked) {
+  if (!asked) return null;
+  const earlier = asked.from_earlier ? ` (${asked.from_earlier} of them from an answer it had written before, at no `
+    + "cost)" : "";
+  const away = asked.turned_away ? `; it turned away ${asked.turned_away} more, as visitors had used their share of `
+    + "your allowance." : ", and turned none away.";
+  const said = asked.answered || asked.turned_away
+    ? `In the last ${asked.days} days the assistant answered ${plural(asked.answered, "question")} from visitors to `
+      + `your store${earlier}${away}`
+    : `No visitor asked the assistant a question in the last ${asked.days} days.`;
+  return h("section", { class: "panel", "aria-labelledby": "visitors-title", dataset: {
+    answered: String(asked.answered), turnedAway: String(asked.turned_away) } },
+  h("h2", { id: "visitors-title" }, "Questions from visitors to your store"),
+  h("p", {}, said),
+  h("p", {}, `Visitors may use up to ${asked.share}% of your assistant allowance; the rest is kept for your own `
+    + "drafts and answers."),
+  h("p", { class: "actions" }, linkButton("Change the share in Settings", "#/app/settings")));
 }
 
 function listView(desk, showing) {

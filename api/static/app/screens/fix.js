@@ -82,8 +82,23 @@ async function earlier(ctx) {
       subscriptions.map((sub, i) => [i ? "; " : "", `${sub.url} at ${sub.email}`]), ".") : null);
 }
 
+/** What a confirmation link that no longer works says (#/app/fix?link=used). */
+function usedLink() {
+  return h("div", { class: "notice notice-warn", role: "status", dataset: { link: "used" } },
+    h("p", { class: "notice-title" }, "This link no longer works"),
+    h("p", {}, "It was already opened, or it is more than two days old. Nothing more will be mailed from it; "
+      + "check your store again below to have a new report."));
+}
+
+/** Whether the report will be mailed, in the service's words (nothing when no email was given). */
+function mailNote(run) {
+  if (!run.mail || run.mail === "none") return null;
+  return h("p", { class: "hint", dataset: { mail: run.mail } }, run.mail_explanation);
+}
+
 async function startScreen(ctx) {
   fill(ctx.main, title("Fix your store", LEDE),
+    ctx.params.get("link") === "used" ? usedLink() : null,
     h("section", { class: "panel narrow" }, form(ctx)));
   const list = await earlier(ctx);
   if (list && ctx.alive()) ctx.main.append(list);
@@ -110,7 +125,8 @@ async function runScreen(ctx, token) {
     onWait: ({ data }) => {
       if (!body.contains(stages.node)) {
         fill(body, h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: data.run.stage } },
-          h("h2", { id: "fix-run-title", class: "fix-page-address" }, `Checking ${data.run.url}`), stages.node));
+          h("h2", { id: "fix-run-title", class: "fix-page-address" }, `Checking ${data.run.url}`), mailNote(data.run),
+          stages.node));
       }
       body.querySelector("[data-run-stage]").dataset.runStage = data.run.stage;
       stages.update(data.run.stage);
@@ -138,7 +154,7 @@ async function runScreen(ctx, token) {
   stages.update("done");
   fill(body,
     h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "done", token: run.token } },
-      h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url),
+      h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url), mailNote(run),
       h("details", { class: "fix-done-stages" }, h("summary", {}, "Every step done"), stages.node),
       h("p", { class: "actions" }, again(ctx, run)), outcome),
     report(ctx, run));

@@ -19,6 +19,7 @@ const FIELD_WORDS = {
   business_name: "Business name", support_email_local: "Support address",
   default_canned_subject: "Subject of your standard reply", default_canned_body: "Your standard reply",
   ai_email_mode: "How the support agent answers",
+  public_support_share: "Visitors' share of your assistant allowance",
 };
 
 export async function render(ctx) {
@@ -69,6 +70,11 @@ function showBusiness(ctx, slot, result) {
       AGENT_MODES.map(([value, words, hint]) => h("label", { class: "choice" },
         h("input", { type: "radio", name: "ai_email_mode", value, checked: s.ai_email_mode === value }),
         h("span", {}, h("strong", {}, words), h("span", { class: "hint" }, hint))))),
+    field("Visitors' share of your assistant allowance (percent)", { type: "number", name: "public_support_share",
+      min: "0", max: "90", step: "1", inputmode: "numeric", value: String(s.public_support_share) },
+    { hint: "Questions visitors ask on your store are answered from your support assistant's allowance. They may "
+      + "use at most this much of it, so your own drafts always have room. A question answered before is answered "
+      + "again at no cost." }),
     h("div", { class: "form-actions" }, button("Save", null, { type: "submit" })),
     message);
   form.default_canned_body.value = s.default_canned_body || "";
@@ -86,7 +92,14 @@ function showBusiness(ctx, slot, result) {
       business_name: form.business_name.value, support_email_local: form.support_email_local.value,
       default_canned_subject: form.default_canned_subject.value, default_canned_body: form.default_canned_body.value,
       ai_email_mode: form.querySelector("input[name=ai_email_mode]:checked").value,
+      public_support_share: Number(form.public_support_share.value.trim()),
     };
+    // The share is a whole percent: anything else is said here, in the founder's words.
+    if (!/^[0-9]+$/.test(form.public_support_share.value.trim())) {
+      fill(message, h("p", { class: "notice notice-error", role: "alert" }, `${FIELD_WORDS.public_support_share}: `
+        + "type a whole percent from 0 to 90; nothing was saved."));
+      return;
+    }
     await busy(form.querySelector("button[type=submit]"), async () => {
       const saved = await post("/api/settings/business", values);
       if (!ctx.alive()) return;
