@@ -219,7 +219,7 @@ def _log_request(response, req, request_id, route, started) -> None:
 
 class DatabaseWaits:
     """The outermost WSGI wrapper: while a request is answered (whichever layer answers it),
-    each database operation waits at most `seconds` (DB_WAIT_SECONDS, models/db.py). A
+    its database operations together wait at most `seconds` (DB_WAIT_SECONDS, models/db.py). A
     database that stops answering then costs the request a 503 `database_unavailable`
     within that bound, and the thread is free again, instead of every thread of the web
     tier hanging on a socket nobody will ever answer."""
@@ -228,5 +228,5 @@ class DatabaseWaits:
         self.next, self.seconds = wsgi_app, seconds
 
     def __call__(self, environ, start_response):
-        with waiting_at_most(self.seconds):
+        with waiting_at_most(self.seconds, in_all=True):
             return self.next(environ, start_response)

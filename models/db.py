@@ -96,20 +96,27 @@ _bound = threading.local()
 
 
 @contextmanager
-def waiting_at_most(seconds: float | None):
+def waiting_at_most(seconds: float | None, *, in_all: bool = False):
     """Within the block, this thread waits at most `seconds` for each database operation
-    (None: as long as it takes). Blocks nest; the outer bound comes back after."""
-    before = getattr(_bound, "seconds", None)
+    (None: as long as it takes). With `in_all`, the block's operations together wait at most
+    that long (a web request: however many statements it tries, its answer comes within the
+    bound). Blocks nest, never loosening an outer whole-block limit; the outer bound comes
+    back after."""
+    before = (getattr(_bound, "seconds", None), getattr(_bound, "deadline", None))
     _bound.seconds = seconds
+    if in_all and seconds is not None:
+        ends = time.monotonic() + seconds
+        _bound.deadline = ends if before[1] is None else min(before[1], ends)
     try:
         yield
     finally:
-        _bound.seconds = before
+        _bound.seconds, _bound.deadline = before
 
 
 def bound_this_thread(seconds: float | None) -> None:
-    """Sets this thread's bound until set again (a worker thread, message by message)."""
-    _bound.seconds = seconds
+    """Sets this thread's bound for each operation until set again (a worker thread, message
+    by message)."""
+    _bound.seconds, _bound.deadline = seconds, None
 
 
 def current_bound() -> float | None:
@@ -118,11 +125,14 @@ def current_bound() -> float | None:
 
 
 def _wait_within_bound(conn) -> None:
-    """psycopg2's wait callback: what libpq would block on, waited for with select() until
-    the thread's bound. Past it the connection is closed, since it is in the middle of an
-    exchange nobody can finish, and OperationalError says how long was waited."""
+    """psycopg2's wait callback: what libpq would block on, waited for with poll() until the
+    thread's bound (and its block's deadline). Past it the connection is broken off, since it
+    is in the middle of an exchange nobody can finish, and OperationalError says so."""
     seconds = current_bound()
     deadline = None if seconds is None else time.monotonic() + seconds
+    whole = getattr(_bound, "deadline", None)
+    if whole is not None:
+        deadline = whole if deadline is None else min(deadline, whole)
     while True:
         state = conn.poll()
         if state == extensions.POLL_OK:
@@ -130,7 +140,8 @@ def _wait_within_bound(conn) -> None:
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             _break(conn)
-            raise psycopg2.OperationalError(f"the database did not answer within {seconds:g} s")
+            raise psycopg2.OperationalError("the database did not answer within "
+                                            + (f"{seconds:g} s" if seconds is not None else "the request's time"))
         if state not in (extensions.POLL_READ, extensions.POLL_WRITE):
             raise psycopg2.OperationalError(f"unexpected state from the database connection: {state!r}")
         poller = select.poll()  # not select(): a busy process may hold descriptors past 1024
