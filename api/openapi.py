@@ -34,7 +34,7 @@ DECISIONS = [
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written. One that stops "
-    "answering without a word costs a request at most DB_WAIT_SECONDS (5) per database operation before that "
+    "answering without a word costs a request at most DB_WAIT_SECONDS (5) of waiting on it in all before that "
     "503; GET /api/health waits at most 1 s on it and answers `degraded`.",
     "Any request body must be one JSON object sent with Content-Type application/json. An empty body reads as {}. "
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
