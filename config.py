@@ -64,8 +64,8 @@ class Settings:
     worker_threads: int = 4
     db_pool_size: int = 20
     db_pool_timeout: int = 10
-    # How long one database operation (a connect, a statement) may wait: in a web request, and
-    # in a job message (models/db.py). Past it the request answers 503 database_unavailable.
+    # How long a web request may wait on the database in all, and one operation of a job message
+    # (models/db.py). Past it the request answers 503 database_unavailable.
     db_wait_seconds: int = 5
     worker_db_wait_seconds: int = 300
     max_body_bytes: int = 1024 * 1024
