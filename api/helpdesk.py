@@ -26,9 +26,12 @@ DECISIONS: list[str] = [
     "counts it as unrouted).",
     "Threading and exactly once: a message whose In-Reply-To or References names a message of one of the "
     "founder's tickets (the customer's earlier mail, or one of our replies) joins that ticket and opens it again; "
-    "anything else is a new ticket (subject, customer_email: the Reply-To or From address, the text part, else the "
-    "HTML's text). A message is kept under its Message-ID (a digest of its bytes when it has none), unique per "
-    "founder in the database: however many polls overlap, each message is on the desk once.",
+    "anything else is a new ticket (subject, customer_email: the From address, never Reply-To, the text part, else "
+    "the HTML's text). The desk, and the agent in auto mode, answer the From address: a Reply-To naming someone "
+    "else is ignored, so a stranger's mail cannot make the store write to a third party. A message is kept under "
+    "its sender and its Message-ID (a digest of its bytes when it has none), unique per founder in the database: "
+    "however many polls overlap, each message is on the desk once, and a Message-ID another sender used first does "
+    "not make a customer's mail a duplicate.",
     f"Polling: the clock starts the `mail_poll` job every MAIL_POLL_SECONDS (60). GET /api/helpdesk starts the "
     f"same job (or joins the one queued or running: one at a time) and waits up to {POLL_WAIT_SECONDS:g} s for it, "
     "in every mode (a worker runs it; `make run` has one), then answers what the desk holds: `mail.checked` says "

@@ -3,7 +3,9 @@ cookie, the cache and security headers (no answer a shared cache may keep carrie
 cookie), and one structured log line.
 
 The log line names the route and the path without its query string: sign-in tokens
-travel in query strings, and cookie values never appear in any log.
+travel in query strings, and cookie values never appear in any log. Bearer values that
+travel in the path itself (a journey carrier's id, a rating token, a sandbox checkout's
+id) are cut from it (logformat.logged_path).
 """
 from __future__ import annotations
 

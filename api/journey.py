@@ -20,7 +20,8 @@ DECISIONS: list[str] = [
     "`already_consumed`; an id never issued, malformed or past its expiry is 404 `not_found` (an expired carrier "
     "alike whether it was consumed or not). Any session may consume it (the point is another device). The "
     "consume is one conditional UPDATE (WHERE not consumed AND not expired): of any number of consumes at once "
-    "exactly one succeeds.",
+    "exactly one succeeds. The id is a bearer value: the request log (and the log of a failure) names the path "
+    "as `/api/journey/<cut>/consume`, whatever the method or answer (logformat.logged_path).",
     "Carriers are deleted a day after they expire, when a new one is issued.",
 ]
 

@@ -26,7 +26,8 @@ DECISIONS: list[str] = [
     "it (see POST /api/intent).",
     "A generated page is owned like every founder row: by the account of a signed-in session, else by the "
     "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
-    "`guest_id` with each page it makes and by GET /api/pages). POST /api/auth/request-link takes it as optional "
+    "`guest_id` with each page it makes and by GET /api/pages; a keyed digest of the guest's session, so first "
+    "pages written at once carry the same one). POST /api/auth/request-link takes it as optional "
     "`guestId` (a string; one that is not a minted id is ignored, and a non-string is 400 `invalid_request` like any mistyped field); the sign-in token keeps it, and redeeming the link upgrades "
     "the guest's pages that no account owns yet to the link's account when the link is opened in the guest's own "
     "browser (spec 4.2), with the rest of that browser's journey. A guest id passed by another browser moves "

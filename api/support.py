@@ -82,7 +82,8 @@ DECISIONS: list[str] = [
     f"POST /rate/<token> (a form: score 1-5, comment at most {rating.MAX_COMMENT} characters, else 400 "
     "`invalid_rating`) records the rating: one per reply, settled by a unique index, so a second click (or a "
     "replay) records nothing and says the rating was already recorded. Neither route reads or sets the session "
-    "cookie; both answer Cache-Control private, no-store.",
+    "cookie; both answer Cache-Control private, no-store. The token never reaches a log: the request log names "
+    "the path as `/rate/<cut>`.",
     f"GET /api/satisfaction (session) answers 200 always: {{status: ok, count, score: {{average (1-5, two "
     f"decimals), satisfied (ratings of {rating.SATISFIED} or more), satisfied_share (0-1)}}, trend: "
     f"[{{week (the Monday, ISO date, UTC), count, average | null, satisfied_share | null}}] for the last "

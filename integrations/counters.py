@@ -7,8 +7,9 @@ the same without counting, and `counters.clear(name)` forgets the name.
 
 On Redis a count is one transaction (MULTI): SET NX with the window's expiry (only the
 first event of a window creates the key), then INCR, which keeps the expiry; so a window
-is never stretched by later events and a key is never left without one. Every web process of every host counts in the same key. The embedded
-backend keeps the same rules under a mutex (embedded mode runs one web process).
+is never stretched by later events and a key is never left without one. Every web process
+of every host counts in the same key. The embedded backend keeps the same rules under a
+mutex (embedded mode runs one web process).
 """
 from __future__ import annotations
 

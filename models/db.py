@@ -98,25 +98,29 @@ _bound = threading.local()
 @contextmanager
 def waiting_at_most(seconds: float | None, *, in_all: bool = False):
     """Within the block, this thread waits at most `seconds` for each database operation
-    (None: as long as it takes). With `in_all`, the block's operations together wait at most
-    that long (a web request: however many statements it tries, its answer comes within the
-    bound). Blocks nest, never loosening an outer whole-block limit; the outer bound comes
+    (None: as long as it takes). With `in_all`, the block's operations together spend at most
+    that long waiting on the database (a web request: however many statements it tries, it
+    waits that long at most; time between statements, such as a route polling a job, is not
+    counted). Blocks nest, never loosening an outer whole-block limit; the outer bound comes
     back after."""
-    before = (getattr(_bound, "seconds", None), getattr(_bound, "deadline", None))
+    before = (getattr(_bound, "seconds", None), getattr(_bound, "budget", None))
     _bound.seconds = seconds
     if in_all and seconds is not None:
-        ends = time.monotonic() + seconds
-        _bound.deadline = ends if before[1] is None else min(before[1], ends)
+        _bound.budget = seconds if before[1] is None else min(before[1], seconds)
     try:
         yield
     finally:
-        _bound.seconds, _bound.deadline = before
+        _bound.seconds = before[0]
+        if in_all and seconds is not None:
+            # What the inner block spent waiting is spent by the outer one too.
+            spent = min(before[1], seconds) - _bound.budget if before[1] is not None else 0.0
+            _bound.budget = None if before[1] is None else max(0.0, before[1] - spent)
 
 
 def bound_this_thread(seconds: float | None) -> None:
     """Sets this thread's bound for each operation until set again (a worker thread, message
     by message)."""
-    _bound.seconds, _bound.deadline = seconds, None
+    _bound.seconds, _bound.budget = seconds, None
 
 
 def current_bound() -> float | None:
@@ -126,13 +130,21 @@ def current_bound() -> float | None:
 
 def _wait_within_bound(conn) -> None:
     """psycopg2's wait callback: what libpq would block on, waited for with poll() until the
-    thread's bound (and its block's deadline). Past it the connection is broken off, since it
+    thread's bound (and what its block may still spend waiting). Past it the connection is broken off, since it
     is in the middle of an exchange nobody can finish, and OperationalError says so."""
     seconds = current_bound()
-    deadline = None if seconds is None else time.monotonic() + seconds
-    whole = getattr(_bound, "deadline", None)
-    if whole is not None:
-        deadline = whole if deadline is None else min(deadline, whole)
+    budget = getattr(_bound, "budget", None)  # what the block may still spend waiting, in all
+    limit = seconds if budget is None else (budget if seconds is None else min(seconds, budget))
+    started = time.monotonic()
+    deadline = None if limit is None else started + limit
+    try:
+        _wait_until(conn, deadline, seconds)
+    finally:
+        if budget is not None:
+            _bound.budget = max(0.0, budget - (time.monotonic() - started))
+
+
+def _wait_until(conn, deadline: float | None, seconds: float | None) -> None:
     while True:
         state = conn.poll()
         if state == extensions.POLL_OK:

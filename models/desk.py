@@ -4,7 +4,7 @@ keyword rules.
 Rows are a founder's, keyed by owner ("session:<id>" or "account:<id>",
 services/ownership.py) with the session and account beside it, like the business records.
 Inbound mail is taken exactly once per founder: a message's Message-ID (or, when the mail
-has none, a digest of its bytes) is unique per owner on TicketMessage, so two polls that
+has none, a digest of its bytes) is unique per owner and sender on TicketMessage, so two polls that
 read the same mail at once leave one message and the loser's insert is refused by the
 index, not by a read-then-write check.
 """
@@ -65,7 +65,8 @@ class TicketMessage(BaseModel):
     subject = pw.CharField(max_length=300, null=True)
     text = pw.TextField()
     # The RFC 5322 Message-ID ("<...>"): the customer's on inbound mail, ours on replies; null
-    # on notes and drafts. Unique per owner: the same mail polled twice is one message.
+    # on notes and drafts. Unique per owner and sender: the same mail polled twice is one
+    # message, and another sender's mail with the same Message-ID is still taken.
     message_id = pw.CharField(max_length=300, null=True)
     in_reply_to = pw.CharField(max_length=300, null=True)
     sent = pw.BooleanField(null=True)  # replies: whether the mailer accepted the send
@@ -73,7 +74,7 @@ class TicketMessage(BaseModel):
 
     class Meta:
         table_name = "ticket_message"
-        indexes = ((("owner", "message_id"), True),)
+        indexes = ((("owner", "from_addr", "message_id"), True),)
 
 
 class KeywordRule(BaseModel):

@@ -6,8 +6,8 @@ in a job (`page_copy`) that the route waits on (services/ai_tasks.py: an unreach
 is tried again, then the founder is told cli_unavailable or cli_failed, nothing kept).
 
 Owner: a bound session's account, else the session, which is a guest: its pages also carry
-a guest id (32 hex characters, one per guest, minted with its first page and answered with
-every page it makes). POST /api/auth/request-link takes it as `guestId` and the sign-in
+a guest id (32 hex characters, one per guest, given with its first page and answered with
+every page it makes; derived from the session, so first pages written at once agree on it). POST /api/auth/request-link takes it as `guestId` and the sign-in
 token carries it (spec 4.2). Redeeming a link upgrades the guest's pages made in the
 browser that opens it, with the rest of that browser's journey (the adopter below); a
 guest id passed by another browser moves nothing, since anyone can ask for a link to any
@@ -18,9 +18,12 @@ holds the URL (a founder shares it), and only its owner lists its pages.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 
+from config import get_settings
 from integrations import ai
 from integrations.ai.task import Facts, Task
 from models.clock import iso
@@ -121,9 +124,10 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     with (fenced() if fenced else transaction()):
         # The session's account now: one that signed in while the page was written adopted its
         # pages before this one existed, so this one goes to the account at once.
-        account_id = Session.get_by_id(payload["session_id"]).account_id
-        Page.create(id=payload["page_id"], session=payload["session_id"], account=account_id,
-                    guest_id=None if account_id is not None else _guest_id_of(payload["session_id"]),
+        session = Session.get_by_id(payload["session_id"])
+        account_id = session.account_id
+        Page.create(id=payload["page_id"], session=session.id, account=account_id,
+                    guest_id=None if account_id is not None else _guest_id_of(session),
                     kind=payload["kind"], intent=payload["intent"], product_id=payload["product_id"],
                     title=answer.copy["title"], document=answer.copy)
     return {"page_id": payload["page_id"]}
@@ -142,11 +146,23 @@ def result(job_id: str) -> dict:
     return answered
 
 
-def _guest_id_of(session_id: int) -> str:
-    """The guest's id: the one its earlier pages carry, else a new one."""
-    earlier = (Page.select(Page.guest_id).where(Page.session == session_id, Page.account.is_null(),
+def _guest_id_of(session: Session) -> str:
+    """The guest's id: the one its earlier pages carry, else the one its session is given.
+
+    The id a session is given is a keyed digest of the session (its id and when it began,
+    which no later session repeats), not a fresh draw: two first pages of one guest written
+    at once (two tabs, two jobs) each find no earlier page, and each must still arrive at the
+    same id. Keyed by SECRET_KEY, so nobody can work out a guest's id from anything but the
+    guest's own answers."""
+    earlier = (Page.select(Page.guest_id).where(Page.session == session.id, Page.account.is_null(),
                                                  Page.guest_id.is_null(False)).first())
-    return earlier.guest_id if earlier is not None else secrets.token_hex(16)
+    return earlier.guest_id if earlier is not None else _given_guest_id(session)
+
+
+def _given_guest_id(session: Session) -> str:
+    key = hmac.new(get_settings().secret_key.encode(), b"guest-id-v1", hashlib.sha256).digest()
+    began = session.created_at.isoformat() if session.created_at else ""
+    return hmac.new(key, f"{session.id}:{began}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def mine(*, session: Session) -> dict:

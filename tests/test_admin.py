@@ -206,6 +206,14 @@ def test_wrong_passwords_are_logged_without_the_password(client, password, caplo
         assert WRONG[1] not in str(record.getMessage()) + str(getattr(record, "fields", ""))
 
 
+def test_with_redis_not_answering_tries_are_counted_in_this_process(client, settings_with, caplog):
+    settings_with(admin_password=PASSWORD, redis_url="redis://127.0.0.1:1/0")  # nothing listens there
+    caplog.set_level(logging.WARNING)
+    used_up(client)
+    throttled(guess(client, auth=AUTH))
+    assert any(r.getMessage().startswith("operator password tries counted in this process") for r in caplog.records)
+
+
 @pytest.mark.servers
 def test_tries_made_through_another_web_process_count_here(client, password):
     """Each web process of each host counts in the same Redis key: five wrong passwords sent

@@ -118,3 +118,20 @@ def test_without_statement_timeout_lifts_the_servers_limit_for_the_process(monke
         limited.close()
     finally:
         limited.close_all()
+
+
+def test_a_requests_waits_are_bounded_in_all_and_time_between_statements_is_not_counted(frozen_able):
+    database, proxy = frozen_able
+    with waiting_at_most(1.5, in_all=True):
+        database.execute_sql("SELECT 1")
+        time.sleep(2.0)  # a route polling a job between statements: not time spent waiting
+        assert database.execute_sql("SELECT 2").fetchone() == (2,)
+        proxy.freeze()
+        error, took = timed(lambda: database.execute_sql("SELECT 1").fetchone())
+        assert isinstance(error, pw.OperationalError) and took <= 1.5 + SLACK, (error, took)
+        database.close()
+        # The budget is spent: the next statement fails at once, not after another 1.5 s.
+        error, took = timed(lambda: database.execute_sql("SELECT 1").fetchone())
+        assert isinstance(error, pw.OperationalError) and took <= 0.5, (error, took)
+        database.close()
+    proxy.thaw()

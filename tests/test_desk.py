@@ -78,6 +78,19 @@ def test_the_same_mail_delivered_twice_is_one_message(desk):
     assert len(ticket["messages"]) == 1
 
 
+def test_a_message_id_another_sender_used_first_does_not_drop_a_customers_mail(desk):
+    """A stranger who sends a Message-ID first (guessed, or copied from a customer's mail)
+    keeps nobody's mail off the desk: the duplicate key names the sender."""
+    deliver(customer_mail(sender="Mallory <mallory@example.org>", subject="First!", message_id="<taken@example.net>"))
+    deliver(customer_mail(message_id="<taken@example.net>"))
+    deliver(customer_mail(message_id="<taken@example.net>"))  # Ana's own mail again: still one
+    tickets = {t["customer_email"]: t for t in helpdesk(desk)["tickets"]}
+    assert set(tickets) == {"mallory@example.org", "ana@example.net"}
+    [message] = tickets["ana@example.net"]["messages"]
+    assert message["message_id"] == "<taken@example.net>" and "When will it ship?" in message["text"]
+    assert TicketMessage.select().count() == 2
+
+
 def test_a_reply_is_mailed_threaded_and_the_customers_answer_joins_the_ticket(desk):
     deliver(customer_mail(message_id="<q1@example.net>"))
     ticket = only_ticket(desk)

@@ -6,15 +6,18 @@ browser (never by a link another browser asked for)."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 
 from integrations import ai
 from models.job import Job
 from models.page import Page
+from services import pages
 from services.store import render
 from tests.ai_factories import unreachable_once
 from tests.factories import catalog, find, item, load, new_account, refusal, session_of
+from tests.helpers import in_threads
 from tests.mailbox import last_link, path_of
 
 # Pages and the assistant's reading of a sentence are written in jobs the routes wait on.
@@ -112,8 +115,6 @@ def test_a_page_is_written_in_a_job_that_tries_an_unreachable_backend_again(foun
 
 
 def test_a_second_delivery_of_the_job_keeps_the_page_the_first_wrote(founder):
-    from services import pages
-
     catalog(1)
     client = holding(founder)
     body = make(client, "an FAQ")
@@ -134,6 +135,34 @@ def test_pages_are_isolated_per_owner(founder):
     assert first["guest_id"] == second["guest_id"] != theirs["guest_id"]
     assert alice.get("/api/pages").get_json()["guest_id"] == first["guest_id"]
     assert founder().get("/api/pages").get_json()["guest_id"] is None
+
+
+@pytest.mark.race
+def test_first_pages_written_at_once_share_one_guest_id(founder, monkeypatch):
+    """Two first pages of one guest, written side by side: each job finds no earlier page,
+    and both ids are drawn before either page is kept; the guest still has one id."""
+    catalog(2)
+    client = holding(founder)
+    both_drawn = threading.Barrier(2)
+    drawn = pages._guest_id_of
+
+    def side_by_side(session):
+        guest_id = drawn(session)
+        try:
+            both_drawn.wait(timeout=10)
+        except threading.BrokenBarrierError:  # the other job came late: the race was not run
+            pass
+        return guest_id
+
+    monkeypatch.setattr(pages, "_guest_id_of", side_by_side)
+    made = in_threads(2, lambda i: make(client, ("landing page for my product", "returns policy")[i]))
+    assert not both_drawn.broken
+    assert made[0]["guest_id"] == made[1]["guest_id"] and HEX32.fullmatch(made[0]["guest_id"])
+    assert {page.guest_id for page in Page.select()} == {made[0]["guest_id"]}
+    assert client.get("/api/pages").get_json()["guest_id"] == made[0]["guest_id"]
+    # Another guest is given another.
+    monkeypatch.undo()
+    assert make(holding(founder))["guest_id"] != made[0]["guest_id"]
 
 
 def test_an_unknown_or_malformed_page_id_is_a_json_404(client):

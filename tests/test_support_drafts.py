@@ -97,6 +97,20 @@ def test_with_auto_mode_a_backed_answer_is_mailed_threaded_and_the_customer_rate
         1, 5.0, "question")
 
 
+def test_auto_mode_answers_who_wrote_never_the_reply_to_a_stranger_names(desk):
+    """A stranger's first mail naming someone else in Reply-To: the store answers the From
+    address (the one who wrote), and the third party is sent nothing."""
+    mode(desk, "auto")
+    deliver(customer_mail(text=PRICE, subject="A question", headers={"Reply-To": "victim@elsewhere.example"}))
+    ticket = next(t for t in desk.get("/api/helpdesk").get_json()["tickets"] if t["subject"] == "A question")
+    assert ticket["customer_email"] == CUSTOMER and ticket["messages"][0]["from"] == CUSTOMER
+    [out] = by(ticket, "out")
+    assert out["to"] == CUSTOMER and out["sent"] is True
+    assert mailbox.messages_to("victim@elsewhere.example") == []
+    [mail] = mailbox.messages_to(CUSTOMER)
+    assert "It costs $30.00." in mailbox.text_of(mail)
+
+
 def test_with_auto_mode_an_unbacked_question_is_left_open_for_the_founder(desk):
     mode(desk, "auto")
     ticket = mail_in(desk, CANADA)

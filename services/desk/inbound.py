@@ -14,8 +14,10 @@ and for each one:
    rules are applied to it, once, in the transaction that creates it.
 3. Commits, then marks the messages read in the mailbox.
 
-Exactly once: a message is kept under its Message-ID (or, when it has none, a digest of
-its bytes), unique per founder on TicketMessage. Two polls that read the same message at
+Exactly once: a message is kept under its sender and its Message-ID (or, when it has none,
+a digest of its bytes), unique per founder on TicketMessage: another sender's mail naming
+the same Message-ID is not a duplicate, so nobody can keep a customer's mail off the desk by
+sending a Message-ID first. Two polls that read the same message at
 once both try to insert it; the index lets one through and the other's savepoint rolls
 back (its new ticket with it), so there is one ticket whatever the overlap. A poll that
 dies after committing and before marking the mail read takes it again next time, and the
@@ -128,7 +130,7 @@ def forget_old_polls() -> int:
 @dataclass(frozen=True)
 class Parsed:
     message_id: str
-    sender: str  # the customer's address
+    sender: str  # the customer's address: From (or Sender), never Reply-To
     sender_name: str | None
     recipients: tuple[str, ...]  # lower-case addresses
     subject: str
@@ -162,7 +164,6 @@ def parse(raw: bytes) -> Parsed | None:
         sender = _addresses(message, "From") or _addresses(message, "Sender")
         if not sender:
             return None
-        reply_to = _addresses(message, "Reply-To")
         name = _display_name(message)
         recipients = tuple(dict.fromkeys(a for h in RECIPIENT_HEADERS for a in _addresses(message, h)))
         subject = " ".join(str(message.get("Subject") or "").split())[:MAX_SUBJECT] or NO_SUBJECT
@@ -172,7 +173,10 @@ def parse(raw: bytes) -> Parsed | None:
         auto = str(message.get("Auto-Submitted") or "no").strip().lower()
         automatic = (auto != "no" or sender[0].startswith(("mailer-daemon@", "postmaster@"))
                      or message.get_content_type() == "multipart/report")
-        return Parsed(message_id=own_id, sender=(reply_to or sender)[0], sender_name=name, recipients=recipients,
+        # The customer is who the mail is from, never its Reply-To: a stranger could name
+        # anyone there, and the agent in auto mode would then mail them (the store writing
+        # to third parties at a stranger's word).
+        return Parsed(message_id=own_id, sender=sender[0], sender_name=name, recipients=recipients,
                       subject=subject, text=_text(message), automatic=automatic,
                       thread_ids=tuple(dict.fromkeys(i for i in thread if i and len(i) <= MAX_ID)))
     except Exception:  # a message no parser path can read is not worth a crashed poll
