@@ -17,7 +17,9 @@ _ENCODER = json.JSONEncoder(default=str)
 # and a sandbox checkout's id (its hosted page and its state API). A logged path keeps the
 # route and loses the value, as it loses the query string (sign-in tokens). Cut by the path's
 # beginning, not by the route matched, so a wrong method or an unknown tail is cut too.
-_BEARER_IN_PATH = re.compile(r"^(/api/journey/|/rate/|/pay/sandbox/checkout/|/pay/sandbox/v1/checkouts/)[^/]+")
+# deploy/front.py writes the same beginnings into the front's log line (deploy/front.conf).
+BEARER_PATH_STARTS = ("/api/journey/", "/rate/", "/pay/sandbox/checkout/", "/pay/sandbox/v1/checkouts/")
+_BEARER_IN_PATH = re.compile("^(" + "|".join(map(re.escape, BEARER_PATH_STARTS)) + ")[^/]+")
 CUT = "<cut>"
 
 

@@ -22,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from config import settings_or_exit  # noqa: E402
+from logformat import BEARER_PATH_STARTS, CUT  # noqa: E402
 from services.reasons import REASONS  # noqa: E402
 
 TEMPLATE = HERE / "front.conf"
@@ -59,9 +60,18 @@ def refusal_body(reason: str) -> str:
     return json.dumps({"status": word, "reason": reason, "explanation": REASONS[reason].sentence})
 
 
+def bearer_path_pattern() -> str:
+    """The front's regular expression (PCRE, in double quotes) for a path that holds a bearer
+    value: the beginnings the app cuts from its own log lines (logformat.logged_path)."""
+    starts = [re.escape(start) for start in BEARER_PATH_STARTS]
+    if any('"' in start or "$" in start for start in starts):
+        raise ValueError(f"a bearer path beginning cannot hold '\"' or '$': {BEARER_PATH_STARTS}")
+    return "~^(?<bearer_route>" + "|".join(starts) + ")[^/]+(?<bearer_rest>.*)$"
+
+
 def render(host: str, port: int, web_port: int, run_dir: Path) -> str:
     values = {"LISTEN": listen_address(host, port), "WEB_PORT": str(web_port), "RUN_DIR": str(run_dir),
-              "USER": user_directive(),
+              "USER": user_directive(), "BEARER_PATH": bearer_path_pattern(), "CUT": CUT,
               **{name: nginx_string(refusal_body(reason)) for name, reason in FRONT_REFUSALS.items()}}
     text = TEMPLATE.read_text()
     for name, value in values.items():

@@ -23,6 +23,7 @@ import time
 import pytest
 import requests
 
+from logformat import BEARER_PATH_STARTS, CUT
 from tests.conftest import TEST_DATABASE_URL
 from tests.topology import ROOT, Founder, Topology, wait_built, wait_for
 
@@ -209,3 +210,25 @@ def test_the_front_passes_the_host_on_and_says_the_request_came_through_it(topo)
                         headers={"Content-Type": "application/json"})
     assert big.status_code == 413 and big.json()["reason"] == "payload_too_large"
     assert [e for e in _lines(topo, "api.request") if (e["status"], e["path"]) == (413, "/api/account")]
+
+
+def test_a_refused_request_is_logged_without_its_bearer_value_or_query_string(topo):
+    """A bearer value in a path (logformat.BEARER_PATH_STARTS: a journey carrier's id, a rating
+    token, a checkout's id) and a query string (a sign-in token) stay out of the front's output
+    and its error log: the front answers these requests itself (413, a body too large), so its
+    own line is the only record, and it holds the route with the value cut as the app cuts it."""
+    secrets = []
+    for number, start in enumerate(BEARER_PATH_STARTS):
+        value, token = f"bearer{number}x{time.time_ns()}", f"token{number}x{time.time_ns()}"
+        secrets += [value, token]
+        with socket.create_connection(("127.0.0.1", topo.port), timeout=5) as sock:
+            sock.sendall((f"POST {start}{value}/tail?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{topo.port}\r\n"
+                          f"Content-Type: application/json\r\nContent-Length: {10 ** 9}\r\n\r\n").encode())
+            assert sock.recv(65536).decode().startswith("HTTP/1.1 413 ")
+    logged = wait_for(lambda: len(lines := [e for e in _lines(topo, "front") if e["status"] == 413
+                                            and e["path"].endswith("/tail")]) >= len(BEARER_PATH_STARTS) and lines,
+                      10, "the front's 413 lines")
+    assert sorted(e["path"] for e in logged) == sorted(f"{start}{CUT}/tail" for start in BEARER_PATH_STARTS)
+    error_log = topo.run_dir / "front-error.log"
+    written = topo.output() + (error_log.read_text() if error_log.exists() else "")
+    assert not [secret for secret in secrets if secret in written]
