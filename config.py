@@ -68,6 +68,11 @@ class Settings:
     # (models/db.py). Past it the request answers 503 database_unavailable.
     db_wait_seconds: int = 5
     worker_db_wait_seconds: int = 300
+    # How long one Redis call may wait (connecting, then its answer): a web request's, and a
+    # worker's or the clock's (integrations/redis_client.py). Past it a web request's job is
+    # left for the reaper to send, and what needs Redis itself answers 503 queue_unavailable.
+    redis_wait_seconds: int = 1
+    worker_redis_wait_seconds: int = 10
     max_body_bytes: int = 1024 * 1024
     # Each worker process beats its row this often; ff_workers_alive counts a worker while its
     # last beat is at most two of these old, so a worker that died stops counting promptly.
@@ -247,6 +252,8 @@ def load_settings(environ=None) -> Settings:
         db_pool_timeout=_int(env, "DB_POOL_TIMEOUT", 10, 1, 600),
         db_wait_seconds=_int(env, "DB_WAIT_SECONDS", Settings.db_wait_seconds, 1, 600),
         worker_db_wait_seconds=_int(env, "WORKER_DB_WAIT_SECONDS", Settings.worker_db_wait_seconds, 1, 3600),
+        redis_wait_seconds=_int(env, "REDIS_WAIT_SECONDS", Settings.redis_wait_seconds, 1, 60),
+        worker_redis_wait_seconds=_int(env, "WORKER_REDIS_WAIT_SECONDS", Settings.worker_redis_wait_seconds, 1, 600),
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
         heartbeat_seconds=_int(env, "HEARTBEAT_SECONDS", Settings.heartbeat_seconds, 1, 3600),
         worker_stale_seconds=_int(env, "WORKER_STALE_SECONDS", 60, 2, 86400),

@@ -28,6 +28,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     # this process too (make run).
     init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout,
             statement_timeout=settings.worker_db_wait_seconds if settings.worker_in_process else settings.db_wait_seconds)
+    # Likewise one Redis call's bound (the broker's client is made on `import jobs`).
+    from services.redis_waits import bound_redis_waits
+
+    bound_redis_waits(settings.worker_redis_wait_seconds if settings.worker_in_process else settings.redis_wait_seconds)
     import jobs  # noqa: F401  (sets the broker and declares the actors before any route sends)
     from api.json_out import JSONProvider
 

@@ -21,6 +21,7 @@ from logformat import logged_path
 from services.database import UNAVAILABLE, close_connection
 from services.errors import Refused, require_registered
 from services.reasons import REASONS, default_status, sentence
+from services.redis_waits import UNREACHABLE as REDIS_UNREACHABLE
 
 log = logging.getLogger("api")
 
@@ -123,6 +124,14 @@ def install_error_handlers(app) -> None:
             log.warning("database unavailable", extra={"fields": {"request_id": g.get("request_id"), "error": type(exc).__name__}})
             close_connection()
             return refusal(503, "database_unavailable", word="error")
+
+    for error_class in REDIS_UNREACHABLE:
+        @app.errorhandler(error_class)
+        def on_redis_unreachable(exc):
+            # Whatever needed Redis itself (not a job's message: jobs/send.py leaves that to
+            # the reaper) could not be done; the call waited at most REDIS_WAIT_SECONDS.
+            log.warning("redis unreachable", extra={"fields": {"request_id": g.get("request_id"), "error": type(exc).__name__}})
+            return refusal(503, "queue_unavailable", word="error")
 
     @app.errorhandler(Exception)
     def on_uncaught(exc: Exception):

@@ -112,6 +112,9 @@ DECISIONS = [
     "send) is sent again after a 5 s grace, and one whose message waits in the queue is not sent twice (with the "
     "in-process broker, a job queued for JOB_STALE_SECONDS is sent again). The "
     "dead attempt's late writes are refused (every write of a run is fenced by its attempt number).",
+    "A web request waits at most REDIS_WAIT_SECONDS (1 s) on one Redis call (workers and the clock "
+    "WORKER_REDIS_WAIT_SECONDS). A job whose message could not be sent stays queued for the reaper, and a route "
+    "that waits on its job answers at once with it queued; what needs Redis itself answers 503 `queue_unavailable`.",
     "With Redis out of reach the clock logs one warning, keeps running and fires each slot once when Redis "
     "answers again; a job that finished while its lock could not be let go is still done (the lock expires).",
     "A run that finds its row moved on, or its subject lock held by another job, stops at its next stage or "
@@ -133,7 +136,7 @@ DECISIONS = [
 ]
 
 # Every route may answer these.
-_COMMON_REFUSALS = {500: ("internal_error",), 503: ("database_unavailable",)}
+_COMMON_REFUSALS = {500: ("internal_error",), 503: ("database_unavailable", "queue_unavailable")}
 
 
 class Api(flask_smorest.Api):

@@ -5,7 +5,7 @@ import logging
 
 from models.db import db, transaction
 from models.job import Job
-from services.jobs import create_job
+from services.jobs import create_job, note_sent
 from workers.broker import broker, broker_status, enqueue_first, queue_depths  # noqa: F401  (the api reads these here)
 
 log = logging.getLogger("jobs")
@@ -27,10 +27,12 @@ def send(job: Job, *, delay_ms: int | None = None, first: bool = False) -> bool:
             enqueue_first(broker, actor.message_with_options(args=(job.id,)))
         else:
             actor.send_with_options(args=(job.id,), delay=delay_ms)
+        note_sent(job.id, True)
         return True
     except Exception:
         log.warning("job not sent; the reaper will resend it", exc_info=True,
                     extra={"fields": {"job_id": job.id, "actor": job.kind}})
+        note_sent(job.id, False)
         return False
 
 

@@ -8,6 +8,7 @@ stalled run can no longer change the row.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from datetime import timedelta
 
@@ -17,6 +18,30 @@ from config import get_settings
 from models.clock import utcnow
 from models.db import close_connection, db, transaction
 from models.job import Job
+
+# Jobs this process created and could not send (the broker did not answer): the reaper
+# sends them once it does, so a request waiting on one of them has nothing to wait for.
+# Process-local, as the request that sends a job is the one that waits on it; bounded, as a
+# long outage could leave many (the oldest are forgotten first).
+_not_sent: dict[str, None] = {}
+_not_sent_lock = threading.Lock()
+_NOT_SENT_KEPT = 10_000
+
+
+def note_sent(job_id: str, sent: bool) -> None:
+    """Records whether this process could send the job's message (jobs/send.py)."""
+    with _not_sent_lock:
+        if sent:
+            _not_sent.pop(job_id, None)
+            return
+        _not_sent[job_id] = None
+        while len(_not_sent) > _NOT_SENT_KEPT:
+            del _not_sent[next(iter(_not_sent))]
+
+
+def _not_sent_here(job_id: str) -> bool:
+    with _not_sent_lock:
+        return job_id in _not_sent
 
 
 class Superseded(Exception):
@@ -179,8 +204,9 @@ def take_back(jobs: list[Job]) -> list[Job]:
 
 def wait_for_job(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -> Job:
     """Waits (real time) until the job has finished or `seconds` have passed; returns
-    the job row as last read. Gives up early when the job is still queued after
-    `no_worker_grace` seconds and no worker has been heard from: nothing would run it."""
+    the job row as last read. Gives up early when nothing would run the job: at once when
+    it is queued and this process could not send it (the broker did not answer), and when
+    it is still queued after `no_worker_grace` seconds and no worker has been heard from."""
     from services.health import worker_status
 
     started = time.monotonic()
@@ -189,6 +215,8 @@ def wait_for_job(job_id: str, *, seconds: float, no_worker_grace: float = 1.0) -
         close_connection()  # the wait holds no pooled connection between polls
         waited = time.monotonic() - started
         if job is None or job.status in Job.FINISHED or waited >= seconds:
+            return job
+        if job.status == Job.QUEUED and _not_sent_here(job_id):
             return job
         if job.status == Job.QUEUED and waited >= no_worker_grace:
             settings = get_settings()

@@ -76,6 +76,7 @@ SERVICE_REASONS: dict[str, Reason] = {
                                           "Wait for them to finish, then try again."),
     "service_restarting": Reason(503, "The service is restarting or too busy to answer; nothing was changed. "
                                       "Try again in a moment."),
+    "queue_unavailable": Reason(503, "The service's work queue is not answering right now, so this could not be done. Try again in a moment."),
     "query_too_long": Reason(400, "The research question is longer than the service researches; nothing was researched. Ask something shorter."),
     "question_too_long": Reason(400, "The question is longer than the service searches; nothing was searched. Ask something shorter."),
     "suppliers_unavailable": Reason(200, "Supplier options cannot be read from the supplier feed this service is set up with, so none are given and no supplier can be connected."),

@@ -7,7 +7,9 @@ stop saves a dump the next start loads, as a Redis restarted by its operator wou
 """
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -78,6 +80,15 @@ class RedisServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+    def hang(self) -> None:
+        """Freezes the server (SIGSTOP): connections are still accepted (by the kernel) and
+        kept, requests are taken in, and nothing is answered, as with a Redis stuck on a slow
+        disk or a network that drops packets."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def unhang(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
 
     def close(self) -> None:
         self.stop()

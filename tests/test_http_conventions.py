@@ -13,6 +13,7 @@ from models import ALL_MODELS
 from services.errors import Refused
 from tests.conftest import SETTINGS, reconnect
 from tests.mailbox import last_link, path_of
+from tests.redis_server import RedisServer
 
 
 class Line(Schema):
@@ -78,6 +79,19 @@ def old():
 def mine():
     """An action that must belong to a signed-in account (test route)."""
     return {"status": "ok"}
+
+
+HUNG_REDIS = {}  # "url": a Redis that takes connections and answers nothing (the test's own)
+
+
+@probe.get("/api/_probe/redis")
+@probe.declare(changes_state=False)
+@probe.response(200)
+def redis_read():
+    """Reads a key from the hung Redis, as a route that needs Redis itself would (test route)."""
+    import redis
+
+    return {"value": redis.Redis.from_url(HUNG_REDIS["url"], socket_timeout=0.2, socket_connect_timeout=0.2).get("x")}
 
 
 @probe.get("/api/_probe/busy")
@@ -283,6 +297,17 @@ def test_an_action_that_must_belong_to_an_account_is_401_no_account(c, run_jobs)
     run_jobs()
     assert c.get(path_of(last_link("someone@x.com"))).status_code == 303  # the link, opened here, signs in
     assert c.post("/api/_probe/mine").get_json() == {"status": "ok"}
+
+
+def test_a_redis_that_does_not_answer_is_json_503_queue_unavailable_not_a_500(c):
+    with RedisServer() as server:
+        server.hang()
+        HUNG_REDIS["url"] = server.url()
+        try:
+            body = _refusal(c.get("/api/_probe/redis"), 503, "queue_unavailable")
+        finally:
+            server.unhang()
+    assert body["status"] == "error"
 
 
 def test_an_exhausted_connection_pool_is_json_503_not_a_500(c):

@@ -4,6 +4,7 @@ import threading
 import time
 from collections import Counter
 
+import dramatiq
 import pytest
 
 from jobs import SendInsideTransaction, send, start
@@ -320,3 +321,24 @@ def test_a_retry_of_a_job_whose_row_vanished_ends_quietly(run_jobs):
     from jobs.runner import _retry
 
     assert _retry(job, attempt, "mailer hiccup", (0,)) == "superseded"
+
+
+def test_a_job_this_process_could_not_send_is_not_waited_for(monkeypatch):
+    """A request that waits on its job (a discovery run, a mail check) answers at once when
+    the broker did not take the job's message: nothing runs it until the reaper sends it
+    again. Once sent, the job is waited for as before."""
+    def unreachable(message, *, delay=None):
+        raise dramatiq.errors.BrokerConnectionError("Redis did not answer")
+
+    monkeypatch.setattr(BROKER, "enqueue", unreachable)
+    job = start(kind="test_count_work", subject="not-sent")
+    began = time.monotonic()
+    row = job_rows.wait_for_job(job.id, seconds=10, no_worker_grace=10)
+    assert row.status == Job.QUEUED and time.monotonic() - began < 1
+    monkeypatch.undo()
+    assert send(job)
+    began = time.monotonic()
+    row = job_rows.wait_for_job(job.id, seconds=0.5, no_worker_grace=10)
+    # Waited for: run by a worker of this suite (on Redis, one may be consuming), or queued still
+    # when the half second ran out.
+    assert row.status == Job.DONE or (row.status == Job.QUEUED and time.monotonic() - began >= 0.5), row.status

@@ -216,9 +216,13 @@ def test_redis_stopped_under_founder_traffic_the_same_web_answers_health_says_so
     assert figures["no_answer"] == [] and figures["not_json"] == [] and figures["server_errors"] == [], figures
     assert all(reason in REASONS for _status, reason in figures["refusals"]), figures["refusals"]
     # Finding, the feed and claiming need no broker: a newcomer's first steps all succeed.
-    assert [(m, p, s, j) for m, p, s, j, _said in figures["newcomer_during_outage"]] == [
+    assert [(m, p, s, j) for m, p, s, j, _said, _seconds in figures["newcomer_during_outage"]] == [
         ("GET", "/api/find", 200, True), ("GET", "/api/feed", 200, True), ("POST", "/api/pass", 200, True)], figures
     assert figures["newcomer_during_outage"][-1][4] == "claimed", figures["newcomer_during_outage"]
+    # Every documented route, asked once during the outage, answered: JSON under /api/, and
+    # no server error but a JSON 503.
+    assert figures["routes_swept"] > 50 and figures["api_routes_not_json"] == [], figures
+    assert figures["routes_failing"] == [], figures
     assert {status for status, _type in figures["pages_during_outage"]} <= {200, 304}, figures
     assert {kind for _status, kind in figures["pages_during_outage"]} == {"text/html; charset=utf-8"}, figures
     # Health: ok before; during the outage every answer a 200 saying degraded, the broker not
@@ -243,6 +247,46 @@ def test_redis_stopped_under_founder_traffic_the_same_web_answers_health_says_so
     assert figures["web_errors"] == [], figures["web_errors"]
     # Every job ended (the scenario waits for it), none failed, nothing half-written.
     # (The stand-in model writes store copy only: an ad build fails on it, outage or not.)
+    assert [job for job in figures["jobs_failed"] if job[0] != "ad_build" or job[2] != "generation_failed"] == [], \
+        figures["jobs_failed"]
+    assert figures["invariants"] == {name: [] for name in figures["invariants"]}, figures["invariants"]
+
+
+# A web request waits at most REDIS_WAIT_SECONDS (1 s) on one Redis call; an answer that made
+# a few (a build's send, a store page's pointer) takes a little more.
+HUNG_REDIS_ANSWER_SECONDS = 3
+
+
+def test_a_hung_redis_costs_a_request_seconds_not_the_web_and_nothing_is_lost(topology):
+    """Redis frozen for 6 s (it takes connections and answers nothing) under the same traffic:
+    each request, health included, is answered within a few seconds, as a 200 or a registered
+    JSON refusal; a build asked for is accepted and sent by the reaper once Redis answers."""
+    topo = topology(build_seconds=0.5, catalog_copies=2,
+                    env={"REAPER_SECONDS": "1", "WORKER_STALE_SECONDS": "3"})
+    figures = stop_redis_under_traffic(topo, threads=3, outage_seconds=6, outage_builds=2, hang=True)
+    report("Redis hung for 6 s under founder traffic", figures)
+    assert figures["answers_during_outage"] > 0 and figures["page_views_during_outage"] > 0, figures
+    # Every request answered, and answered soon: no thread of the web waits on Redis for long.
+    assert figures["no_answer"] == [] and figures["not_json"] == [] and figures["server_errors"] == [], figures
+    assert figures["slowest_during_outage"][0][2] <= HUNG_REDIS_ANSWER_SECONDS, figures["slowest_during_outage"]
+    assert all(reason in REASONS for _status, reason in figures["refusals"]), figures["refusals"]
+    assert figures["routes_swept"] > 50 and figures["api_routes_not_json"] == [], figures
+    assert figures["routes_failing"] == [], figures
+    # A newcomer finds, reads the feed and claims; the store's page is served.
+    assert [(m, p, s) for m, p, s, _j, _said, _seconds in figures["newcomer_during_outage"]] == [
+        ("GET", "/api/find", 200), ("GET", "/api/feed", 200), ("POST", "/api/pass", 200)], figures
+    assert {status for status, _type in figures["pages_during_outage"]} <= {200, 304}, figures
+    # Health says degraded at once (its own ping waits half a second), and the workers are
+    # still heard from: a hung broker beat does not hold up their database beat.
+    assert figures["health_during"] and all(
+        (h["http"], h.get("status"), h.get("broker_ok"), h.get("worker_heard_from")) == (200, "degraded", False, True)
+        and h["seconds"] <= 1.5 for h in figures["health_during"]), figures["health_during"]
+    # Builds asked for during it: accepted, sent by the reaper once Redis answers, built once.
+    assert all((b["http"], b["status"], b["json"]) == (200, "building", True)
+               for b in figures["outage_builds"].values()), figures["outage_builds"]
+    assert figures["outage_builds_once"]["all_done_once"], figures["outage_builds_once"]
+    assert figures["pids_after"] == figures["pids_before"] and figures["exits"] == [], figures
+    assert figures["web_workers_after"] == figures["web_workers_before"], figures
     assert [job for job in figures["jobs_failed"] if job[0] != "ad_build" or job[2] != "generation_failed"] == [], \
         figures["jobs_failed"]
     assert figures["invariants"] == {name: [] for name in figures["invariants"]}, figures["invariants"]

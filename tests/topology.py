@@ -621,11 +621,14 @@ class Traffic:
     POST /api/pass {claim}, POST /api/store, GET /api/store until built or failed; the first
     store built is published. Customers open orders in it, visitors read its home page. Every
     API answer is recorded as (method, path, status, is_json, reason), every page view as
-    (status, content type); a request that got no HTTP answer at all has status None."""
+    (status, content type); a request that got no HTTP answer at all has status None. `timed`
+    holds (method, path, wall time asked, seconds to the answer) of each API request and
+    page view."""
 
     def __init__(self, base_url: str, threads: int = 4, customers: int = 1, visitors: int = 0):
         self.base_url = base_url
         self.answers: list[tuple] = []
+        self.timed: list[tuple] = []
         self.claimed: list[str] = []
         self.built: list[str] = []
         self.orders: list[str] = []
@@ -643,12 +646,16 @@ class Traffic:
     def _call(self, http, method: str, path: str, **kwargs) -> dict | None:
         import requests
 
+        asked, began = time.time(), time.monotonic()
         try:
             answer = http.request(method, self.base_url + path, timeout=15, **kwargs)
         except requests.RequestException as exc:
             with self._lock:
                 self.answers.append((method, path, None, False, f"{type(exc).__name__}"))
+                self.timed.append((method, path, asked, round(time.monotonic() - began, 2)))
             return None
+        with self._lock:
+            self.timed.append((method, path, asked, round(time.monotonic() - began, 2)))
         try:
             body = answer.json()
             is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(body, dict)
@@ -714,6 +721,7 @@ class Traffic:
             if self.shop_url is None:
                 self._stop.wait(0.2)
                 continue
+            asked, began = time.time(), time.monotonic()
             try:
                 answer = requests.get(self.base_url + self.shop_url, timeout=15)
                 seen = (answer.status_code, answer.headers.get("Content-Type", ""))
@@ -721,6 +729,7 @@ class Traffic:
                 seen = (None, type(exc).__name__)
             with self._lock:
                 self.pages.append(seen)
+                self.timed.append(("GET", self.shop_url, asked, round(time.monotonic() - began, 2)))
             self._stop.wait(0.2)
 
     def __enter__(self) -> Traffic:
@@ -786,25 +795,28 @@ def documented_routes(topo: Topology) -> list[tuple[str, str]]:
 
 def sweep(base_url: str, routes) -> list[tuple]:
     """Asks every route once, as a same-origin browser (a JSON body where one may be taken);
-    returns (method, path, status, content type, whether the body is a JSON object) of each
-    answer (status None: no answer at all)."""
+    returns (method, path, status, content type, whether the body is a JSON object (or the
+    feed's array), seconds) of each answer (status None: no answer at all)."""
     import requests
 
     http = requests.Session()
     answers = []
     for method, path in routes:
+        began = time.monotonic()
         try:
             answer = http.request(method, base_url + path, timeout=15, allow_redirects=False,
                                   **({} if method == "GET" else {"json": {}}))
         except requests.RequestException as exc:
-            answers.append((method, path, None, type(exc).__name__, False))
+            answers.append((method, path, None, type(exc).__name__, False, round(time.monotonic() - began, 2)))
             continue
         kind = answer.headers.get("Content-Type", "")
         try:
-            is_json = kind.startswith("application/json") and isinstance(answer.json(), dict)
+            # The feed is a JSON array of cards (a refusal of it an object, as everywhere).
+            is_json = kind.startswith("application/json") and isinstance(
+                answer.json(), (dict, list) if path == "/api/feed" else dict)
         except ValueError:
             is_json = False
-        answers.append((method, path, answer.status_code, kind, is_json))
+        answers.append((method, path, answer.status_code, kind, is_json, round(time.monotonic() - began, 2)))
     return answers
 
 
@@ -924,24 +936,26 @@ def _post_build(founder: Founder, into: dict) -> None:
 
 def _newcomer(base_url: str, into: list) -> None:
     """A new browser's first steps (a thread's work): GET /api/find, GET /api/feed, and a claim
-    of the card found; each answer as (method, path, status, is_json, what it said)."""
+    of the card found; each answer as (method, path, status, is_json, what it said, seconds)."""
     import requests
 
     http = requests.Session()
     card: dict = {}
     for method, path in (("GET", "/api/find"), ("GET", "/api/feed"), ("POST", "/api/pass")):
         extra = {"json": {"action": "claim", "product_id": card.get("product_id")}} if method == "POST" else {}
+        began = time.monotonic()
         try:
             answer = http.request(method, base_url + path, timeout=30, **extra)
             body = answer.json()
         except (requests.RequestException, ValueError) as exc:
-            into.append((method, path, None, False, type(exc).__name__))
+            into.append((method, path, None, False, type(exc).__name__, round(time.monotonic() - began, 2)))
             continue
         # The feed is a JSON array of cards; the other two answer a JSON object.
         is_json = answer.headers.get("Content-Type", "").startswith("application/json") and isinstance(
             body, list if path == "/api/feed" else dict)
         into.append((method, path, answer.status_code, is_json, body.get("reason") or body.get("status")
-                     if isinstance(body, dict) else f"{len(body)} cards" if isinstance(body, list) else None))
+                     if isinstance(body, dict) else f"{len(body)} cards" if isinstance(body, list) else None,
+                     round(time.monotonic() - began, 2)))
         if path == "/api/find" and isinstance(body, dict):
             card = body
 
@@ -973,18 +987,21 @@ def _web_errors(topo: Topology) -> list[dict]:
 
 
 def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds: float = 6,
-                             outage_builds: int = 2, timeout: float = 60) -> dict:
+                             outage_builds: int = 2, timeout: float = 60, hang: bool = False) -> dict:
     """Founder traffic on `threads` threads (find, claim, build, poll; the first store
     published), a customer opening orders in it and a visitor reading its home page, while the
-    topology's Redis is stopped for `outage_seconds` (at least until the builds below have
-    answered) and started again. During the outage `outage_builds` founders who claimed
-    before it POST /api/store, a new browser finds, reads its feed and claims, and GET
-    /api/health is asked again and again. Then measures how
+    topology's Redis is stopped (with `hang`: frozen, connections taken and never answered)
+    for `outage_seconds` (at least until the builds and the sweep below have answered) and
+    started again. During the outage `outage_builds` founders who claimed before it POST
+    /api/store, a new browser finds, reads its feed and claims, every route of the OpenAPI
+    document is asked once, and GET /api/health is asked again and again. Then measures how
     soon health reads ok again, whether the builds posted during the outage (their message
     could not be sent) were built, and by whom they were sent, and reads the invariants a
     half-written claim or build would break."""
     pids, web_workers = topo.pids(), children(topo.pids()["web"])
     waiting = topo.founders(outage_builds)  # claimed now, built during the outage
+    routes = documented_routes(topo)
+    swept: list = []
     began = time.time()
     with Traffic(topo.base_url, threads, visitors=1) as traffic:
         # Under way: stores built, one published and read by its visitor, a customer's order opened.
@@ -993,11 +1010,12 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
         health_before = ask_health(topo.base_url)
         before, pages_before = traffic.count(), len(traffic.pages)
         stopped_wall = time.time()
-        topo.redis.stop()
+        topo.redis.hang() if hang else topo.redis.stop()
         posted: dict = {}
         newcomer: list = []
         posting = [threading.Thread(target=_post_build, args=(f, posted), daemon=True) for f in waiting]
         posting.append(threading.Thread(target=_newcomer, args=(topo.base_url, newcomer), daemon=True))
+        posting.append(threading.Thread(target=lambda: swept.extend(sweep(topo.base_url, routes)), daemon=True))
         for thread in posting:
             thread.start()
         health_during = []
@@ -1007,7 +1025,9 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
         # Read while Redis is still away: the rows of the builds whose message could not be sent.
         rows_during = topo.builds([f.product_id for f in waiting])
         during, pages_during = traffic.answers[before:], traffic.pages[pages_before:]
-        topo.redis.start()
+        # What was asked while Redis was away, and how long its answer took.
+        timed_during = [t for t in traffic.timed if stopped_wall <= t[2] < time.time()]
+        topo.redis.unhang() if hang else topo.redis.start()
         restarted_wall = time.time()
         wait_for(lambda: ask_health(topo.base_url)["status"] == "ok", timeout, "health to read ok again")
         healthy_wall = time.time()
@@ -1032,6 +1052,19 @@ def stop_redis_under_traffic(topo: Topology, *, threads: int = 3, outage_seconds
         "during_outage": sorted({(m, p.split("?")[0], s, r if s != 200 else None) for m, p, s, _j, r in during},
                                 key=str),
         "refusals": sorted({(s, r) for _m, _p, s, _j, r in answers if s != 200}, key=str),
+        # The slowest answers while Redis was away: founders, the customer, the visitor, the
+        # sweep, the builds posted and the newcomer (each (method, path, seconds)).
+        "slowest_during_outage": sorted(
+            [(m, p.split("?")[0], sec) for m, p, _asked, sec in timed_during]
+            + [(a[0], a[1], a[5]) for a in swept]
+            + [("POST", "/api/store", b["seconds"]) for b in posted.values()]
+            + [(n[0], n[1], n[5]) for n in newcomer], key=lambda t: -t[2])[:8],
+        "routes_swept": len(swept),
+        # (A redirect, as the sign-in link's landing answers, is not an API answer.)
+        "api_routes_not_json": [a[:4] for a in swept if a[1].startswith("/api/") and not a[4]
+                                and not (a[2] and 300 <= a[2] < 400)],
+        "routes_failing": [a[:4] for a in swept if a[2] is None or (a[2] >= 500 and not (a[2] == 503 and a[4]))],
+        "routes_refusals": sorted({(a[2], a[1]) for a in swept if a[2] and a[2] >= 500}, key=str),
         "not_json": [a for a in answers if not a[3]][:5],
         "no_answer": [a for a in answers if a[2] is None][:5],
         "server_errors": [a for a in answers if a[2] is not None and a[2] >= 500][:5],

@@ -19,6 +19,7 @@ from dramatiq.common import current_millis, dq_name
 from dramatiq.errors import DecodeError
 
 from config import configure_logging, settings_or_exit
+from integrations.redis_client import bound_redis_waits, new_redis
 from models.db import init_db
 from workers.metrics import WorkerMetricsOnBoot
 from workers.middleware import BeatOnBoot, DatabaseConnection
@@ -93,9 +94,10 @@ def enqueue_first(of: dramatiq.Broker, message: dramatiq.Message) -> dramatiq.Me
 def redis_broker(url: str, *, lost_seconds: float) -> JobBroker:
     """A Redis broker (no middleware yet) that takes a process whose broker heartbeat is
     `lost_seconds` old for lost: the reaper's maintenance gives what it took back to the
-    queue. Its calls time out, so a Redis that stops answering (rather than refusing) fails
-    a call instead of hanging the clock or a worker for good."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=10)
+    queue. Its calls wait at most the process's bound (integrations/redis_client.py), so a
+    Redis that stops answering (rather than refusing) fails a call instead of hanging a web
+    request, the clock or a worker."""
+    client = new_redis(url)
     made = JobBroker(client=client, namespace=NAMESPACE, heartbeat_timeout=int(lost_seconds * 1000))
     _pingers[made] = redis.Redis.from_url(url, socket_connect_timeout=PING_TIMEOUT_SECONDS,
                                           socket_timeout=PING_TIMEOUT_SECONDS)
@@ -119,6 +121,8 @@ settings = settings_or_exit()
 configure_logging(settings)
 init_db(settings.database_url, pool_size=settings.db_pool_size, pool_timeout=settings.db_pool_timeout,
         statement_timeout=settings.worker_db_wait_seconds)
+# A worker's or the clock's bound on one Redis call; the web said its own shorter one first.
+bound_redis_waits(settings.worker_redis_wait_seconds)
 broker = build_broker(settings)
 dramatiq.set_broker(broker)
 

@@ -83,7 +83,7 @@ class WorkerPool:
         self.threads = threads or settings.worker_threads
         self.worker: dramatiq.Worker | None = None
         self._stop_beating = threading.Event()
-        self._beats: threading.Thread | None = None
+        self._beats: list[threading.Thread] = []
 
     def start(self) -> WorkerPool:
         self.worker = dramatiq.Worker(self.broker, worker_threads=self.threads, worker_timeout=POLL_MS)
@@ -92,46 +92,52 @@ class WorkerPool:
         # a thread is about to run.
         self.worker.queue_prefetch = self.threads
         self.worker.start()
-        self._beats = threading.Thread(target=self._beat, name="worker-beats", daemon=True)
-        self._beats.start()
+        self._beats = [threading.Thread(target=self._beat_broker, name="worker-broker-beats", daemon=True),
+                       threading.Thread(target=self._beat_database, name="worker-database-beats", daemon=True)]
+        for thread in self._beats:
+            thread.start()
         # Which mail this worker reads: with workers on several hosts, a folder local to each
         # host is read by some and not others (services/health.py warns; README, "Several hosts").
         log.info("worker started", extra={"fields": {"threads": self.threads, "worker": _name(),
                                                      "mail_source": source_name(self.settings)}})
         return self
 
-    def _beat(self) -> None:
-        """Records this worker as alive in the database every HEARTBEAT_SECONDS and in the
-        broker every second, whatever its threads are doing."""
-        from models.db import close_connection
-        from services.health import mail_status, record_worker_beat
+    def _beat_broker(self) -> None:
+        """Records this worker as alive in the broker every second, whatever its threads are
+        doing. A thread of its own: a hung Redis holds a call for WORKER_REDIS_WAIT_SECONDS,
+        which must not delay the database's beat (health and ff_workers_alive would call a
+        live worker lost), and the other way round."""
         from workers.broker import keep_broker_heartbeat
 
-        next_row = next_mail_check = 0.0
-        broker_beats, database_beats = MissedBeats("broker"), MissedBeats("database")
+        beats = MissedBeats("broker")
         while not self._stop_beating.is_set():
-            now = time.monotonic()
-            # Each beat on its own: with Redis away the database still hears from this worker
-            # (health and ff_workers_alive would otherwise call a live worker lost once the
-            # outage outlasts WORKER_STALE_SECONDS), and the other way round.
             try:
                 keep_broker_heartbeat(self.broker)
-                broker_beats.recorded()
+                beats.recorded()
             except Exception as exc:  # Redis is away: the next beat tries again
-                broker_beats.miss(exc)
-            if now >= next_row:
-                try:
-                    record_worker_beat(_name(), self.settings)
-                    next_row = now + self.settings.heartbeat_seconds
-                    database_beats.recorded()
-                    if now >= next_mail_check:  # logs a warning when several hosts read local folders
-                        mail_status(self.settings, stale_seconds=self.settings.worker_stale_seconds)
-                        next_mail_check = now + MAIL_CHECK_SECONDS
-                except Exception as exc:  # the database is away: the next beat tries again
-                    database_beats.miss(exc)
-                finally:
-                    close_connection()
+                beats.miss(exc)
             self._stop_beating.wait(BROKER_BEAT_SECONDS)
+
+    def _beat_database(self) -> None:
+        """Records this worker as alive in the database every HEARTBEAT_SECONDS."""
+        from models.db import close_connection
+        from services.health import mail_status, record_worker_beat
+
+        next_mail_check = 0.0
+        beats = MissedBeats("database")
+        while not self._stop_beating.is_set():
+            now = time.monotonic()
+            try:
+                record_worker_beat(_name(), self.settings)
+                beats.recorded()
+                if now >= next_mail_check:  # logs a warning when several hosts read local folders
+                    mail_status(self.settings, stale_seconds=self.settings.worker_stale_seconds)
+                    next_mail_check = now + MAIL_CHECK_SECONDS
+            except Exception as exc:  # the database is away: the next beat tries again
+                beats.miss(exc)
+            finally:
+                close_connection()
+            self._stop_beating.wait(self.settings.heartbeat_seconds)
 
     def stop(self, *, timeout_seconds: float | None = None, cut_short: threading.Event | None = None) -> dict:
         """Drains: takes nothing more, returns what it had taken but not started, waits up to
@@ -159,8 +165,8 @@ class WorkerPool:
         stop_programs_of(worker.workers)
         worker.stop(timeout=1000)  # joins what is left, returns any late arrival, closes the consumers
         self._stop_beating.set()
-        if self._beats is not None:
-            self._beats.join(timeout=5)
+        for thread in self._beats:
+            thread.join(timeout=5)
         self._forget_beat()
         outcome = {"returned": returned, "handed_back": handed_back,
                    "drained_in_seconds": round(time.monotonic() - began, 2)}
