@@ -106,9 +106,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     from api.remembered_feed import RememberedFeed
 
     app.wsgi_app = RememberedFeed(app)  # in front: GET /api/feed of a remembered founder
-    from api.http import DatabaseWaits
-
-    app.wsgi_app = DatabaseWaits(app.wsgi_app, settings.db_wait_seconds)
 
     from api.cli import brief_cli, catalog_cli, db_cli
 

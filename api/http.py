@@ -53,6 +53,11 @@ def install_request_conventions(app, settings) -> None:
     @app.before_request
     def start_request():
         req, here = request._get_current_object(), g._get_current_object()
+        # From here to the teardown, the request's database operations together wait at most
+        # DB_WAIT_SECONDS (models/db.py): a database that stops answering costs the request a
+        # 503 database_unavailable within that bound, not its thread for good.
+        here.database_waits = waiting_at_most(settings.db_wait_seconds, in_all=True)
+        here.database_waits.__enter__()
         here.request_id = secrets.token_hex(8)
         here.started = time.perf_counter()
         if "\x00" in req.path:
@@ -102,6 +107,9 @@ def install_request_conventions(app, settings) -> None:
     @app.teardown_request
     def release_connection(exc):
         close_connection()
+        waits = g.pop("database_waits", None)
+        if waits is not None:
+            waits.__exit__(None, None, None)
 
 
 def shared_cache_may_keep(response) -> bool:
@@ -217,18 +225,3 @@ def _log_request(response, req, request_id, route, started) -> None:
         "status": response.status_code,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
     }})
-
-
-class DatabaseWaits:
-    """The outermost WSGI wrapper: while a request is answered (whichever layer answers it),
-    its database operations together wait at most `seconds` (DB_WAIT_SECONDS, models/db.py). A
-    database that stops answering then costs the request a 503 `database_unavailable`
-    within that bound, and the thread is free again, instead of every thread of the web
-    tier hanging on a socket nobody will ever answer."""
-
-    def __init__(self, wsgi_app, seconds: float):
-        self.next, self.seconds = wsgi_app, seconds
-
-    def __call__(self, environ, start_response):
-        with waiting_at_most(self.seconds, in_all=True):
-            return self.next(environ, start_response)

@@ -26,9 +26,10 @@ from werkzeug.http import parse_cookie
 from api import before_flask
 from api.http import NO_STORE
 from api.session import COOKIE_NAME
+from config import get_settings
 from jobs.send import send_all
 from services import discovery, sessions
-from services.database import close_connection
+from services.database import close_connection, waiting_at_most
 from services.sessions import StaleSession
 
 PATH = "/api/feed"  # its path, and its URL rule as the app's log lines and metrics name it
@@ -46,8 +47,10 @@ class RememberedFeed:
             return self.next(environ, start_response)
         started = time.perf_counter()
         try:
-            cards, jobs = discovery.feed(session=remembered.session, check=remembered.values)
-            send_all(jobs)  # after the feed's commit, as the app's view sends them
+            # The request's database waits are bounded as the app's first hook bounds them.
+            with waiting_at_most(get_settings().db_wait_seconds, in_all=True):
+                cards, jobs = discovery.feed(session=remembered.session, check=remembered.values)
+                send_all(jobs)  # after the feed's commit, as the app's view sends them
         except StaleSession:
             return self.next(environ, start_response)  # nothing was written: the app reads the session anew
         except Exception as exc:  # noqa: BLE001  (the app's handlers answer it: see the docstring)

@@ -30,6 +30,8 @@ _NOT_SENT_KEPT = 10_000
 
 def note_sent(job_id: str, sent: bool) -> None:
     """Records whether this process could send the job's message (jobs/send.py)."""
+    if sent and not _not_sent:
+        return  # the usual case: nothing to forget, no lock taken on every send
     with _not_sent_lock:
         if sent:
             _not_sent.pop(job_id, None)

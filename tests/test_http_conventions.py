@@ -81,6 +81,16 @@ def mine():
     return {"status": "ok"}
 
 
+@probe.get("/api/_probe/bound")
+@probe.declare(changes_state=False)
+@probe.response(200)
+def database_bound():
+    """The bound this request's database waits are under (test route)."""
+    from models.db import current_bound
+
+    return {"seconds": current_bound()}
+
+
 HUNG_REDIS = {}  # "url": a Redis that takes connections and answers nothing (the test's own)
 
 
@@ -297,6 +307,13 @@ def test_an_action_that_must_belong_to_an_account_is_401_no_account(c, run_jobs)
     run_jobs()
     assert c.get(path_of(last_link("someone@x.com"))).status_code == 303  # the link, opened here, signs in
     assert c.post("/api/_probe/mine").get_json() == {"status": "ok"}
+
+
+def test_a_request_waits_on_the_database_within_db_wait_seconds_and_the_thread_is_unbounded_after(c):
+    from models.db import current_bound
+
+    assert c.get("/api/_probe/bound").get_json() == {"seconds": SETTINGS.db_wait_seconds}
+    assert current_bound() is None  # the teardown gave the thread its own bound back
 
 
 def test_a_redis_that_does_not_answer_is_json_503_queue_unavailable_not_a_500(c):

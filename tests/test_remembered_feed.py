@@ -125,3 +125,22 @@ def test_a_database_fault_in_the_feed_is_the_apps_answer_and_the_feed_runs_once(
     response = client.get("/api/feed")
     assert response.status_code == 503 and response.get_json()["reason"] == "database_unavailable"
     assert calls == [1] and flask_requests == ["/api/feed?"]
+
+
+def test_a_remembered_feed_waits_on_the_database_within_db_wait_seconds(founder, monkeypatch, flask_requests):
+    from models.db import current_bound
+    from services import discovery
+    from tests.conftest import SETTINGS
+
+    client = _remembered(founder)
+    bounds = []
+    real_feed = discovery.feed
+
+    def observed_feed(**kwargs):
+        bounds.append(current_bound())
+        return real_feed(**kwargs)
+
+    monkeypatch.setattr("services.discovery.feed", observed_feed)
+    flask_requests.clear()
+    assert client.get("/api/feed").status_code == 200
+    assert flask_requests == [] and bounds == [SETTINGS.db_wait_seconds]
