@@ -21,6 +21,13 @@ _metrics_dir = prepare_multiprocess_dir()
 bind = f"{_settings.host}:{_settings.port}"
 # Embedded mode keeps its broker in memory, so one process serves everything.
 workers = 1 if _settings.embedded else _settings.web_concurrency
+# The master loads the app before it binds HOST:PORT, and forks workers that have it: while
+# it loads, a connection is refused (the front answers `service_restarting` at once), never
+# taken and left unanswered while each worker loads the app for itself (15 s after a
+# whole-stack restart). Loading opens no connection to the database or Redis (both connect
+# on first use, and redis-py makes a forked child its own), and starts no thread. HUP then
+# restarts the workers with the code already loaded: a new release is a restart.
+preload_app = True
 worker_class = "gthread"
 threads = _settings.web_threads
 # Gunicorn's default (2 s) equals a poll's pause plus its answer: a poll sent as the server
@@ -92,6 +99,15 @@ class _StrayLines:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def _log_uncaught(kind, error, trace):
+    # With preload_app the master loads the app, and an app that fails to load ends it with
+    # an uncaught error: one JSON line with the traceback inside, as a worker's would be.
+    logging.getLogger("gunicorn.error").critical("the web app could not be loaded", exc_info=(kind, error, trace))
+
+
+sys.excepthook = _log_uncaught
 
 
 def post_fork(server, worker):

@@ -13,10 +13,13 @@ only) | Research routes answer with a sign-in-to-research sentence"): a research
 from __future__ import annotations
 
 import logging
+import traceback
+from pathlib import Path
 
 from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from config import ROOT
 from logformat import logged_path
 from services.database import UNAVAILABLE, close_connection
 from services.errors import Refused, require_registered
@@ -90,6 +93,20 @@ _HTTP_REASONS = {400: "invalid_json", 404: "not_found", 405: "method_not_allowed
 FIRST_RUN_STATES = frozenset({"not_claimed"})
 
 
+_DATABASE_MODULE = "models/db.py"  # where every database error surfaces: the caller is the news
+
+
+def _our_frame(exc: BaseException) -> str | None:
+    """Where in this service's own code an error was raised (file:line of the innermost frame
+    outside the libraries), so an operator reading a 503 knows which read met the outage."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.startswith(str(ROOT)) and "site-packages" not in frame.filename \
+                and not frame.filename.endswith(_DATABASE_MODULE):
+            found = f"{Path(frame.filename).relative_to(ROOT)}:{frame.lineno}"
+    return found
+
+
 def install_error_handlers(app) -> None:
     @app.errorhandler(Refused)
     def on_refused(exc: Refused):
@@ -121,7 +138,8 @@ def install_error_handlers(app) -> None:
     for error_class in UNAVAILABLE:
         @app.errorhandler(error_class)
         def on_database_unavailable(exc):
-            log.warning("database unavailable", extra={"fields": {"request_id": g.get("request_id"), "error": type(exc).__name__}})
+            log.warning("database unavailable", extra={"fields": {
+                "request_id": g.get("request_id"), "error": type(exc).__name__, "where": _our_frame(exc)}})
             close_connection()
             return refusal(503, "database_unavailable", word="error")
 

@@ -35,7 +35,9 @@ DECISIONS = [
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written. One that stops "
     "answering without a word costs a request at most DB_WAIT_SECONDS (5) of waiting on it in all before that "
-    "503; GET /api/health waits at most 1 s on it and answers `degraded`.",
+    "503 (once one wait ran out, its later reads fail at once), and never waits on another request's connect; "
+    "GET /api/health waits at most 1 s on it and answers `degraded`. A published store's pages are served "
+    "meanwhile from the copy any web process rendered.",
     "Any request body must be one JSON object sent with Content-Type application/json. An empty body reads as {}. "
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
     "`invalid_json`; a missing or mistyped field (at any nesting level) answers 400 with that field's reason "

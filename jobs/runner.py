@@ -40,6 +40,7 @@ from dramatiq.middleware import TimeLimitExceeded
 
 from config import get_settings
 from integrations.locks import get_locks, holding
+from integrations.processes import stop_programs_of
 from models.db import close_connection, transaction
 from models.job import Job
 from services import jobs as job_rows
@@ -159,11 +160,16 @@ class Lease:
         """Beats in a background thread while the block runs; stopped and joined on exit."""
         stop = threading.Event()
         interval = self.lease_seconds / BEATS_PER_LEASE
+        run_thread = threading.current_thread()
 
         def beating():
             while (not stop.wait(interval) and not self._ended.is_set() and time.monotonic() < self._ends
                    and self.beat()):
                 pass
+            if self._lost.is_set() and not self._ended.is_set():
+                # The job is another run's now (or handed back): a model program this run is
+                # waiting on would answer nobody, so it ends now rather than at its timeout.
+                stop_programs_of([run_thread])
 
         thread = threading.Thread(target=beating, name=f"lease-{self.job_id}-{self.attempt}", daemon=True)
         thread.start()

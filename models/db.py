@@ -20,20 +20,22 @@ a hung server: no reset, nothing to read) costs an error, not the thread:
 """
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import select
 import socket
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import peewee as pw
 import psycopg2
-from playhouse.pool import MaxConnectionsExceeded, PooledPostgresqlDatabase
+from peewee import PostgresqlDatabase
+from playhouse.pool import MaxConnectionsExceeded, PoolConnection, PooledPostgresqlDatabase
 from psycopg2 import extensions
 
 db = pw.DatabaseProxy()
@@ -101,8 +103,8 @@ def waiting_at_most(seconds: float | None, *, in_all: bool = False):
     (None: as long as it takes). With `in_all`, the block's operations together spend at most
     that long waiting on the database (a web request: however many statements it tries, it
     waits that long at most; time between statements, such as a route polling a job, is not
-    counted). Blocks nest, never loosening an outer whole-block limit; the outer bound comes
-    back after."""
+    counted), and once one of them found the database not answering, the rest fail at once.
+    Blocks nest, never loosening an outer whole-block limit; the outer bound comes back after."""
     before = (getattr(_bound, "seconds", None), getattr(_bound, "budget", None))
     _bound.seconds = seconds
     if in_all and seconds is not None:
@@ -139,9 +141,14 @@ def _wait_within_bound(conn) -> None:
     deadline = None if limit is None else started + limit
     try:
         _wait_until(conn, deadline, seconds)
-    finally:
+    except psycopg2.OperationalError:
         if budget is not None:
-            _bound.budget = max(0.0, budget - (time.monotonic() - started))
+            # The database did not answer: the block does not wait on it again (health's
+            # tighter bound ran out; the request's cookie would otherwise wait the rest).
+            _bound.budget = 0.0
+        raise
+    if budget is not None:
+        _bound.budget = max(0.0, budget - (time.monotonic() - started))
 
 
 def _wait_until(conn, deadline: float | None, seconds: float | None) -> None:
@@ -162,7 +169,17 @@ def _wait_until(conn, deadline: float | None, seconds: float | None) -> None:
 
 
 class _PooledPostgres(PooledPostgresqlDatabase):
-    """peewee's pool, with a cheaper check of a pooled connection at checkout.
+    """peewee's pool, where no thread waits on another's new connection, with a cheaper check
+    of a pooled connection at checkout.
+
+    peewee opens a new connection while holding two locks every thread takes to connect and
+    to close: the database's (`Database.connect`) and the pool's (`_connect`). Against a
+    database that stops answering, each new connection holds them until its thread's bound
+    runs out, so a request waited for every request ahead of it in turn (8-10 s measured with
+    a 2 s bound), and a finished request could not even give its connection back. Here the
+    pool's lock is held only to take an idle connection or reserve a slot for a new one, the
+    connection is opened outside it, and the database's lock, which guards nothing shared
+    (each thread's connection is its own, `thread_safe`; the pool guards itself), is none.
 
     peewee asks the server `SELECT 1` before handing out an idle connection (a round trip
     on every request). A connection the server closed (a restart, a terminated backend, a
@@ -171,6 +188,38 @@ class _PooledPostgres(PooledPostgresqlDatabase):
     has anything goes through peewee's check as before (which sees the end and drops the
     connection, or reads what arrived). A connection lost without a word (a cable pulled)
     would hang that `SELECT 1` too; the first query meets it either way."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lock = nullcontext()
+        self._opening = 0  # new connections being opened, outside the pool's lock
+
+    def _connect(self):
+        with self._pool_lock:
+            while self._connections:  # the oldest idle connection that is still good
+                timestamp, _counter, conn = heapq.heappop(self._connections)
+                if self._is_closed(conn):
+                    continue
+                if self._stale_timeout and self._is_stale(timestamp):
+                    self._close_raw(conn)
+                    continue
+                self._in_use[self.conn_key(conn)] = PoolConnection(timestamp, conn, time.time())
+                return conn
+            if self._max_connections and len(self._in_use) + self._opening >= self._max_connections:
+                raise MaxConnectionsExceeded("Exceeded maximum connections.")
+            self._opening += 1
+        conn = None
+        try:
+            conn = PostgresqlDatabase._connect(self)  # waits within the thread's bound, lock-free
+        finally:
+            with self._pool_lock:
+                self._opening -= 1
+                if conn is not None:
+                    now = time.time()
+                    self._in_use[self.conn_key(conn)] = PoolConnection(now, conn, now)
+                else:
+                    self._pool_available.notify()  # the reserved slot is free again
+        return conn
 
     def _is_closed(self, conn):
         if not conn.closed and self._adapter.txn_status(conn) == self._adapter.txn_idle:

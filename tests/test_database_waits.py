@@ -2,7 +2,7 @@
 (issue 45 point 2, models/db.py). PostgreSQL is reached through a proxy the test freezes
 (tests/tcp_proxy.py: connections stay open, nothing is passed on, as with a network that
 drops packets or a hung server), so the machine's PostgreSQL keeps serving the rest of the
-suite. The whole topology under a freeze is tests/test_database_freeze.py."""
+suite. The whole topology under a freeze is in tests/test_topology_faults.py."""
 from __future__ import annotations
 
 import threading
@@ -133,5 +133,50 @@ def test_a_requests_waits_are_bounded_in_all_and_time_between_statements_is_not_
         # The budget is spent: the next statement fails at once, not after another 1.5 s.
         error, took = timed(lambda: database.execute_sql("SELECT 1").fetchone())
         assert isinstance(error, pw.OperationalError) and took <= 0.5, (error, took)
+        database.close()
+    proxy.thaw()
+
+
+def test_threads_connecting_to_a_frozen_database_each_wait_their_own_bound_not_each_others(frozen_able):
+    """peewee opens a new connection holding locks every thread takes to connect and to give
+    a connection back: behind a frozen database, five requests opening connections waited
+    one after another (the fifth five bounds), and one that had finished could not give its
+    connection back until every connect ahead of it gave up."""
+    database, proxy = frozen_able
+    finished_before = database.execute_sql("SELECT 1")  # a connection taken before the freeze
+    assert finished_before.fetchone() == (1,)
+    proxy.freeze()
+    took: dict = {}
+
+    def connect(name):
+        with waiting_at_most(1.5):
+            took[name] = timed(lambda: database.execute_sql("SELECT 1").fetchone())
+        database.close()
+
+    threads = [threading.Thread(target=connect, args=(n,)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)  # the connects are under way
+    _nothing, giving_back = timed(database.close)  # this thread's, taken before the freeze
+    for thread in threads:
+        thread.join(timeout=30)
+    proxy.thaw()
+    assert giving_back <= 0.3, giving_back
+    assert len(took) == 3 and all(isinstance(error, pw.OperationalError) for error, _s in took.values()), took
+    assert max(seconds for _e, seconds in took.values()) <= 1.5 + SLACK, took
+
+
+def test_once_a_request_met_a_frozen_database_its_later_reads_fail_at_once(frozen_able):
+    """Health pings within its own second; the request's cookie, read after, would have
+    waited the rest of the request's bound on the same frozen database."""
+    database, proxy = frozen_able
+    proxy.freeze()
+    with waiting_at_most(3.0, in_all=True):
+        with waiting_at_most(1.0):
+            error, took = timed(lambda: database.execute_sql("SELECT 1").fetchone())
+        assert isinstance(error, pw.OperationalError) and took <= 1.0 + SLACK, (error, took)
+        database.close()
+        error, took = timed(lambda: database.execute_sql("SELECT 2").fetchone())
+        assert isinstance(error, pw.OperationalError) and took <= 0.3, (error, took)
         database.close()
     proxy.thaw()

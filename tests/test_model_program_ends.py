@@ -141,3 +141,39 @@ def test_a_worker_handing_its_job_back_at_a_stop_ends_the_model_program(model):
         if pool.worker is not None:
             pool.stop(timeout_seconds=0)
         broker.close()
+
+
+def test_a_run_that_loses_its_job_to_another_ends_its_model_program(model):
+    """The reaper gave the job to a newer attempt (this run stalled past its lease, as a
+    partitioned worker does): this run's next heartbeat finds the row moved on, and the model
+    program it is waiting on is killed then, not left to run to its timeout for an answer
+    the fenced writes would refuse."""
+    from jobs.runner import run_job
+    from models.db import transaction
+    from models.job import Job
+    from services import jobs as job_rows
+
+    failures = []
+
+    def body(ctx):
+        Job.update(attempt=ctx.attempt + 1).where(Job.id == ctx.job_id).execute()  # the newer attempt
+        try:
+            CommandBackend(SimpleNamespace(ai_command=model.command, ai_timeout_seconds=60)).ask(PROMPT)
+        except AIError as exc:
+            failures.append(exc)
+        ctx.stage("after the answer")  # refused: the job is the newer attempt's
+
+    with transaction():
+        job, _ = job_rows.create_job(kind="model_program_lease_lost", subject="store:lease-lost")
+    outcome = []
+    thread = threading.Thread(target=lambda: outcome.append(
+        run_job(job.id, body, lease_seconds=1.5, retry_delays=(0,))), daemon=True)
+    thread.start()
+    try:
+        pid = program_pid(model)
+        wait_for(lambda: not alive(pid), 2, "the lost lease to end the model program")
+        never_finishes(model, pid)
+    finally:
+        thread.join(30)
+    assert outcome == ["superseded"]
+    assert "stopped by signal 9" in str(failures[0])

@@ -287,6 +287,50 @@ def test_a_connection_idle_for_longer_than_a_poll_is_still_open(tmp_path, keepal
     assert "Traceback" not in (tmp_path / "web.log").read_text()
 
 
+def _knock(port: int) -> str:
+    """One GET /api/health on a new connection: "refused", "answered" within a second, or
+    "unanswered" (the connection was taken and nothing came back within the second)."""
+    try:
+        connection = socket.create_connection(("127.0.0.1", port), timeout=1)
+    except ConnectionRefusedError:
+        return "refused"
+    except TimeoutError:
+        return "unanswered"
+    try:
+        connection.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return "answered" if connection.recv(12).startswith(b"HTTP/1.1 200") else "unanswered"
+    except (TimeoutError, ConnectionResetError):
+        return "unanswered"
+    finally:
+        connection.close()
+
+
+def test_gunicorn_takes_connections_only_once_the_app_is_loaded(tmp_path):
+    """After a whole-stack restart gunicorn took connections about 15 s before it could answer
+    them (its workers loaded the app after it had bound its port), so a prober or the front
+    waited on connections nobody read. gunicorn.conf.py loads the app in the master before it
+    binds: while the app loads (4 s here) a connection is refused, which the front answers at
+    once as `service_restarting`, and the first one taken is answered."""
+    port = _free_port()
+    env = _base_env(tmp_path, port) | {"PYTHONPATH": str(ROOT), "SLOW_LOAD_SECONDS": "4"}
+    log = open(tmp_path / "web.log", "w")
+    process = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "tests.slow_loading_app:create_app()"],
+                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    knocks = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not knocks or knocks[-1] != "answered"):
+            knocks.append(_knock(port))
+            if knocks[-1] == "refused":
+                time.sleep(0.2)
+    finally:
+        _stop(process)
+        log.close()
+    assert knocks[-1] == "answered", knocks
+    assert "unanswered" not in knocks, knocks
+    assert knocks.count("refused") >= 10, knocks  # it was loading for those 4 s, and said so at once
+
+
 # --- gunicorn's own lines and its control socket (issue 21, point 6) ----------------------------
 
 

@@ -234,3 +234,18 @@ def test_the_layer_leaves_everything_else_to_flask(app, page, monkeypatch):
         visitor.get(path, headers=headers)
     visitor.post(page, data=b"x")
     assert len(reached) == start + 6
+
+
+@pytest.mark.servers
+def test_a_page_another_process_rendered_is_served_here_without_reading_the_database(app, page):
+    """With Redis, each rendered page is shared: a web process that never rendered it (started
+    after the publish, on another host, or while the database does not answer) serves the
+    same bytes from the shared copy with no query."""
+    first = app.test_client().get(page + "faq")
+    assert first.status_code == 200
+    published._rendered.clear()  # this process as another one: it rendered nothing yet
+    with statements() as seen:
+        again = app.test_client().get(page + "faq")
+    assert again.status_code == 200 and again.get_data() == first.get_data()
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert seen == []

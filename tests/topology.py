@@ -53,6 +53,7 @@ CONF = ROOT / "deploy" / "supervisord.conf"
 DEMO = ROOT / "scripts" / "data" / "demo_catalog.jsonl"
 BUILD = "store_build"  # services.store.builds.BUILD (read from the rows, never imported: no app here)
 SECRET = "topology-secret-key-0123456789"
+WEB_CONCURRENCY = 2  # gunicorn worker processes of the web
 
 # A store copy that follows the store_copy schema and claims nothing the facts must back.
 COPY = {
@@ -183,7 +184,7 @@ class Topology:
             BASE_URL=self.base_url, PORT=str(self.port), HOST="127.0.0.1", OUTBOX_DIR=str(self.dir / "outbox"),
             PROCS_RUN_DIR=str(self.run_dir), WORKER_PROCESSES=str(self.worker_processes), WEB_PORT=str(self.web_port),
             WORKER_THREADS=str(self.worker_threads), HEARTBEAT_SECONDS="1", WORKER_METRICS_PORT="0",
-            WEB_CONCURRENCY="2", LOG_LEVEL="INFO", PYTHONUNBUFFERED="1",
+            WEB_CONCURRENCY=str(WEB_CONCURRENCY), LOG_LEVEL="INFO", PYTHONUNBUFFERED="1",
             AI_BACKEND="command",
             AI_COMMAND=f"{sys.executable} {model} {self.dir / 'copy.json'} {self.sleep_file} {self.calls_file}",
             CATALOG_PATH=str(self.dir / "catalog.jsonl"),
@@ -215,6 +216,9 @@ class Topology:
                      timeout, "every program RUNNING")
             # Through the front: its own 503 (gunicorn not up yet) has no `database` part.
             wait_for(lambda: "database" in self.get("/api/health").json(), timeout, "the web process")
+            # Every web worker forked (the first may answer before the master forks the next).
+            web_workers = int(self.environment()["WEB_CONCURRENCY"])
+            wait_for(lambda: len(children(self.pids()["web"])) >= web_workers, timeout, "every web worker")
             wait_for(lambda: self.workers_alive() >= self.worker_processes, timeout, "every worker's first beat")
         except BaseException:
             self.stop()
@@ -793,10 +797,20 @@ def documented_routes(topo: Topology) -> list[tuple[str, str]]:
                   for method in operations if method in ("get", "post", "put", "patch", "delete"))
 
 
-def sweep(base_url: str, routes) -> list[tuple]:
-    """Asks every route once, as a same-origin browser (a JSON body where one may be taken);
-    returns (method, path, status, content type, whether the body is a JSON object (or the
-    feed's array), seconds) of each answer (status None: no answer at all)."""
+def sweep(base_url: str, routes, *, browsers: int = 1) -> list[tuple]:
+    """Asks every route once, as a same-origin browser (a JSON body where one may be taken),
+    the routes shared among `browsers` asking side by side; returns (method, path, status,
+    content type, whether the body is a JSON object (or the feed's array), seconds) of each
+    answer (status None: no answer at all)."""
+    if browsers > 1:
+        shares: list[list] = [[] for _ in range(browsers)]
+        threads = [threading.Thread(target=lambda n=n: shares[n].extend(sweep(base_url, routes[n::browsers])),
+                                    daemon=True) for n in range(browsers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return [answer for share in shares for answer in share]
     import requests
 
     http = requests.Session()
@@ -821,25 +835,38 @@ def sweep(base_url: str, routes) -> list[tuple]:
 
 
 def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, outage_seconds: float = 5,
-                                   timeout: float = 60) -> dict:
-    """Founder traffic on every thread; the database proxy cut (every connection closed, new
-    ones refused) for `outage_seconds`, then restored. Measures how soon GET /api/health and
-    a founder's claim answer 200 again from the same processes, lets every job end, and
-    reads the invariants a half-written claim or build would break."""
+                                   timeout: float = 60, freeze: bool = False) -> dict:
+    """Founder traffic on every thread, a customer opening orders and a visitor reading the
+    published store; the database proxy cut (every connection closed, new ones refused) for
+    `outage_seconds`, or with `freeze` frozen (nothing passed on, nothing closed: a network
+    that drops packets, a hung server), then restored. During it every documented route is
+    asked once and GET /api/health again and again. Measures how long each answer took, how
+    soon health and a founder's claim answer 200 again from the same processes, lets every
+    job end, and reads the invariants a half-written claim or build would break."""
     pids = topo.pids()
     routes = documented_routes(topo)
     began = time.time()
-    with Traffic(topo.base_url, threads) as traffic:
-        # Under way: stores built, one published, a customer's orders opened.
-        wait_for(lambda: len(traffic.built) >= 2 and len(traffic.orders) >= 2, timeout, "the journeys under way")
-        before = traffic.count()
+    with Traffic(topo.base_url, threads, visitors=1) as traffic:
+        # Under way: stores built, one published and read by its visitor, a customer's orders opened.
+        wait_for(lambda: len(traffic.built) >= 2 and len(traffic.orders) >= 2 and (
+            200, "text/html; charset=utf-8") in traffic.pages, timeout, "the journeys under way")
+        before, pages_before = traffic.count(), len(traffic.pages)
         cut_wall = time.time()
-        connections_cut = proxy.cut()
-        # Beside the founders, every documented route is asked once while the database is away.
-        swept = sweep(topo.base_url, routes)
-        time.sleep(max(0.0, cut_wall + outage_seconds - time.time()))
-        during = traffic.answers[before:]
-        proxy.restore()
+        connections_cut = proxy.freeze() if freeze else proxy.cut()
+        # Beside the founders, every documented route is asked once while the database is away,
+        # and health again and again.
+        swept: list = []
+        # (Side by side when frozen: each route may wait its whole database bound.)
+        sweeping = threading.Thread(target=lambda: swept.extend(sweep(topo.base_url, routes, browsers=6 if freeze else 1)),
+                                    daemon=True)
+        sweeping.start()
+        health_during = []
+        while time.time() < cut_wall + outage_seconds or sweeping.is_alive():
+            health_during.append(ask_health(topo.base_url))
+            time.sleep(0.2)
+        during, pages_during = traffic.answers[before:], traffic.pages[pages_before:]
+        timed_during = [t for t in traffic.timed if cut_wall <= t[2] < time.time()]
+        proxy.thaw() if freeze else proxy.restore()
         restored_wall = time.time()
         wait_for(lambda: topo.get("/api/health").status_code == 200, timeout, "health to answer 200 again")
         healthy_wall = time.time()
@@ -872,6 +899,13 @@ def cut_the_database_under_traffic(topo: Topology, proxy, *, threads: int = 4, o
         "refusals": refusals,
         "not_json": [a for a in answers if not a[3]][:5],
         "no_answer": [a for a in answers if a[2] is None][:5],
+        # The slowest answers while the database was away: founders, the customer, the
+        # visitor and the sweep (each (method, path, seconds)); health's, and its words.
+        "slowest_during_outage": sorted(
+            [(m, p.split("?")[0], sec) for m, p, _asked, sec in timed_during]
+            + [(a[0], a[1], a[5]) for a in swept], key=lambda t: -t[2])[:8],
+        "health_during": health_during,
+        "pages_during_outage": sorted(set(pages_during), key=str),
         "healthy_after_restore_seconds": round(healthy_wall - restored_wall, 2),
         "claiming_after_restore_seconds": round(claiming_wall - restored_wall, 2),
         "jobs_ended_after_restore_seconds": round(settled_wall - restored_wall, 2),

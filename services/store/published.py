@@ -2,7 +2,8 @@
 
 A public page is a pure function of the published version's document and the request's
 context (services/store/render.py), so it is rendered once per published version and page
-in each web process and kept in memory (`rendered`). What a request needs to find it is
+in each web process and kept in memory (`rendered`), and shared with the other processes in
+Redis (when REDIS_URL is set): a page one process rendered, the others serve without a query. What a request needs to find it is
 the store's publication: (product id, published version, published_at, on sale), its `Pointer`.
 
 Pointers are kept where every process reads them without a query: in Redis (one key per
@@ -49,6 +50,14 @@ CHANNEL = "store:published"  # each announce publishes the slug it moved
 RESUBSCRIBE_SECONDS = 1.0
 POINTER_SECONDS = 300  # the longest a publish whose announce failed waits to be served
 RENDERED_PAGES = 512  # pages kept per process (about 10 KB each)
+# Every process's rendered pages are shared in Redis too, so a page any process rendered is
+# served by all of them without reading the database (a web process started after the
+# publish, another host, and every one while the database does not answer). A copy is kept
+# for this long after it was rendered; asked for after that, it is rendered again.
+PAGE_KEY_PREFIX = "store:page:"
+SHARED_PAGE_SECONDS = 24 * 3600
+SHARING_PAUSE_SECONDS = 5.0  # after Redis did not answer, how long pages are not shared there
+_sharing = {"paused_until": 0.0}
 
 
 class Pointer(NamedTuple):
@@ -188,6 +197,7 @@ def current(slug: str) -> Pointer | None:
         found = Pointer.decode(client.get(_key(slug)))
     except RedisError:
         log.warning("published pointer unreadable: the store row is read", extra={"fields": {"slug": slug}})
+        _pause_sharing()
         return _from_row(slug)
     if found is not None:
         _mirror.keep(slug, found, generation)
@@ -238,11 +248,13 @@ def forget_all() -> None:
     with _lock:
         _local.clear()
         _rendered.clear()
+    _sharing["paused_until"] = 0.0
     client = _redis()
     if client is not None:
-        keys = list(client.scan_iter(match=KEY_PREFIX + "*", count=500))
-        if keys:
-            client.delete(*keys)
+        for prefix in (KEY_PREFIX, PAGE_KEY_PREFIX):
+            keys = list(client.scan_iter(match=prefix + "*", count=500))
+            if keys:
+                client.delete(*keys)
 
 
 def known(slug: str) -> Pointer | None:
@@ -281,15 +293,56 @@ def etag(pointer: Pointer, *context: str) -> str:
 
 
 def rendered(pointer: Pointer, tag: str, render: Callable[[dict], str]) -> bytes:
-    """The page whose ETag is `tag`: from memory, else rendered from the publication's
-    document (one query) and kept. Refused(`not_found`) if the version is gone."""
+    """The page whose ETag is `tag`: from memory, else from the copy another process shared
+    in Redis, else rendered from the publication's document (one query) and shared; kept
+    in memory either way. Refused(`not_found`) if the version is gone."""
     body = _rendered.get(tag)
     if body is not None:
         return body
-    row = (StoreVersion.select(StoreVersion.document)
-           .where(StoreVersion.store == pointer.product_id, StoreVersion.number == pointer.version).first())
-    if row is None:
-        raise Refused("not_found")
-    body = render(row.document).encode()
+    body = _shared_page(tag)
+    if body is None:
+        row = (StoreVersion.select(StoreVersion.document)
+               .where(StoreVersion.store == pointer.product_id, StoreVersion.number == pointer.version).first())
+        if row is None:
+            raise Refused("not_found")
+        body = render(row.document).encode()
+        _share_page(tag, body)
     _keep(tag, body)
     return body
+
+
+def _page_key(tag: str) -> str:
+    return f"{PAGE_KEY_PREFIX}{tag.strip(chr(34))}"
+
+
+def _shared_page(tag: str) -> bytes | None:
+    """The page another process rendered (None without Redis, or when it does not answer:
+    the document is read instead). An ETag names its bytes for good, so a copy is never stale."""
+    client = _redis()
+    if client is None or _sharing_paused():
+        return None
+    try:
+        return client.get(_page_key(tag))
+    except RedisError:
+        _pause_sharing()
+        return None
+
+
+def _share_page(tag: str, body: bytes) -> None:
+    client = _redis()
+    if client is None or _sharing_paused():
+        return
+    try:
+        client.set(_page_key(tag), body, ex=SHARED_PAGE_SECONDS)
+    except RedisError:
+        _pause_sharing()  # the next process renders it too
+
+
+def _sharing_paused() -> bool:
+    return time.monotonic() < _sharing["paused_until"]
+
+
+def _pause_sharing() -> None:
+    """Redis did not answer: pages are neither looked up nor shared there for a few seconds,
+    or a page read from the database would wait for Redis twice more on its way."""
+    _sharing["paused_until"] = time.monotonic() + SHARING_PAUSE_SECONDS
