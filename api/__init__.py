@@ -99,14 +99,6 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     app.extensions["openapi"] = openapi_document
 
-    from api.published_pages import PublishedPages
-
-    # Published store pages this process already holds are answered before Flask.
-    app.wsgi_app = PublishedPages(app, compress)
-    from api.remembered_feed import RememberedFeed
-
-    app.wsgi_app = RememberedFeed(app)  # in front: GET /api/feed of a remembered founder
-
     from api.cli import brief_cli, catalog_cli, db_cli
 
     app.cli.add_command(db_cli)

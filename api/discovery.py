@@ -1,8 +1,8 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
-from flask import current_app, jsonify, request
+from flask import current_app, jsonify
 from marshmallow import Schema, fields, validate
 
-from api import bounds, remembered_feed
+from api import bounds
 from api.research import TrendSchema
 from api.routing import Blueprint
 from api.session import current_session, forget_remembered_session, remembered_session
@@ -262,9 +262,6 @@ def feed():
 
     Metered under the find bucket.
     """
-    failed = request.environ.pop(remembered_feed.FAILED, None)
-    if failed is not None:
-        raise failed  # the feed ran before Flask (api/remembered_feed.py) and raised: answered here
     cards, jobs = _as_remembered(discovery.feed)
     send_all(jobs)
     return as_sent(cards)

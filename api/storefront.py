@@ -34,13 +34,13 @@ DECISIONS: list[str] = [
     "sandbox: BASE_URL's origin, 'self' on the service's own host), and, on a connected domain, to BASE_URL's "
     "origin, where the payment's landing lives.",
     "A published store's public pages (home, product, faq, shipping, contact, privacy, terms, sitemap.xml, "
-    "robots.txt; GET and HEAD) are rendered once per published version and page in each web process, on the first "
-    "request for them, and served from memory after that (services/store/published.py). Which version is published "
+    "robots.txt; GET and HEAD) are rendered once per published version and page, on the first request for them, kept "
+    "in the web process's memory and shared with the others through Redis when REDIS_URL is set, and served from "
+    "there after that, with no database read (services/store/published.py). Which version is published "
     "is read from a pointer per store that publishing moves after its commit: in Redis when REDIS_URL is set, in the "
     "process in embedded mode (with Redis each process also keeps a copy of the pointers it read, trusted only while it "
     "is subscribed to the channel every publish announces on); when Redis does not answer the store row is read "
-    "instead. A page a process already holds is answered before Flask (api/published_pages.py), with the same "
-    "headers and log line. Each page carries a strong "
+    "instead. Each page carries a strong "
     "ETag (a hash of the store, the published version, when it was published, the page, its host's base and origin, "
     "whether payments are on, the build); If-None-Match with it answers 304 with no body and no database query, and "
     "after a publish the old ETag no longer matches (publishing even the same version again gives new ETags). A page "
@@ -148,8 +148,8 @@ def is_public_page(name: str) -> bool:
 def _published(slug: str, name: str):
     """A public page, from the publication's pointer and the page rendered once per
     process (services/store/published.py): a matching If-None-Match is a 304, and neither
-    it nor a page already rendered here reads the database. api/published_pages.py answers
-    the same from memory before Flask when it can."""
+    it nor a page already rendered (here, or by another process: shared through Redis) reads
+    the database."""
     if not is_public_page(name):
         raise ApiError(404, "not_found")
     pointer = published.current(slug)

@@ -257,28 +257,6 @@ def forget_all() -> None:
                 client.delete(*keys)
 
 
-def known(slug: str) -> Pointer | None:
-    """The store's publication if this process holds it now (no database, no Redis)."""
-    if get_settings().redis_url:
-        return _mirror.get(slug)
-    return _local.get(slug)
-
-
-def kept(tag: str) -> bytes | None:
-    """The page whose ETag is `tag` if this process has rendered it."""
-    return _rendered.get(tag)
-
-
-def kept_encoded(tag: str, body: bytes, algorithm: str, encode: Callable[[bytes], bytes]) -> bytes:
-    """The page `tag` (`body`) encoded by `algorithm` (br, gzip), encoded once and kept beside it."""
-    key = f"{tag}:{algorithm}"
-    encoded = _rendered.get(key)
-    if encoded is None:
-        encoded = encode(body)
-        _keep(key, encoded)
-    return encoded
-
-
 def _keep(key: str, body: bytes) -> None:
     with _lock:
         _rendered[key] = body
