@@ -190,8 +190,7 @@ class Statement:
         # connection, then keeps the generic plan only when it costs no more than those custom
         # plans did; otherwise it plans every run anew, for good. Statements with many
         # parameters and a ranking walk (find's and feed's) fell into that on some pooled
-        # connections: the feed's candidates took twice the server's time, and the feed's
-        # statement with the meter's spend (services/meter_ahead.py) 1.4 ms more a request.
+        # connections: the feed's candidates took twice the server's time.
         # `generic`: always the generic plan (GENERIC_PREFIX).
         self.generic = generic
         self._texts: dict = {}

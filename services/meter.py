@@ -248,25 +248,21 @@ class ShareUsed(Exception):
 _UNREAD = object()
 
 
-def spend(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None, share: Share | None = None) -> Charge | None:
+def spend(account_id: int | None, bucket: str, *, account=_UNREAD, share: Share | None = None) -> Charge | None:
     """Checks and spends `bucket`'s cost for the account immediately before the expensive call. None when account_id is None (not metered). Raises services.errors.Refused("usage_limit_reached" | "weekly_limit_reached", explanation, **fields) when refused.
 
     `account`: the account's id, tier, term_ends_at and qualified referrals when the caller
     read them in its own statement just before (find and feed: services/discovery/state.py),
-    None when that read found the account gone; read here otherwise. `ahead`: the spend that
-    statement made already (services/meter_ahead.py), kept when made under `account`'s plan.
+    None when that read found the account gone; read here otherwise. Either way the one
+    conditional UPDATE below spends under the limits of that plan, as read for this request.
     `share`: the call may also use no more than this share of the bucket (ShareUsed when it is
-    used up; not with `ahead`)."""
+    used up)."""
     spec = BUCKETS[bucket]  # an unknown bucket is a programming error: KeyError
     if account_id is None:
         return None
     if account is _UNREAD:
         # The account's tier and its qualified referrals (plan_for) in one statement built once.
         account = _ACCOUNT_PLAN.first(account_id=account_id)
-    if ahead is not None and ahead.spent:
-        if ahead.plan == account and ahead.values["bucket"] == spec.id:
-            return ahead.charge()
-        ahead.give_back()  # spent under limits that are not the account's now
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     if share is None:
@@ -397,7 +393,7 @@ _SPEND = Statement("meter_spend", build_spend)
 
 
 @contextmanager
-def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None, share: Share | None = None):
+def metered(account_id: int | None, bucket: str, *, account=_UNREAD, share: Share | None = None):
     """Spends on entry (raising Refused when over a limit) and refunds when the block raises.
 
     Put the expensive call, and the writes that depend on it, inside the block; an exception
@@ -405,7 +401,7 @@ def metered(account_id: int | None, bucket: str, *, account=_UNREAD, ahead=None,
     credits come back. A block that has committed a change and may still raise calls
     `charge.keep()` first. Yields the Charge, or None for an unmetered (anonymous) call.
     """
-    charge = spend(account_id, bucket, account=account, ahead=ahead, share=share)
+    charge = spend(account_id, bucket, account=account, share=share)
     try:
         yield charge
     except BaseException:

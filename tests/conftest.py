@@ -278,11 +278,6 @@ def clean_state(request):
     from services.store import published
 
     published.forget_all()
-    # The plans the meter spends ahead under (services/meter_ahead.py) are of accounts whose
-    # ids start from 1 again.
-    from services import meter_ahead
-
-    meter_ahead.forget_all()
     # So are the maps kept between requests (services/kept.py): kept cards, sessions, sent
     # verdicts are keyed by ids, times and fingerprints that the next test's rows may repeat.
     from services import kept

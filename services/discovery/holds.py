@@ -37,7 +37,7 @@ from models.db import db, transaction
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen
 from models.job import Job
 from models.session import Session
-from services import evidence_gate, meter_ahead, milestones, watches
+from services import evidence_gate, milestones, watches
 from services.discovery.allowance import allowance_of, ensure_allowance_row, spend_claim
 from services.discovery.cards import (
     candidate_card,
@@ -223,17 +223,15 @@ def find(*, session: Session, check: dict | None = None) -> tuple[dict, list[Job
     StaleSession is raised before anything is written)."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    ahead = meter_ahead.prepare(owner.account_id, METER_BUCKET)  # spent with the state's read
-    state = read_state(owner, now, check=check, ahead=ahead)
+    state = read_state(owner, now, check=check)
     resolved = state.resolved
     if state.allowance.finds_remaining == 0:
         # Nothing to find: the founder's product is its claim (no charge, no work).
-        meter_ahead.give_back(ahead)
         if resolved is not None and resolved.claimed_product_id is not None:
             product, gate_row = product_rows([resolved.claimed_product_id])[resolved.claimed_product_id]
             return with_trends([card(product, gate_row, yours=True, claimed=True)], [version_of(gate_row)])[0], []
         raise Refused("claim_limit_reached", **state.allowance.fields())
-    with metered(owner.account_id, METER_BUCKET, account=state.account, ahead=ahead):
+    with metered(owner.account_id, METER_BUCKET, account=state.account):
         served = _serve_live(owner, state, now, gate, day, spare=0)
         if served is not None:
             return served.cards()[0], _record_shown(owner, state, served, now, observe=[])
@@ -255,12 +253,10 @@ def feed(*, session: Session, check: dict | None = None) -> tuple[list[bytes], l
     gate, day = evidence_gate.current_gate(), now.date()
     # The candidates a repeat feed shows come with the state (one read); a feed that mints a
     # hold (a founder's first, or after the hold lapsed) reads the spares it needs again.
-    ahead = meter_ahead.prepare(owner.account_id, METER_BUCKET)  # spent with the state's read
-    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE - 1, check=check, ahead=ahead)
+    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE - 1, check=check)
     if state.allowance.finds_remaining == 0:
-        meter_ahead.give_back(ahead)
         return [], []
-    with metered(owner.account_id, METER_BUCKET, account=state.account, ahead=ahead):
+    with metered(owner.account_id, METER_BUCKET, account=state.account):
         served = _serve_live(owner, state, now, gate, day, spare=FEED_SIZE - 1)
         if served is not None:
             jobs = _record_shown(owner, state, served, now, observe=[r.product_id for r in served.spare if r.watched])

@@ -25,7 +25,7 @@ from models.catalog import Product
 from models.compiled import Param, Statement
 from models.discovery import ClaimAllowance, Hold, ProductGate
 from models.session import Session
-from services import meter, meter_ahead, milestones
+from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
 from services.discovery.cards import (
     CANDIDATE_COLUMNS,
@@ -65,7 +65,7 @@ AccountPlan = namedtuple("AccountPlan", "id tier term_ends_at referrals")
 
 
 def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
-               check: dict | None = None, ahead=None) -> OwnerState:
+               check: dict | None = None) -> OwnerState:
     """Reads what the owner has now, in one statement; with `candidates`, also that many
     of the best candidates (`cards.candidates` for `gate` on `day`, read in the same
     statement: a feed needs them whether it serves its hold or mints one).
@@ -74,40 +74,31 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     every column), not read again for this request. The statement reads the row of its token
     too, and when that is not exactly `check` (signed in since, given a new token, pruned)
     this raises StaleSession: what was read was for an owner the request may no longer be,
-    and nothing has been written yet (a spend made ahead is given back first).
-
-    `ahead`: a meter spend to make in the same statement (services/meter_ahead.py, bound
-    owners on PostgreSQL); its `spent` says whether it did.
+    and nothing has been written yet.
 
     Milestones, once reached, stay reached, so a checked owner this process has seen reach
     them all is not asked again: the statement then reads no milestone (see _ALL_REACHED)."""
     bound = owner.account_id is not None
     checked = check is not None
-    spends = ahead is not None
     reached_key = (owner.session_id, owner.account_id, check["token_hash"]) if checked else None
     known = reached_key is not None and _ALL_REACHED.get(reached_key) is not None
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     if checked:
         values["token_hash"] = check["token_hash"]
-    if spends:
-        values.update(ahead.values)  # its account_id is the owner's
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, spends, known, cutoff=gate.cutoff(day),
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, known, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
         start, width = 1, len(rows[0]) - len(_CANDIDATE_ONLY)
         # As read (cards.candidate_card): its card where the state's row has the held card, then its own.
         found = tuple(Candidate._make(r[_CANDIDATE_CARD] + r[width:]) for r in rows[1:])
     else:
-        text, rows = _STATE.raw(bound, checked, spends, known, **values)
+        text, rows = _STATE.raw(bound, checked, known, **values)
         start, width = 0, None
     raw = rows[0][start:width]
-    row = _state_row(checked, spends)._make(text.decode(rows[0], start, width))
-    if spends:
-        ahead.spent = bool(row.spent)
+    row = _state_row(checked)._make(text.decode(rows[0], start, width))
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
-        meter_ahead.give_back(ahead)
         raise StaleSession()
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
     missing = [(name, owner.session_id, None)
@@ -119,7 +110,6 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
         _ALL_REACHED.put(reached_key, True)
     account = AccountPlan(owner.account_id, row.plan_tier, row.plan_term_ends_at, row.plan_referrals) \
         if bound and row.plan_tier is not None else None
-    meter_ahead.remember(account)
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
                       held_card=raw[_HELD_CARD] if row.product_id is not None else None,
@@ -146,19 +136,14 @@ def _reached(name: str, bound_to_account: bool):
 _ALL_REACHED = Kept(8192)
 
 
-def _build(bound: bool, checked: bool = False, spends: bool = False, known: bool = False):
-    """The state's row as a statement of its own (find's). `spends`: with the meter's spend
-    ahead as its WITH; `known`: the milestones are known reached (read_state)."""
-    spend = meter_ahead.spend_cte() if spends else None
-    query = _state_query(bound, checked, spend, known)
-    return query.with_cte(spend) if spends else query
+def _build(bound: bool, checked: bool = False, known: bool = False):
+    """The state's row as a statement of its own (find's). `known`: the milestones are known
+    reached (read_state)."""
+    return _state_query(bound, checked, known)
 
 
-def _state_query(bound: bool, checked: bool, spend, known: bool = False):
-    """The state's row; `spend` (a data-modifying WITH, or None) adds its `spent` column. The
-    WITH itself is attached by the statement this query is, or is part of: PostgreSQL takes a
-    data-modifying WITH only at a statement's top level. `known`: the milestone columns are
-    1 (reached) without reading them."""
+def _state_query(bound: bool, checked: bool, known: bool = False):
+    """The state's row. `known`: the milestone columns are 1 (reached) without reading them."""
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -186,8 +171,6 @@ def _state_query(bound: bool, checked: bool, spend, known: bool = False):
     ]
     if checked:  # the row of the request's token, as it is now (read_state's `check`)
         columns += [field.alias(f"session_{field.name}") for field in SESSION_FIELDS]
-    if spend is not None:
-        columns.append(meter_ahead.spent_column(spend))
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
     query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
              .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
@@ -203,14 +186,13 @@ _PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
 def _held_card_columns() -> slice:
     """Where the held product's card columns are in the state's row: product_id, then
     CARD_FIELDS, which are a candidate row's card columns, in their order."""
-    names = [c._alias for c in _state_query(False, False, None)._returning]
+    names = [c._alias for c in _state_query(False, False)._returning]
     first = names.index("product_id")
     assert tuple(names[first:first + len(CARD_FIELDS) + 1]) == CANDIDATE_COLUMNS[:len(CARD_FIELDS) + 1], names
     return slice(first, first + len(CARD_FIELDS) + 1)
 
 
-def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spends: bool = False,
-                           known: bool = False):
+def _build_with_candidates(bound: bool, limit: int, checked: bool = False, known: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
     parts (UNION ALL). A candidate's product id and card columns share the held product's
     columns in the state's row (the same names and types); the rest of each part's columns
@@ -218,8 +200,7 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
     state's 27 columns; side by side, it had 14 more columns, each described by the server
     and read by the driver on every feed.) The candidates' rows are kept as read
     (cards.candidate_card decodes one only to build a card it has not kept)."""
-    spend = meter_ahead.spend_cte() if spends else None
-    inner = _state_query(bound, checked, spend, known)
+    inner = _state_query(bound, checked, known)
     names = [c._alias for c in inner._returning]
     state = inner.alias("state")
     best = candidates_query(bound, limit, 0).alias("best")
@@ -233,18 +214,16 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, spend
                                                     for name in names),
                                                   *(getattr(best.c, name) for name in _CANDIDATE_ONLY)])
     both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
-    return both.with_cte(spend) if spends else both
+    return both
 
 
 _STATE = Statement("owner_state", _build, generic=True)
 
 
-@lru_cache(maxsize=4)
-def _state_row(checked: bool, spends: bool = False):
-    """The state's row (its names do not change with the owner's shape, only with `checked`
-    and `spends`)."""
-    spend = meter_ahead.spend_cte() if spends else None
-    return namedtuple("OwnerStateRow", [c._alias for c in _state_query(True, checked, spend)._returning])
+@lru_cache(maxsize=2)
+def _state_row(checked: bool):
+    """The state's row (its names do not change with the owner's shape, only with `checked`)."""
+    return namedtuple("OwnerStateRow", [c._alias for c in _state_query(True, checked)._returning])
 
 
 _STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)

@@ -1,26 +1,36 @@
-"""The find meter's spend made ahead, in the statement that reads a find's or a feed's state
-(services/meter_ahead.py): on PostgreSQL an account's repeat find or feed is one statement,
-and what it spends is exactly what the meter would spend on its own: under the account's
-plan as it is now, given back when the request is not metered after all. On SQLite nothing
-is spent ahead (the same tests pin the meter's own spend there)."""
+"""The find meter on find and feed (issue 46, point 2): each metered request charges once, in
+one conditional UPDATE under the plan it read for this request (the state's statement reads
+it), the same way on both backends; nothing is charged and then refunded in the common case,
+and a plan changed between requests is charged under its limits as they are now."""
 from datetime import timedelta
 
 import pytest
 
 from models.account import Account, MeterUsage
-from models.clock import clock, utcnow
-from models.db import is_sqlite
+from models.clock import utcnow
 from models.session import Session
-from services import meter, meter_ahead
-from services.discovery.state import AccountPlan
-from services.meter_ahead import Ahead
-from tests.factories import catalog, claim, session_of, statements
+from tests.factories import catalog, claim, session_of
 from tests.helpers import in_threads
 from tests.metered_accounts import bind, make_account, row
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")
 PATHS = ["/api/feed", "/api/find"]
 COST = 5  # the find bucket's cost; a free account has 50 credits per five hours
+
+
+@pytest.fixture
+def refunds(monkeypatch) -> list:
+    """The meter's refunds (Charge.refund) made meanwhile."""
+    from services import meter
+
+    made, real = [], meter.Charge.refund
+
+    def counted(charge):
+        made.append(charge.bucket)
+        return real(charge)
+
+    monkeypatch.setattr(meter.Charge, "refund", counted)
+    return made
 
 
 def used(account) -> tuple[int, int]:
@@ -39,17 +49,16 @@ def bound_founder(founder, account):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_an_accounts_repeat_request_spends_in_its_one_statement(founder, path):
+def test_an_accounts_repeat_request_charges_once_with_no_refund(founder, path, refunds):
     catalog(5)
     account = make_account("free")
     client = bound_founder(founder, account)
-    assert client.get(path).status_code == 200  # the plan is read here (and the counter row made)
+    assert client.get(path).status_code == 200  # the counter row is made here
     assert used(account) == (COST, COST)
     for spent in (2, 3):
-        with statements() as seen:
-            assert client.get(path).status_code == 200
+        assert client.get(path).status_code == 200
         assert used(account) == (spent * COST, spent * COST)
-        assert len(seen) == (2 if is_sqlite() else 1), seen  # SQLite: the state, then the spend
+    assert refunds == []  # charged once each: no charge-and-refund pair
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -57,15 +66,14 @@ def test_a_plan_changed_since_is_spent_under_its_limits_as_they_are_now(founder,
     catalog(5)
     account = make_account("free")
     client = bound_founder(founder, account)
-    assert client.get(path).status_code == 200  # remembered: free, 50 credits
+    assert client.get(path).status_code == 200  # free, 50 credits
     set_used(account, 50)
     Account.update(tier="pro").where(Account.id == account.id).execute()  # 500 credits now
-    # Spent ahead under the free plan there was no room; under the plan read now there is.
+    # Under the free plan there would be no room; under the plan read now there is.
     assert client.get(path).status_code == 200
     assert used(account) == (55, 55)
     Account.update(tier="free").where(Account.id == account.id).execute()
-    # Spent ahead under the pro plan remembered; the free plan read now has no room: given
-    # back, and refused as the meter refuses.
+    # The free plan read now has no room: refused as the meter refuses, nothing spent.
     refused = client.get(path)
     assert refused.status_code == 429, refused.get_data(as_text=True)
     assert (refused.get_json()["reason"], refused.get_json()["used"], refused.get_json()["limit"]) == \
@@ -102,9 +110,10 @@ def test_a_feed_at_the_claim_allowance_spends_nothing(founder):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_a_request_on_a_session_changed_since_spends_once(founder, path):
+def test_a_request_on_a_session_changed_since_charges_once(founder, path, refunds):
     """The remembered session is stale (here: signed in again to the same account): the
-    statement's spend is given back and the request starts over, spending once."""
+    request starts over on the session as it is, before anything is charged, and charges once
+    (it used to charge in the stale statement, refund, and charge again)."""
     catalog(5)
     account = make_account("free")
     client = bound_founder(founder, account)
@@ -112,11 +121,12 @@ def test_a_request_on_a_session_changed_since_spends_once(founder, path):
     Session.update(bound_at=utcnow()).where(Session.id == session_of(client).id).execute()
     assert client.get(path).status_code == 200
     assert used(account) == (2 * COST, 2 * COST)
+    assert refunds == []
 
 
-def test_concurrent_finds_spending_ahead_never_spend_past_the_limit(founder):
-    """The plan is read first, so every one of the concurrent finds spends in its state's
-    statement (on PostgreSQL): the database still lets exactly the credits left through."""
+def test_concurrent_finds_never_spend_past_the_limit(founder):
+    """Forty tabs of one account find at once: the conditional UPDATE lets exactly the credits
+    left through."""
     catalog(5)
     account = make_account("free")
     client = bound_founder(founder, account)
@@ -127,19 +137,3 @@ def test_concurrent_finds_spending_ahead_never_spend_past_the_limit(founder):
     statuses = [r.status_code for r in in_threads(40, lambda i: tabs[i].get("/api/find"))]
     assert (statuses.count(200), statuses.count(429)) == (9, 31), statuses
     assert used(account) == (50, 50)
-
-
-def test_a_spend_given_back_for_a_changed_plan_is_never_given_back_twice():
-    """The meter gives back a spend made under a plan that changed since; a later give-back
-    of the same spend (a request that ends unmetered) returns nothing more."""
-    account = make_account("free")
-    old_plan = AccountPlan(account.id, "free", None, 0)
-    meter.spend(account.id, "find", account=old_plan)  # the counter row: 5 used
-    ahead = Ahead(old_plan, meter.spend_values(old_plan, meter.BUCKETS["find"], clock.time()), spent=True)
-    meter.spend(account.id, "find", account=old_plan)  # what the statement spent ahead: 10 used
-    Account.update(tier="pro").where(Account.id == account.id).execute()
-    now_plan = AccountPlan(account.id, "pro", None, 0)
-    charge = meter.spend(account.id, "find", account=now_plan, ahead=ahead)  # given back, spent again
-    assert charge is not None and used(account) == (2 * COST, 2 * COST)
-    meter_ahead.give_back(ahead)
-    assert used(account) == (2 * COST, 2 * COST)
