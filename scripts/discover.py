@@ -41,6 +41,7 @@ import json
 import sys
 import urllib.error
 import urllib.request
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -180,15 +181,165 @@ def _describe(item: dict, assessment) -> str:
 
 
 # --- The run ---------------------------------------------------------------------------------
+# main() reads the arguments and settings, then runs the steps of the module docstring in
+# order; each step is a function below. A step that must end the run raises _Stop with the
+# note it ends on and the exit status, so main is the one place an exit status is chosen.
+
+class _Stop(Exception):
+    """Ends the run with `status`; the message is the one line said on stderr."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+def _one_line(what: str, exc: Exception) -> str:
+    """What failed, with the error's first line: the database's errors can run to many."""
+    return f"discover: {what} ({type(exc).__name__}: {exc})".splitlines()[0]
+
+
+@dataclass
+class _Scan:
+    """One pass over the feed: the counts the summary line reports and the products that
+    cleared the gate, best rank first."""
+
+    read: int = 0  # product lines (not offer lines, not unreadable)
+    matched: int = 0  # of those, the ones the query and the brief kept
+    unreadable: int = 0  # lines skipped with a note on stderr
+    offer_lines: int = 0  # offers of products listed elsewhere, passed over quietly
+    qualified: list = field(default_factory=list)  # (item, assessment)
+
+
+def _brief_seed() -> dict | None:
+    """Step 2's research brief filter: its day, product ids and case-folded categories, or
+    None (with a note) while no brief has been published, so the run filters nothing by it."""
+    try:
+        found = research_brief_seed()
+    except Exception as exc:  # the database: say what failed in one line, exit 1
+        raise _Stop(_one_line("the research brief could not be read", exc), 1) from None
+    if found is None:
+        print("discover: no nightly research brief has been published yet; running with an empty brief filter",
+              file=sys.stderr)
+        return None
+    return {"day": found["day"], "product_ids": set(found["product_ids"]),
+            "categories": {c.casefold() for c in found["categories"]}}
+
+
+def _product(text: str) -> dict | None:
+    """The feed line's product object, or None when the line is not one."""
+    try:
+        item = json.loads(text)
+    except ValueError:
+        return None
+    return item if isinstance(item, dict) and isinstance(item.get("product_id"), str) else None
+
+
+def _scan(lines, *, terms: list[str], seed: dict | None, day: date, gate) -> _Scan:
+    """Steps 2 and 3: every product line filtered by the query and the brief, and scored against the gate."""
+    scan = _Scan()
+    for origin, number, text in lines:
+        if not text.strip():
+            continue
+        item = _product(text)
+        if item is None:
+            scan.unreadable += 1
+            print(f"discover: {origin} line {number}: skipped, not a product line", file=sys.stderr)
+            continue
+        if is_offer_line(item):
+            scan.offer_lines += 1
+            continue
+        scan.read += 1
+        if not matches(item, terms, seed):
+            continue
+        scan.matched += 1
+        assessment = score(item, on=day, gate=gate)
+        if assessment is None:
+            scan.unreadable += 1
+            print(f"discover: {origin} line {number}: skipped, unreadable price, cost or evidence", file=sys.stderr)
+        elif assessment.clears:
+            scan.qualified.append((item, assessment))
+    scan.qualified.sort(key=lambda pair: (-float(pair[0].get("rank") or 0), pair[0]["product_id"]))
+    return scan
+
+
+def _in_catalog(ids: list[str]) -> set[str]:
+    """Which of the product ids the catalog already holds (asked 500 at a time, under any
+    database's limit on bound parameters)."""
+    from models.catalog import Product
+
+    existing = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        existing.update(pid for (pid,) in Product.select(Product.product_id)
+                        .where(Product.product_id.in_(chunk)).tuples())
+    return existing
+
+
+def _catalog_lines(qualified: list, *, existing: set[str], mode: str, limit: int) -> list:
+    """Step 4's choice: (parsed, item, assessment) for at most `limit` of the qualified products
+    the mode lets in, best first, each parsed as a catalog line; one the catalog format
+    refuses is skipped with a note and does not count against the limit."""
+    from services.catalog import CatalogError, parse_catalog
+
+    chosen = [(item, a) for item, a in qualified if mode == "refresh" or item["product_id"] not in existing]
+    valid = []
+    for item, assessment in chosen:
+        if len(valid) >= limit:
+            break
+        try:
+            valid.append((parse_catalog([json.dumps(item)])[0], item, assessment))
+        except CatalogError as exc:
+            print(f"discover: {item['product_id']}: skipped, {exc.errors[0][1] if exc.errors else exc}",
+                  file=sys.stderr)
+    return valid
+
+
+def _upsert(valid: list, *, gate) -> None:
+    """Step 4's write: the chosen products and their gate figures, in one transaction."""
+    from models.db import transaction
+    from services import evidence_gate
+    from services.catalog import load_products
+
+    # Written in product_id order, so two runs touching the same products lock them in
+    # the same order.
+    valid = sorted(valid, key=lambda triple: triple[0]["product_id"])
+    with transaction():
+        if valid:
+            load_products([parsed for parsed, _, _ in valid])
+            evidence_gate.refresh([parsed["product_id"] for parsed, _, _ in valid], gate=gate)
+
+
+def _report(scan: _Scan, valid: list, *, existing: set[str], query: str | None, terms: list[str],
+            seed: dict | None, day: date) -> None:
+    """Stdout: one line per product added or updated (best rank first), then the summary line."""
+    added = updated = 0
+    for parsed, item, assessment in sorted(valid, key=lambda t: (-float(t[0]["rank"]), t[0]["product_id"])):
+        if parsed["product_id"] in existing:
+            updated += 1
+            print(f"updated {_describe(item, assessment)}")
+        else:
+            added += 1
+            print(f"added {_describe(item, assessment)}")
+    already = sum(1 for item, _ in scan.qualified if item["product_id"] in existing) - updated
+    scopes = [f'the query "{query}"'] if terms else []
+    if seed is not None:
+        scopes.append(f"the research brief of {seed['day']}: {len(seed['product_ids'])} products in "
+                      f"{len(seed['categories'])} categories")
+    scope = " and ".join(scopes) or "no filter"
+    print(f"discover: {scan.read} feed products read, {scan.matched} matched ({scope}), {len(scan.qualified)} "
+          f"cleared the evidence gate on {day.isoformat()}, {added} added, {updated} updated, {already} already in "
+          f"the catalog"
+          + (f", {scan.unreadable} lines skipped" if scan.unreadable else "")
+          + (f", {scan.offer_lines} offer lines of products listed elsewhere passed over" if scan.offer_lines else ""))
+
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     settings = settings_or_exit()
 
     from models.clock import utcnow
-    from models.db import init_db, transaction
+    from models.db import init_db
     from services import evidence_gate
-    from services.catalog import CatalogError, load_products, parse_catalog
 
     init_db(settings.database_url, pool_size=2)
     gate = evidence_gate.current_gate(settings)
@@ -204,107 +355,24 @@ def main(argv=None) -> int:
         print("discover: --max-add must be zero or more", file=sys.stderr)
         return 2
     terms = [t.casefold() for t in (args.query or "").split() if t.strip()]
-    seed = None
-    if args.use_research_brief:
+    try:
+        seed = _brief_seed() if args.use_research_brief else None
         try:
-            found = research_brief_seed()
+            lines = read_feed(args.feed or settings.supplier_feed)
+        except FeedError as exc:
+            raise _Stop(f"discover: {exc}", 1) from None
+        scan = _scan(lines, terms=terms, seed=seed, day=day, gate=gate)
+        try:
+            existing = _in_catalog([item["product_id"] for item, _ in scan.qualified])
+            valid = _catalog_lines(scan.qualified, existing=existing, mode=args.mode, limit=limit)
+            _upsert(valid, gate=gate)
         except Exception as exc:  # the database: say what failed in one line, exit 1
-            print(f"discover: the research brief could not be read ({type(exc).__name__}: {exc})".splitlines()[0],
-                  file=sys.stderr)
-            return 1
-        if found is None:
-            print("discover: no nightly research brief has been published yet; running with an empty brief filter",
-                  file=sys.stderr)
-        else:
-            seed = {"day": found["day"], "product_ids": set(found["product_ids"]),
-                    "categories": {c.casefold() for c in found["categories"]}}
+            raise _Stop(_one_line("the catalog could not be updated", exc), 1) from None
+    except _Stop as stop:
+        print(str(stop), file=sys.stderr)
+        return stop.status
 
-    source = args.feed or settings.supplier_feed
-    try:
-        lines = read_feed(source)
-    except FeedError as exc:
-        print(f"discover: {exc}", file=sys.stderr)
-        return 1
-
-    read = matched = 0
-    unreadable = offer_lines = 0
-    qualified = []  # (item, assessment)
-    for origin, number, text in lines:
-        if not text.strip():
-            continue
-        try:
-            item = json.loads(text)
-            if not isinstance(item, dict) or not isinstance(item.get("product_id"), str):
-                raise ValueError("not a product object")
-        except ValueError:
-            unreadable += 1
-            print(f"discover: {origin} line {number}: skipped, not a product line", file=sys.stderr)
-            continue
-        if is_offer_line(item):
-            offer_lines += 1
-            continue
-        read += 1
-        if not matches(item, terms, seed):
-            continue
-        matched += 1
-        assessment = score(item, on=day, gate=gate)
-        if assessment is None:
-            unreadable += 1
-            print(f"discover: {origin} line {number}: skipped, unreadable price, cost or evidence", file=sys.stderr)
-            continue
-        if assessment.clears:
-            qualified.append((item, assessment))
-    qualified.sort(key=lambda pair: (-float(pair[0].get("rank") or 0), pair[0]["product_id"]))
-
-    from models.catalog import Product
-
-    try:
-        ids = [item["product_id"] for item, _ in qualified]
-        existing = set()
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            existing.update(pid for (pid,) in Product.select(Product.product_id)
-                            .where(Product.product_id.in_(chunk)).tuples())
-        chosen = [(item, a) for item, a in qualified if args.mode == "refresh" or item["product_id"] not in existing]
-        valid = []
-        for item, assessment in chosen:
-            if len(valid) >= limit:
-                break
-            try:
-                valid.append((parse_catalog([json.dumps(item)])[0], item, assessment))
-            except CatalogError as exc:
-                print(f"discover: {item['product_id']}: skipped, {exc.errors[0][1] if exc.errors else exc}",
-                      file=sys.stderr)
-        # Written in product_id order, so two runs touching the same products lock them in
-        # the same order.
-        valid.sort(key=lambda triple: triple[0]["product_id"])
-        with transaction():
-            if valid:
-                load_products([parsed for parsed, _, _ in valid])
-                evidence_gate.refresh([parsed["product_id"] for parsed, _, _ in valid], gate=gate)
-    except Exception as exc:  # the database: say what failed in one line, exit 1
-        print(f"discover: the catalog could not be updated ({type(exc).__name__}: {exc})".splitlines()[0],
-              file=sys.stderr)
-        return 1
-
-    added = updated = 0
-    for parsed, item, assessment in sorted(valid, key=lambda t: (-float(t[0]["rank"]), t[0]["product_id"])):
-        if parsed["product_id"] in existing:
-            updated += 1
-            print(f"updated {_describe(item, assessment)}")
-        else:
-            added += 1
-            print(f"added {_describe(item, assessment)}")
-    already = sum(1 for item, _ in qualified if item["product_id"] in existing) - updated
-    scopes = [f'the query "{args.query}"'] if terms else []
-    if seed is not None:
-        scopes.append(f"the research brief of {seed['day']}: {len(seed['product_ids'])} products in "
-                      f"{len(seed['categories'])} categories")
-    scope = " and ".join(scopes) or "no filter"
-    print(f"discover: {read} feed products read, {matched} matched ({scope}), {len(qualified)} cleared the evidence gate "
-          f"on {day.isoformat()}, {added} added, {updated} updated, {already} already in the catalog"
-          + (f", {unreadable} lines skipped" if unreadable else "")
-          + (f", {offer_lines} offer lines of products listed elsewhere passed over" if offer_lines else ""))
+    _report(scan, valid, existing=existing, query=args.query, terms=terms, seed=seed, day=day)
     return 0
 
 

@@ -41,6 +41,12 @@ def owner_of(session) -> Owner:
     return Owner(session_id=session.id, account_id=session.account_id)
 
 
+def owner_from_key(key: str) -> Owner:
+    """The Owner a stored owner key names ("account:<id>" or "session:<id>"): the reverse of `Owner.key`."""
+    kind, _, number = key.partition(":")
+    return Owner(session_id=0, account_id=int(number)) if kind == "account" else Owner(int(number), None)
+
+
 def session_key(session_id: int) -> str:
     """The owner key of an anonymous session's rows."""
     return Owner(session_id=session_id, account_id=None).key

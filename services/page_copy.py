@@ -4,9 +4,9 @@ the offer, the founder's business settings), nothing a policy would have to prom
 facts do not say (no return window, no delivery time, no certification)."""
 from __future__ import annotations
 
-from integrations.ai.offline import cut, demand_sentences, price_text
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
+from integrations.copy_text import cut, demand_sentences, price_text
 
 PAGE_COPY_KIND = "page_copy"
 MAX_SECTIONS = 8

@@ -64,6 +64,35 @@ def test_jobs_package_sets_the_broker_before_declaring_actors():
     assert isinstance(first_import, ast.Import) and first_import.names[0].name == "workers.broker"
 
 
+def _desk_imports(path) -> set[str]:
+    """The desk modules `path` imports, at the top or inside a function, by their file stem."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "services.desk":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("services.desk."):
+            found.add(node.module.rsplit(".", 1)[1])
+    return found
+
+
+def test_the_desk_modules_import_one_another_one_way():
+    """The agent replies through replies.py and the desk's actions call the agent: no module of
+    services/desk reaches itself again through the others (an import inside a function counts)."""
+    desk = ROOT / "services" / "desk"
+    graph = {path.stem: _desk_imports(path) for path in desk.glob("*.py") if path.stem != "__init__"}
+    circles = []
+    for start in graph:
+        seen, todo = set(), list(graph[start])
+        while todo:
+            name = todo.pop()
+            if name not in seen and name in graph:
+                seen.add(name)
+                todo.extend(graph[name])
+        if start in seen:
+            circles.append(start)
+    assert circles == []
+
+
 # --- Test modules share fixtures and factories, not each other -------------------------------
 
 def _is_test_module(name: str) -> bool:

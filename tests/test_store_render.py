@@ -362,14 +362,17 @@ def _imported(path, *, on_import_only=False) -> set[str]:
     return {name for name in imported if name.split(".")[0] not in set(sys.stdlib_module_names) | {"__future__"}}
 
 
-def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_evidence_words_and_stdlib():
+def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_document_format_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
-        "jinja2", "nh3", "services.money", "services.store.sections", "models.evidence_kinds"}
+        "jinja2", "nh3", "services.money", "services.store.sections", "services.store.document_format",
+        "models.evidence_kinds"}
     # ...of models, only the evidence words (a source's and a metric's names): the standard library alone.
     assert _imported(ROOT / "models" / "evidence_kinds.py") == set()
-    # ...which are as pure: the section list is plain data on the standard library alone; the
-    # formatter uses Babel's currency data and the payment seam's minor units, nothing more.
+    # ...which are as pure: the section list and the document's format number and palettes are
+    # plain data on the standard library alone; the formatter uses Babel's currency data and the
+    # payment seam's minor units, nothing more.
     assert _imported(ROOT / "services" / "store" / "sections.py") == set()
+    assert _imported(ROOT / "services" / "store" / "document_format.py") == set()
     assert _imported(ROOT / "services" / "money.py") == {"babel.numbers", "integrations.payments"}
     assert _imported(ROOT / "integrations" / "payments" / "__init__.py", on_import_only=True) == {"babel.numbers"}
 

@@ -1,6 +1,8 @@
 """The support desk (issue 25): customers' mail becomes tickets (inbound.py), the founder
 acts on them (tickets.py) and keeps keyword rules (rules.py). The support agent and the
-satisfaction ratings (agent.py, satisfaction.py) build on these.
+satisfaction ratings (agent.py, satisfaction.py) build on these; a reply, the founder's or
+the agent's, goes out through replies.py, so the desk's actions call the agent and never
+the other way round.
 
 A founder's desk rows are keyed by owner ("session:<id>" or "account:<id>"), so when a
 session is bound to an account its tickets, their messages and its rules become the

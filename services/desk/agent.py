@@ -26,7 +26,7 @@ from models.desk import Ticket, TicketMessage
 from models.session import Session
 from models.store import Store
 from services import business
-from services.desk import public, tickets
+from services.desk import public, replies
 from services.desk.answers import (
     ABSTAINED,
     ANSWER_KIND,
@@ -40,7 +40,7 @@ from services.desk.answers import (
 from services.discovery import resolve
 from services.errors import Refused
 from services.meter import METER_REFUSALS, Share, ShareUsed, metered
-from services.ownership import Owner, owner_of
+from services.ownership import Owner, owner_from_key, owner_of
 from services.store import facts as store_facts
 from services.store.versions import document_of, latest
 
@@ -68,12 +68,6 @@ class StoreSource:
     document: dict
     owner: Owner
     public: bool = False
-
-
-def owner_from_key(key: str) -> Owner:
-    """The Owner a stored owner key names ("account:<id>" or "session:<id>")."""
-    kind, _, number = key.partition(":")
-    return Owner(session_id=0, account_id=int(number)) if kind == "account" else Owner(int(number), None)
 
 
 def store_for_session(session: Session, product_id: str | None) -> StoreSource:
@@ -285,4 +279,4 @@ def on_new_ticket(ticket_id: int) -> None:
         log.info("support agent left the ticket", extra={"fields": {"ticket_id": ticket.id, "mode": mode,
                                                                     "reason": refused.reason}})
         return
-    tickets.send_reply(ticket.id, copy["text"], author=TicketMessage.AGENT)
+    replies.send_reply(ticket.id, copy["text"], author=TicketMessage.AGENT)

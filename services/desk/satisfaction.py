@@ -27,7 +27,7 @@ from models.satisfaction import SatisfactionRating
 from models.session import Session
 from models.store import Store
 from services import business
-from services.ownership import adopter, adoption_keys, owner_of, session_key
+from services.ownership import adopter, adoption_keys, owner_from_key, owner_of, session_key
 from services.store import render
 from services.store.versions import document_of
 
@@ -117,7 +117,7 @@ def _render(message: TicketMessage | None, state: str, *, score: int | None = No
         return render.render_rating(None, base_path="", state=state)
     ticket = Ticket.get_by_id(message.ticket_id)
     store = _published_store(ticket)
-    shop = business.settings_of(_owner(ticket))["business_name"] or ""
+    shop = business.settings_of(owner_from_key(ticket.owner))["business_name"] or ""
     if store is None:
         return render.render_rating(None, base_path="", state=state, score=score, business_name=shop, action=action)
     document = document_of(store.product_id, store.published_version)
@@ -129,12 +129,6 @@ def _published_store(ticket: Ticket) -> Store | None:
     query = Store.select().where(Store.owner == ticket.owner, Store.published_version.is_null(False))
     store = query.where(Store.product == ticket.product_id).first() if ticket.product_id else None
     return store or query.order_by(Store.published_at.desc()).first()
-
-
-def _owner(ticket: Ticket):
-    from services.desk.agent import owner_from_key
-
-    return owner_from_key(ticket.owner)
 
 
 def ticket_satisfaction(ticket_id: int) -> dict | None:

@@ -3,41 +3,28 @@ actions on one ticket: set (status, priority or category), reply, note and draft
 
 A ticket is the founder's alone: any other id (another founder's, or none) is
 `ticket_not_found`, alike. Solving or closing needs a resolution, kept on the ticket. A
-reply is mailed to the customer through the mailer, threaded (our own Message-ID at the
-store's support domain, In-Reply-To the customer's last message, References the thread),
-with Reply-To the store's support address, so the customer's answer comes back to the desk
-and joins the same ticket; it leaves an open ticket pending (waiting on the customer). A
-note is for the founder only. A draft is the support agent's (services/desk/agent.py),
-written through the AI seam and metered `support`.
+reply is mailed to the customer, threaded, and leaves an open ticket pending
+(services/desk/replies.py, which the support agent answers through too). A note is for the
+founder only. A draft is the support agent's (services/desk/agent.py), written through the
+AI seam and metered `support`.
 """
 from __future__ import annotations
 
-import email.utils
-import logging
-from dataclasses import dataclass
-
 import peewee as pw
 
-from config import get_settings
-from integrations.mail import MailRejected, MailUnavailable, Message, get_mailer
-from integrations.mail.render import render
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.desk import Ticket, TicketMessage
 from models.session import Session
-from services.business import settings_of
-from services.desk import satisfaction
+from services.desk import agent, replies, satisfaction
 from services.errors import Refused
 from services.ownership import owner_of
-
-log = logging.getLogger("desk")
 
 ACTIONS = ("set", "reply", "note", "draft")
 SETTABLE = {"status": Ticket.STATUSES, "priority": Ticket.PRIORITIES, "category": Ticket.CATEGORIES}
 MAX_TEXT = 20_000  # characters of a reply or a note
 MAX_RESOLUTION = 2_000
 LISTED = 100  # tickets answered by GET, the latest changed first
-REFERENCES_KEPT = 20  # Message-IDs in a reply's References (the thread's latest)
 
 
 # --- Reading -----------------------------------------------------------------------------------
@@ -102,7 +89,7 @@ def act(*, session: Session, action: str | None, ticket_id=None, field: str | No
         extra = {}
     elif action == "reply":
         words = _text(text, empty="empty_reply", what="reply")
-        message = send_reply(ticket.id, words, author=TicketMessage.FOUNDER)
+        message = replies.send_reply(ticket.id, words, author=TicketMessage.FOUNDER)
         status, extra = "replied", {"message": _message_answer(message)}
     elif action == "note":
         words = _text(text, empty="empty_note", what="note")
@@ -112,16 +99,9 @@ def act(*, session: Session, action: str | None, ticket_id=None, field: str | No
             Ticket.update(updated_at=utcnow()).where(Ticket.id == ticket.id).execute()
         status, extra = "noted", {"message": _message_answer(note)}
     else:
-        drafted = _agent().draft_reply(ticket.id, account_id=session.account_id)
+        drafted = agent.draft_reply(ticket.id, account_id=session.account_id)
         status, extra = "drafted", {"draft": drafted}
     return {"status": status, "ticket": ticket_answer(Ticket.get_by_id(ticket.id)), **extra}
-
-
-def _agent():
-    # Imported when used: the agent sends its answers through this module (send_reply).
-    from services.desk import agent
-
-    return agent
 
 
 def _own(session: Session, ticket_id) -> Ticket:
@@ -165,53 +145,3 @@ def _text(text, *, empty: str, what: str) -> str:
         raise Refused("text_too_long", f"A {what} can be {MAX_TEXT} characters at most, with no NUL characters; "
                                        "nothing was changed.")
     return words
-
-
-# --- Replying (also the support agent's way to answer) -----------------------------------------------
-
-@dataclass(frozen=True)
-class _TicketOwner:
-    key: str
-
-
-def send_reply(ticket_id: int, text: str, *, author: str = TicketMessage.FOUNDER) -> TicketMessage:
-    """Mails a reply on the ticket to its customer and keeps it on the thread; answers the message
-    (`sent` says whether the mailer took it: a mailer that is down is reported, not hidden)."""
-    ticket = Ticket.get_by_id(ticket_id)
-    thread = list(TicketMessage.select().where(TicketMessage.ticket == ticket.id,
-                                               TicketMessage.direction.in_((TicketMessage.IN, TicketMessage.OUT)),
-                                               TicketMessage.message_id.is_null(False))
-                  .order_by(TicketMessage.id))
-    answered = next((m for m in reversed(thread) if m.direction == TicketMessage.IN), thread[-1] if thread else None)
-    domain = ticket.support_address.rpartition("@")[2] or None
-    message_id = email.utils.make_msgid(idstring="desk", domain=domain)
-    subject = ticket.subject if ticket.subject.lower().startswith("re:") else f"Re: {ticket.subject}"
-    now = utcnow()
-    with transaction():
-        row = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.OUT, author=author,
-                                   from_addr=ticket.support_address, to_addr=ticket.customer_email,
-                                   subject=subject[:300], text=text, message_id=message_id,
-                                   in_reply_to=answered.message_id if answered else None, created_at=now)
-        waiting = Ticket.PENDING if ticket.status == Ticket.OPEN else ticket.status
-        Ticket.update(updated_at=now, status=waiting).where(Ticket.id == ticket.id).execute()
-    link = _rating_link(row.id)
-    mail_subject, mail_text, mail_html = render("desk_reply", subject=subject, text=text, rating_link=link)
-    settings = settings_of(_TicketOwner(ticket.owner))
-    mail = Message(to=ticket.customer_email, subject=mail_subject, text=mail_text, html=mail_html,
-                   message_id=message_id, in_reply_to=row.in_reply_to,
-                   references=tuple(m.message_id for m in thread)[-REFERENCES_KEPT:],
-                   reply_to=ticket.support_address, from_name=settings["business_name"],
-                   auto_submitted=author != TicketMessage.FOUNDER)
-    try:
-        get_mailer(get_settings()).send(mail)
-        sent = True
-    except (MailUnavailable, MailRejected) as exc:
-        log.warning("desk reply not sent", extra={"fields": {"ticket_id": ticket.id, "message": row.id,
-                                                            "error": str(exc)[:200]}})
-        sent = False
-    TicketMessage.update(sent=sent).where(TicketMessage.id == row.id).execute()
-    return TicketMessage.get_by_id(row.id)
-
-
-def _rating_link(message_id: int) -> str | None:
-    return satisfaction.rating_link(message_id)

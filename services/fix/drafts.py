@@ -22,9 +22,9 @@ from urllib.parse import unquote, urlsplit
 
 from integrations import ai
 from integrations.ai import claims
-from integrations.ai.offline import cut, join
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
+from integrations.copy_text import cut, join
 from services import ai_tasks
 
 log = logging.getLogger("fix")

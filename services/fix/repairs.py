@@ -50,7 +50,7 @@ from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Doctype, Tag
 
-from integrations.ai.offline import cut
+from integrations.copy_text import cut
 from services.fix.checks import CHECKS
 from services.fix.page_checks import TITLE_MOST
 from services.fix.page_html import (

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from integrations.ai import claims
-from integrations.ai.offline import cut, demand_sentences, join, price_text
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
+from integrations.copy_text import cut, demand_sentences, join, price_text
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"

@@ -24,11 +24,12 @@ campaign in place of one left with no post idea.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from integrations.ai import claims
-from integrations.ai.offline import MONTHS, PHRASES, cut, price_text
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
+from integrations.copy_text import MONTHS, PHRASES, cut, price_text
 from models import evidence_kinds as kinds
 
 KIND = "organic_research"
@@ -181,6 +182,38 @@ def write(task: Task) -> dict:
 
 def campaign(facts: Facts, platform: str, query: str) -> dict:
     """The offline writer's campaign for one platform."""
+    told = _told(facts, query)
+    angle, posts = _PLATFORM_WRITERS.get(platform, _x_campaign)(told, platform)
+    return {"platform": platform, "angle": cut(angle, 300), "posts": posts}
+
+
+@dataclass(frozen=True)
+class _Told:
+    """What one campaign may say, read once from the facts and the question; every platform's
+    posts are put together from these lines and cite the facts they come from."""
+
+    name: str
+    category: str
+    key: str  # the question's theme (theme_of)
+    lead: str
+    hook: str
+    show: str  # the first sentence of the description (or the product, up close)
+    more: str  # the second (or the first again)
+    proof: str  # the first evidence sentence, "" when there is none
+    proof2: str  # the second (or the first again)
+    costs: str  # "It costs $34.99." or ""
+    tags: str
+    asks: str  # the question a post asks its community
+    c_name: dict
+    c_desc: dict
+    c_price: dict
+    c_category: dict
+    c_proof: dict | None
+    c_proof2: dict | None
+    priced: list  # [c_price] when the price is known, else []
+
+
+def _told(facts: Facts, query: str) -> _Told:
     name = " ".join(str(facts.product.get("name") or "").split()) or "this product"
     category = " ".join(str(facts.product.get("category") or "").split())
     described = [s.strip() for s, _ in claims.sentences(" ".join(str(facts.product.get("description") or "").split()))
@@ -188,86 +221,120 @@ def campaign(facts: Facts, platform: str, query: str) -> dict:
     key, lead, hook = theme_of(query)
     price = price_text(facts)
     evidence = _evidence_lines(facts)
-    c_name, c_desc = _product_cite(facts, "name"), _product_cite(facts, "description")
-    c_price = _product_cite(facts, "price")
-    c_category = _product_cite(facts, "category")
     show = described[0] if described else f"The {name}, up close."
-    more = described[1] if len(described) > 1 else show
     proof, c_proof = evidence[0] if evidence else ("", None)
     proof2, c_proof2 = evidence[1] if len(evidence) > 1 else (proof, c_proof)
-    costs = f"It costs {price}." if price else ""
+    c_price = _product_cite(facts, "price")
+    return _Told(name=name, category=category, key=key, lead=lead, hook=hook, show=show,
+                 more=described[1] if len(described) > 1 else show, proof=proof, proof2=proof2,
+                 costs=f"It costs {price}." if price else "", tags=_tags(category, name, key),
+                 asks=_community_question(key, lead), c_name=_product_cite(facts, "name"),
+                 c_desc=_product_cite(facts, "description"), c_price=c_price,
+                 c_category=_product_cite(facts, "category"), c_proof=c_proof, c_proof2=c_proof2,
+                 priced=[c_price] if price else [])
 
-    def post(fmt: str, lines: list[str], cites: list[dict | None], *, gap: str = "\n") -> dict:
-        text = gap.join(line for line in lines if line and not line.endswith(": "))
-        kept = []
-        for cite in cites:
-            if cite is not None and cite not in kept:
-                kept.append(cite)
-        return {"format": fmt, "text": cut(text, 1500), "cites": kept}
 
-    tags = " ".join(dict.fromkeys(t for t in (_tag(category), _tag(name.split(",")[0].split()[-1]),
-                                                 "#" + key if key not in ("topic", "product") else "") if len(t) > 2))
-    priced = [c_price] if price else []
-    asks = {"gift": "What is the most useful gift you have been given for the home?",
+def _tags(category: str, name: str, key: str) -> str:
+    """The hashtags: the category, the last word of the name's first part, and the theme (a
+    known one: a question's own words make no tag). Too short a tag says nothing."""
+    return " ".join(dict.fromkeys(t for t in (_tag(category), _tag(name.split(",")[0].split()[-1]),
+                                                "#" + key if key not in ("topic", "product") else "") if len(t) > 2))
+
+
+def _community_question(key: str, lead: str) -> str:
+    """What a post asks its viewers or community, by the question's theme."""
+    return {"gift": "What is the most useful gift you have been given for the home?",
             "routine": "What small thing made your daily routine easier?",
             "space": "How do you keep a small space tidy?",
             "budget": "What small upgrade was worth it for you?",
             "howto": "What tips do you have for setting one of these up?"}.get(
         key, f"Any tips for {lead[:1].lower() + lead[1:]}?" if key == "topic" else "What do you use for this?")
-    if platform in ("tiktok", "youtube"):
-        short = "YouTube Short" if platform == "youtube" else "TikTok video"
-        angle = f"{lead}: short vertical videos of the {name} that hook in the first seconds, then show it in use."
-        posts = [
-            post("short video: hook", [f"Hook: {hook}", f"Show: {show}", f"On-screen text: {name}",
-                                       f"Caption: {costs} {tags}".strip()], [c_name, c_desc, *priced]),
-            post("short video: demo", [f"Hook: {proof}" if proof else f"Hook: {hook}", f"Show: {more}",
-                                       f"Caption: {lead}: the {name}. {tags}"], [c_name, c_desc, c_proof]),
-            post("short video: question", [f"Hook: Would you use this? {name}.", f"Show: {show}",
-                                           f"Ask viewers: {asks}",
-                                           f"Caption: {short} for {category or 'everyday'} ideas."],
-                 [c_name, c_desc, c_category]),
-        ]
-    elif platform == "instagram":
-        angle = f"{lead}: reels that show the {name} in use and carousels that explain it slide by slide."
-        posts = [
-            post("reel", [f"Hook: {hook}", f"Show: {show}", f"Caption: {lead}: the {name}. {costs} {tags}"],
-                 [c_name, c_desc, *priced]),
-            post("carousel", [f"Cover slide: {lead}: the {name}", f"Slide: {show}", f"Slide: {more}",
-                              f"Slide: {proof}" if proof else "", f"Last slide: {costs or 'Find it in our shop.'}",
-                              f"Caption: Save this for later. {tags}"], [c_name, c_desc, c_proof, *priced]),
-            post("story", [f"Poll: {'Who would love this as a gift' if key == 'gift' else 'Would you use this'}?",
-                           f"Show: {name}", f"Sticker: {proof2 or costs or 'Find it in our shop.'}"],
-                 [c_name, c_proof2 if proof2 else (c_price if price else None)]),
-        ]
-    elif platform == "pinterest":
-        board = f"{category} ideas" if category else "Ideas"
-        angle = f"{lead}: pins that people save while planning, linking to the product page, on a {board} board."
-        posts = [
-            post("standard pin", [f"Pin title: {lead}: {name}", f"Description: {show} {costs}".strip(),
-                                  f"Board: {board}"], [c_name, c_desc, c_category, *priced]),
-            post("idea pin", [f"Page: {hook}", f"Page: {more}", f"Page: {proof}" if proof else "",
-                              f"Board: {board}"], [c_name, c_desc, c_proof, c_category]),
-        ]
-    elif platform == "reddit":
-        angle = (f"{lead}: discussion posts that ask the community first. Follow each community's rules on sellers, "
-                 f"say that you sell it, post no links unless the rules allow them and never hard-sell.")
-        posts = [
-            post("discussion post", [f"Title: {asks}", f"Body: I sell the {name}, so I am biased, and I would "
-                                                       f"rather hear what works for you. {show}",
-                                     "Ask: What would you change about it?"], [c_name, c_desc]),
-            post("discussion post", [f"Title: What we learned researching {category.lower() or 'this'} products",
-                                     f"Body: {proof}" if proof else f"Body: {more}",
-                                     f"Disclosure: I sell the {name}; no links here."],
-                 [c_name, c_proof if proof else c_desc, c_category]),
-        ]
-    else:  # x
-        angle = f"{lead}: short threads that tell what the {name} is for, with the research behind it."
-        posts = [
-            post("thread", [hook, show, proof or more, f"{name}. {costs}".strip()],
-                 [c_name, c_desc, c_proof, *priced], gap="\n\n"),
-            post("single post", [f"{lead}: {name}. {more}"], [c_name, c_desc]),
-        ]
-    return {"platform": platform, "angle": cut(angle, 300), "posts": posts}
+
+
+def _post(fmt: str, lines: list[str], cites: list[dict | None], *, gap: str = "\n") -> dict:
+    """A post idea: its lines that have something to say (a line left as a bare label, such as
+    "Caption: ", is dropped), and each fact it cites once."""
+    text = gap.join(line for line in lines if line and not line.endswith(": "))
+    kept = []
+    for cite in cites:
+        if cite is not None and cite not in kept:
+            kept.append(cite)
+    return {"format": fmt, "text": cut(text, 1500), "cites": kept}
+
+
+# --- Each platform's campaign: (angle, post ideas) in its own formats ----------------------------
+
+def _short_video_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
+    """TikTok and YouTube (Shorts): vertical videos that hook in the first seconds."""
+    short = "YouTube Short" if platform == "youtube" else "TikTok video"
+    angle = f"{t.lead}: short vertical videos of the {t.name} that hook in the first seconds, then show it in use."
+    return angle, [
+        _post("short video: hook", [f"Hook: {t.hook}", f"Show: {t.show}", f"On-screen text: {t.name}",
+                                    f"Caption: {t.costs} {t.tags}".strip()], [t.c_name, t.c_desc, *t.priced]),
+        _post("short video: demo", [f"Hook: {t.proof}" if t.proof else f"Hook: {t.hook}", f"Show: {t.more}",
+                                    f"Caption: {t.lead}: the {t.name}. {t.tags}"], [t.c_name, t.c_desc, t.c_proof]),
+        _post("short video: question", [f"Hook: Would you use this? {t.name}.", f"Show: {t.show}",
+                                        f"Ask viewers: {t.asks}",
+                                        f"Caption: {short} for {t.category or 'everyday'} ideas."],
+              [t.c_name, t.c_desc, t.c_category]),
+    ]
+
+
+def _instagram_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
+    """Instagram: reels, a carousel that explains slide by slide, and a story poll."""
+    angle = f"{t.lead}: reels that show the {t.name} in use and carousels that explain it slide by slide."
+    return angle, [
+        _post("reel", [f"Hook: {t.hook}", f"Show: {t.show}", f"Caption: {t.lead}: the {t.name}. {t.costs} {t.tags}"],
+              [t.c_name, t.c_desc, *t.priced]),
+        _post("carousel", [f"Cover slide: {t.lead}: the {t.name}", f"Slide: {t.show}", f"Slide: {t.more}",
+                           f"Slide: {t.proof}" if t.proof else "", f"Last slide: {t.costs or 'Find it in our shop.'}",
+                           f"Caption: Save this for later. {t.tags}"], [t.c_name, t.c_desc, t.c_proof, *t.priced]),
+        _post("story", [f"Poll: {'Who would love this as a gift' if t.key == 'gift' else 'Would you use this'}?",
+                        f"Show: {t.name}", f"Sticker: {t.proof2 or t.costs or 'Find it in our shop.'}"],
+              [t.c_name, t.c_proof2 if t.proof2 else (t.c_price if t.priced else None)]),
+    ]
+
+
+def _pinterest_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
+    """Pinterest: pins people save while planning, on a board of the category."""
+    board = f"{t.category} ideas" if t.category else "Ideas"
+    angle = f"{t.lead}: pins that people save while planning, linking to the product page, on a {board} board."
+    return angle, [
+        _post("standard pin", [f"Pin title: {t.lead}: {t.name}", f"Description: {t.show} {t.costs}".strip(),
+                               f"Board: {board}"], [t.c_name, t.c_desc, t.c_category, *t.priced]),
+        _post("idea pin", [f"Page: {t.hook}", f"Page: {t.more}", f"Page: {t.proof}" if t.proof else "",
+                           f"Board: {board}"], [t.c_name, t.c_desc, t.c_proof, t.c_category]),
+    ]
+
+
+def _reddit_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
+    """Reddit: discussion posts that ask first, say the founder sells it, and never hard-sell."""
+    angle = (f"{t.lead}: discussion posts that ask the community first. Follow each community's rules on sellers, "
+             f"say that you sell it, post no links unless the rules allow them and never hard-sell.")
+    return angle, [
+        _post("discussion post", [f"Title: {t.asks}", f"Body: I sell the {t.name}, so I am biased, and I would "
+                                                      f"rather hear what works for you. {t.show}",
+                                  "Ask: What would you change about it?"], [t.c_name, t.c_desc]),
+        _post("discussion post", [f"Title: What we learned researching {t.category.lower() or 'this'} products",
+                                  f"Body: {t.proof}" if t.proof else f"Body: {t.more}",
+                                  f"Disclosure: I sell the {t.name}; no links here."],
+              [t.c_name, t.c_proof if t.proof else t.c_desc, t.c_category]),
+    ]
+
+
+def _x_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
+    """X: a short thread with the research behind it, and a single post."""
+    angle = f"{t.lead}: short threads that tell what the {t.name} is for, with the research behind it."
+    return angle, [
+        _post("thread", [t.hook, t.show, t.proof or t.more, f"{t.name}. {t.costs}".strip()],
+              [t.c_name, t.c_desc, t.c_proof, *t.priced], gap="\n\n"),
+        _post("single post", [f"{t.lead}: {t.name}. {t.more}"], [t.c_name, t.c_desc]),
+    ]
+
+
+_PLATFORM_WRITERS = {"tiktok": _short_video_campaign, "youtube": _short_video_campaign,
+                     "instagram": _instagram_campaign, "pinterest": _pinterest_campaign,
+                     "reddit": _reddit_campaign, "x": _x_campaign}
 
 
 # --- The finish: what the seam does with any answer ------------------------------------------

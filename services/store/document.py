@@ -14,10 +14,9 @@ import unicodedata
 
 from integrations.ai.schemas import STORE_COPY, record, validate
 from models import evidence_kinds as kinds
+from services.store.document_format import FORMAT, PALETTES
 from services.store.sections import LEADS, PAGES
 
-FORMAT = 1
-PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
 # Sections a store can lead with (services/store/sections.py).
 SECTIONS = LEADS
 MAX_EVIDENCE_ROWS = 6

@@ -29,6 +29,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from models.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
+from services.store.document_format import FORMAT, PALETTES
 from services.store.sections import NAMES as SECTION_NAMES
 from services.store.sections import PAGES as SECTION_PAGES
 
@@ -43,9 +44,7 @@ PREVIEW_CSP = ("default-src 'none'; img-src 'self' https: data:; style-src 'self
 CSP = PREVIEW_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self'; connect-src 'self';")
 STYLESHEET = "/static/storefront/store.css"
 TRACKER = "/static/storefront/track.js"
-FORMAT = 1
 
-PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
 # Every section type the renderer knows; anything else in a document is skipped, so an
 # older renderer reads a newer document's pages without failing.
 SECTION_TYPES = frozenset(SECTION_NAMES)

@@ -29,35 +29,66 @@ def answer(product_id: str) -> dict:
     store = _POLL.first(product_id=product_id, subject=builds.subject(product_id))
     if store is None or (store.version == 0 and store.build_id is None):
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it from the Store screen.")
-    base, draft = f"/store/{store.slug}", store.draft_version or store.version  # Store.draft
-    body = {"product_id": product_id, "version": store.version, "draft_version": draft if store.version else None,
+    body = _versions(store, product_id)
+    running = _running(store)
+    if running is not None:
+        status, stage, job_id = running
+        return {"status": status, "stage": stage, **body, "job_id": job_id}
+    if _build_failed_last(store):
+        return {"status": FAILED, "stage": FAILED, **body, "reason": "generation_failed",
+                "explanation": _failure(store.build_error)}
+    status = PUBLISHED if store.published_version is not None and store.published_version == _draft(store) else BUILT
+    state = {"status": status, "stage": status, **body}
+    last_publish = _failed_publish(store)
+    if last_publish is not None:
+        state["last_publish"] = last_publish
+    return state
+
+
+def _draft(store) -> int:
+    return store.draft_version or store.version  # Store.draft
+
+
+def _versions(store, product_id: str) -> dict:
+    """What every state answers: the store's versions, its addresses and the sentences left out of its draft."""
+    base, draft = f"/store/{store.slug}", _draft(store)
+    return {"product_id": product_id, "version": store.version, "draft_version": draft if store.version else None,
             "published_version": store.published_version,
             "preview_url": f"{base}/preview/" if store.version else None,
             "public_url": f"{base}/" if store.published_version else None,
-            "updated_at": iso(store.updated_at)}
-    newest = store.draft_created_at  # the draft version's row (None when there is none)
-    # The sentences the AI wrote for the draft that the product record could not back: left
-    # out of the store, and reported here (reason `unbacked_claim`).
-    body["unbacked"] = [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"),
-                         "why": d.get("why")} for d in ((store.dropped or []) if store.version else [])]
+            "updated_at": iso(store.updated_at),
+            # The sentences the AI wrote for the draft that the product record could not back:
+            # left out of the store, and reported here (reason `unbacked_claim`).
+            "unbacked": [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"),
+                          "why": d.get("why")} for d in ((store.dropped or []) if store.version else [])]}
+
+
+def _running(store) -> tuple[str, str, str] | None:
+    """(status, stage, job id) of the build or publish under way (a build first), or None."""
     if store.build_id is not None and store.build_status in Job.ACTIVE:
-        return {"status": BUILDING, "stage": store.build_stage or "queued", **body, "job_id": store.build_id}
+        return BUILDING, store.build_stage or "queued", store.build_id
     if store.publish_id is not None and store.publish_status in Job.ACTIVE:
-        return {"status": PUBLISHING, "stage": store.publish_stage or "verifying", **body, "job_id": store.publish_id}
-    if (store.build_id is not None and store.build_status == Job.FAILED
-            and (newest is None or store.build_created_at >= newest)):
-        return {"status": FAILED, "stage": FAILED, **body, "reason": "generation_failed",
-                "explanation": _failure(store.build_error)}
-    if store.published_version is not None and store.published_version == draft:
-        state = {"status": PUBLISHED, "stage": PUBLISHED, **body}
-    else:
-        state = {"status": BUILT, "stage": BUILT, **body}
-    if store.publish_id is not None and store.publish_status == Job.FAILED and (
-            store.published_at is None or store.publish_created_at >= store.published_at):
-        error = store.publish_error
-        reason = error if error in ("verify_failed", "generation_failed") else "verify_failed"
-        state["last_publish"] = {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
-    return state
+        return PUBLISHING, store.publish_stage or "verifying", store.publish_id
+    return None
+
+
+def _build_failed_last(store) -> bool:
+    """Whether the latest build failed after the draft version was made (a failed rebuild
+    over a good draft still says failed; a failure the draft has since replaced does not)."""
+    newest = store.draft_created_at  # the draft version's row (None when there is none)
+    return (store.build_id is not None and store.build_status == Job.FAILED
+            and (newest is None or store.build_created_at >= newest))
+
+
+def _failed_publish(store) -> dict | None:
+    """`last_publish` when the latest publish failed since the store was last published, else None."""
+    failed = (store.publish_id is not None and store.publish_status == Job.FAILED
+              and (store.published_at is None or store.publish_created_at >= store.published_at))
+    if not failed:
+        return None
+    error = store.publish_error
+    reason = error if error in ("verify_failed", "generation_failed") else "verify_failed"
+    return {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
 
 
 def _build_poll():
