@@ -1,6 +1,6 @@
 """Research and verdict (spec 2.13, 4.7): the offer, the analysis, the dashboard verdict,
 the launch facts, the outcome of a claimed product and the published track record."""
-from flask import current_app, jsonify
+from flask import jsonify
 from marshmallow import Schema, fields, validate
 
 from api import bounds
@@ -10,7 +10,6 @@ from api.routing import Blueprint
 from api.session import current_session
 from config import Settings
 from jobs.send import send_all
-from services.kept import Kept
 from services.research import analysis as analyser
 from services.research import answers, launch, offer, outcomes, verdict
 
@@ -390,19 +389,10 @@ def get_dashboard():
     """The verdict (go, test_small, pass) on the session's product, the facts behind it and the figure sources."""
     answer, jobs = answers.dashboard(session=current_session())
     send_all(jobs)
-    if not isinstance(answer, answers.Verdict):
-        return jsonify(_DASHBOARD(answer))  # DashboardAnswer's dump, compiled once (api/dumping.py)
-    sent = _SENT_VERDICTS.get(answer.key)
-    if sent is None:
-        sent = jsonify(_DASHBOARD(answer.build())).get_data()
-        _SENT_VERDICTS.put(answer.key, sent)
-    return current_app.response_class(sent, mimetype="application/json")
+    return jsonify(_DASHBOARD(answer))  # DashboardAnswer's dump, compiled once (api/dumping.py)
 
 
 _DASHBOARD = dumper(DashboardAnswer())
-# Verdicts as sent, by answers.Verdict.key: a poll of an unchanged research sends the same
-# bytes without building, dumping or encoding them (a third of a poll's instructions).
-_SENT_VERDICTS = Kept(1024)
 
 
 @bp.get("/api/launch")

@@ -278,8 +278,8 @@ def clean_state(request):
     from services.store import published
 
     published.forget_all()
-    # So are the maps kept between requests (services/kept.py): kept cards, sessions, sent
-    # verdicts are keyed by ids, times and fingerprints that the next test's rows may repeat.
+    # So are the maps kept between requests (services/kept.py): kept cards and sessions are
+    # keyed by ids and values that the next test's rows may repeat.
     from services import kept
 
     kept.forget_all()

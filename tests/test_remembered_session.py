@@ -5,16 +5,12 @@ a link opened elsewhere, given a new token, pruned) is never acted on as it was.
 here is made in the database behind this process's back, as another web process would."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from models.account import Account, Milestone
+from models.account import Account
 from models.clock import utcnow
-from models.db import db, is_sqlite
 from models.session import Session
 from services import sessions
-from services.discovery.state import MILESTONES
 from services.kept import Kept
 from tests.factories import catalog, cookie_of, find, session_of, statements
 
@@ -105,34 +101,3 @@ def test_this_process_remembers_at_most_its_bound(founder, monkeypatch):
     with statements() as seen:
         assert _own(find(browsers[0])) == "p00"
     assert _looked_up(seen), seen
-
-
-def _reads_milestones(seen) -> bool:
-    """Whether the state's statement read the milestone table: its SQL on SQLite, the text of
-    the prepared statement it ran on PostgreSQL (this thread's connection prepared it)."""
-    if is_sqlite():
-        return any('"milestone"' in sql for sql in seen)
-    names = [name for sql in seen for name in re.findall(r"EXECUTE (ff_\w+)", sql)]
-    texts = [db.execute_sql("SELECT statement FROM pg_prepared_statements WHERE name = %s", (name,)).fetchone()[0]
-             for name in names]
-    assert texts, seen
-    return any('"milestone"' in text for text in texts)
-
-
-@pytest.mark.parametrize("path", PATHS)
-def test_milestones_all_reached_are_not_read_again_but_a_new_session_reads_its_own(founder, path):
-    catalog(5)
-    client = founder()
-    client.get("/api/health")  # its session is made; the next request reads it, and this process remembers it
-    _own(client.get(path))  # records the milestones
-    _own(client.get(path))  # on the remembered session: reads them reached
-    with statements() as seen:
-        _own(client.get(path))
-    assert not _reads_milestones(seen)
-    other = founder()
-    other.get("/api/health")
-    with statements() as seen:
-        _own(other.get(path))
-    assert _reads_milestones(seen)
-    reached = {m.name for m in Milestone.select().where(Milestone.session == session_of(other).id)}
-    assert reached == set(MILESTONES)

@@ -36,7 +36,6 @@ from services.discovery.cards import (
     seen_flag,
 )
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
-from services.kept import Kept
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
 
@@ -74,27 +73,22 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     every column), not read again for this request. The statement reads the row of its token
     too, and when that is not exactly `check` (signed in since, given a new token, pruned)
     this raises StaleSession: what was read was for an owner the request may no longer be,
-    and nothing has been written yet.
-
-    Milestones, once reached, stay reached, so a checked owner this process has seen reach
-    them all is not asked again: the statement then reads no milestone (see _ALL_REACHED)."""
+    and nothing has been written yet."""
     bound = owner.account_id is not None
     checked = check is not None
-    reached_key = (owner.session_id, owner.account_id, check["token_hash"]) if checked else None
-    known = reached_key is not None and _ALL_REACHED.get(reached_key) is not None
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     if checked:
         values["token_hash"] = check["token_hash"]
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, known, cutoff=gate.cutoff(day),
+        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, cutoff=gate.cutoff(day),
                                                min_margin=gate.min_margin_pct, **values)
         start, width = 1, len(rows[0]) - len(_CANDIDATE_ONLY)
         # As read (cards.candidate_card): its card where the state's row has the held card, then its own.
         found = tuple(Candidate._make(r[_CANDIDATE_CARD] + r[width:]) for r in rows[1:])
     else:
-        text, rows = _STATE.raw(bound, checked, known, **values)
+        text, rows = _STATE.raw(bound, checked, **values)
         start, width = 0, None
     raw = rows[0][start:width]
     row = _state_row(checked)._make(text.decode(rows[0], start, width))
@@ -106,8 +100,6 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     if bound:
         missing += [(name, None, owner.account_id)
                     for name, reached in zip(MILESTONES, (row.account_m0, row.account_m1), strict=True) if not reached]
-    if reached_key is not None and not known and not missing:
-        _ALL_REACHED.put(reached_key, True)
     account = AccountPlan(owner.account_id, row.plan_tier, row.plan_term_ends_at, row.plan_referrals) \
         if bound and row.plan_tier is not None else None
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
@@ -128,22 +120,13 @@ def _reached(name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-# Owners (session id, account id, the session's token hash) this process read with every
-# milestone of MILESTONES reached. A milestone row is never deleted while its session or account
-# lives, and a session or account that is gone takes a new id, or (an id SQLite may give again)
-# comes with another token: so theirs stay reached, and a statement for them reads none
-# (`known`: four subqueries fewer for the server on every repeat find and feed).
-_ALL_REACHED = Kept(8192)
+def _build(bound: bool, checked: bool = False):
+    """The state's row as a statement of its own (find's)."""
+    return _state_query(bound, checked)
 
 
-def _build(bound: bool, checked: bool = False, known: bool = False):
-    """The state's row as a statement of its own (find's). `known`: the milestones are known
-    reached (read_state)."""
-    return _state_query(bound, checked, known)
-
-
-def _state_query(bound: bool, checked: bool, known: bool = False):
-    """The state's row. `known`: the milestone columns are 1 (reached) without reading them."""
+def _state_query(bound: bool, checked: bool):
+    """The state's row."""
     owner = param_owner(bound)
     hold = live_hold(owner, Param("now"))
     hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
@@ -154,10 +137,10 @@ def _state_query(bound: bool, checked: bool, known: bool = False):
         hold.select(Hold.expires_at).alias("held_until"),
         allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == Param("key")).alias("lifts"),
         allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == Param("key")).alias("claims_made"),
-        (pw.SQL("1") if known else _reached(MILESTONES[0], False)).alias("session_m0"),
-        (pw.SQL("1") if known else _reached(MILESTONES[1], False)).alias("session_m1"),
-        (pw.SQL("1") if known else _reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
-        (pw.SQL("1") if known else _reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
+        _reached(MILESTONES[0], False).alias("session_m0"),
+        _reached(MILESTONES[1], False).alias("session_m1"),
+        (_reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
+        (_reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
         # The held product with its card fields, by the names a candidate's row has (cards.py).
         Product.product_id.alias("product_id"),
         *card_columns(),
@@ -192,7 +175,7 @@ def _held_card_columns() -> slice:
     return slice(first, first + len(CARD_FIELDS) + 1)
 
 
-def _build_with_candidates(bound: bool, limit: int, checked: bool = False, known: bool = False):
+def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
     """The state's row, then the best `limit` candidates, best first: one statement in two
     parts (UNION ALL). A candidate's product id and card columns share the held product's
     columns in the state's row (the same names and types); the rest of each part's columns
@@ -200,7 +183,7 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False, known
     state's 27 columns; side by side, it had 14 more columns, each described by the server
     and read by the driver on every feed.) The candidates' rows are kept as read
     (cards.candidate_card decodes one only to build a card it has not kept)."""
-    inner = _state_query(bound, checked, known)
+    inner = _state_query(bound, checked)
     names = [c._alias for c in inner._returning]
     state = inner.alias("state")
     best = candidates_query(bound, limit, 0).alias("best")

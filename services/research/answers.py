@@ -6,22 +6,18 @@ Each returns (answer, jobs): the jobs are sent by the route after the commit.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 
 from models import evidence_kinds as kinds
 from models.account import Milestone, Referral
 from models.clock import iso, utcnow
 from models.compiled import Param, Statement, execute_together
-from models.db import db
 from models.job import Job
 from models.research import Research
 from models.session import Session
 from services import launch_state, milestones, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused
-from services.kept import Kept
 from services.money import display_major
 from services.ownership import owner_of
 from services.reasons import sentence
@@ -172,22 +168,10 @@ def _sources(offer_: dict, analysis_: dict) -> list[dict]:
     return sources
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The dashboard of a researched product. Its body is a function of what `key` names and
-    nothing else: the product, its research row as stored (a row is only ever rewritten whole
-    by a research run, with a new researched_at) and whether a refresh is running. So a body
-    built once for a key is right for every request with that key, and the route keeps what
-    it sent (api/research.py): a poll builds and dumps nothing."""
-
-    key: tuple
-    build: Callable[[], dict]
-
-
-def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
-    """The verdict on the session's product with the facts and sources behind it (a
-    Verdict), or the state saying why there is none (a dict); reaching it records the
-    reached_dashboard milestone and qualifies the founder's referral."""
+def dashboard(*, session: Session) -> tuple[dict, list[Job]]:
+    """The verdict on the session's product with the facts and sources behind it, or the
+    state saying why there is none; reaching it records the reached_dashboard milestone and
+    qualifies the founder's referral."""
     resolved, current = _researched_product(session)
     if resolved is None:
         return _state(reason="not_claimed"), []
@@ -195,8 +179,7 @@ def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
         return _not_yet(resolved.product_id, current), _jobs(current)
     reached_dashboard(session)
     row, product_id = current.row, resolved.product_id
-    return Verdict((product_id, row.fingerprint, row.researched_at, current.stale),
-                   lambda: _verdict_body(product_id, row, current)), _jobs(current)
+    return _verdict_body(product_id, row, current), _jobs(current)
 
 
 def _verdict_body(product_id: str, row: Research, current: records.Current) -> dict:
@@ -221,26 +204,13 @@ def reached_dashboard(session: Session) -> None:
 
     Both writes are statements built once and run as one atomic step (on PostgreSQL one
     round trip: models.compiled.execute_together), the same SQL as milestones.record_missing
-    and referrals.qualify. Every dashboard poll comes here, and after the first nothing is
-    left to write: once committed, the session's and account's rows stay (nothing deletes a
-    milestone while its session or account lives) and a referral, once qualified, stays so
-    (a friend's referral is made at the account's first verification, which qualifies it
-    itself when the session had reached the dashboard: services/sign_in.py). So this process
-    remembers whom it recorded, under the session's id, its token's hash (an id SQLite might
-    give again comes with another token) and its account, and writes nothing for them again;
-    signing in or a new token is another key, so it records again."""
-    key = (session.id, session.token_hash, session.account_id)
-    if _RECORDED.get(key):
-        return
+    and referrals.qualify. Every dashboard poll comes here; after the first both write
+    nothing (the milestone's insert meets its unique key, the referral is qualified already),
+    and the database, not this process, is what says so."""
     bound = session.account_id is not None
     values = {"session_id": session.id, "account_id": session.account_id, "now": utcnow()}
     runs = [(_RECORD_REACHED, (bound,), values)] + ([(_QUALIFY, (), values)] if bound else [])
     execute_together(*runs)
-    if not db.in_transaction():  # committed: an enclosing transaction might still roll back
-        _RECORDED.put(key, True)
-
-
-_RECORDED = Kept(8192)  # (session id, token hash, account id) -> True: reached_dashboard is recorded
 
 
 def _build_record_reached(bound: bool):
