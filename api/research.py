@@ -1,10 +1,8 @@
 """Research and verdict (spec 2.13, 4.7): the offer, the analysis, the dashboard verdict,
 the launch facts, the outcome of a claimed product and the published track record."""
-from flask import jsonify
 from marshmallow import Schema, fields, validate
 
 from api import bounds
-from api.dumping import dumper
 from api.launch import LaunchStateSchema
 from api.routing import Blueprint
 from api.session import current_session
@@ -389,10 +387,7 @@ def get_dashboard():
     """The verdict (go, test_small, pass) on the session's product, the facts behind it and the figure sources."""
     answer, jobs = answers.dashboard(session=current_session())
     send_all(jobs)
-    return jsonify(_DASHBOARD(answer))  # DashboardAnswer's dump, compiled once (api/dumping.py)
-
-
-_DASHBOARD = dumper(DashboardAnswer())
+    return answer  # dumped by DashboardAnswer (the response decorator)
 
 
 @bp.get("/api/launch")

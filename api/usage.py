@@ -1,9 +1,7 @@
 """The credit meter: GET /api/usage (spec 8). The gate itself (services.meter.spend and
 metered) runs inside the metered routes and jobs, immediately before the expensive call."""
-from flask import jsonify
 from marshmallow import Schema, fields
 
-from api.dumping import dumper
 from api.routing import Blueprint
 from api.session import current_session
 from services.meter import usage
@@ -67,7 +65,4 @@ class UsageSchema(Schema):
 @bp.response(200, UsageSchema)
 def read_usage():
     """Reads the credit meter of the session's account without spending: every feature's use, limits and resets."""
-    return jsonify(_USAGE(usage(current_session().account_id)))  # UsageSchema's dump, compiled (api/dumping.py)
-
-
-_USAGE = dumper(UsageSchema())
+    return usage(current_session().account_id)  # dumped by UsageSchema (the response decorator)

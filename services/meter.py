@@ -28,7 +28,7 @@ from models.clock import clock, iso
 from models.compiled import Param, Statement, execute_together
 from models.db import transaction
 from services.errors import Refused
-from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label, tier_limits
+from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label
 from services.referrals import REFERRAL_MULTIPLIERS, multiplier_for, qualified_count
 
 log = logging.getLogger("services.meter")
@@ -307,8 +307,7 @@ def _spend_bucket(account, spec: Bucket) -> Charge:
 
 def spend_values(account, spec: Bucket, t: float) -> dict:
     """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`."""
-    limit_5h, limit_week = tier_limits(spec.pro_5h, spec.pro_week, effective_tier(account),
-                                       multiplier_for(account.referrals))
+    limit_5h, limit_week = _plan(account, account.referrals).limits(spec)
     return {"account_id": account.id, "bucket": spec.id, "w5": window_index(t, FIVE_HOURS),
             "ww": window_index(t, WEEK), "cost": spec.cost, "limit_5h": limit_5h, "limit_week": limit_week}
 

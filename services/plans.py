@@ -44,12 +44,3 @@ def scaled_limits(pro_5h: int, pro_week: int, multiplier: Fraction) -> tuple[int
     # Exact fractions cost more than the rest of a usage read: a pure function of a few
     # values (the buckets' Pro limits, the tiers' and referral steps' multipliers), kept.
     return _round(pro_5h * multiplier), _round(pro_week * multiplier)
-
-
-@lru_cache(maxsize=1024)
-def tier_limits(pro_5h: int, pro_week: int, tier: str, referral_multiplier: float) -> tuple[int, int]:
-    """A bucket's (five-hour limit, weekly limit), from its Pro figures, for a tier and a
-    referral step: what services/meter.Plan.limits answers, kept under plain values. Every
-    find and feed spends: building the Plan and multiplying (and hashing) its exact fractions
-    cost more than the rest of the spend's preparation."""
-    return scaled_limits(pro_5h, pro_week, exact_multiplier(TIER_MULTIPLIERS[tier]) * exact_multiplier(referral_multiplier))

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from api.research import _DASHBOARD
+from api.research import DashboardAnswer
 from models.account import Account, Milestone
 from models.catalog import Product
 from models.db import close_connection
@@ -65,7 +65,7 @@ def line(quote: float | None = None) -> dict:
 def built_now(client) -> dict:
     """The dashboard's body as a fresh build would dump it, for the client's session now."""
     body, _jobs = answers.dashboard(session=session_of(client))
-    return _DASHBOARD(body)
+    return DashboardAnswer().dump(body)
 
 
 def researched(client, run_jobs, held_worker) -> dict:

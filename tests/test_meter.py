@@ -113,9 +113,9 @@ def test_multiplier_is_tier_times_referral(client):
 
 @pytest.mark.parametrize("tier", sorted(LIMITS))
 def test_a_spend_is_checked_against_the_limits_usage_shows(tier):
-    """The spend's UPDATE takes its limits from services/plans.tier_limits (kept under plain values),
-    GET /api/usage from Plan.limits: the same figures for every tier, referral step and bucket,
-    and a paid tier past its term spends under the free limits."""
+    """The spend's UPDATE and GET /api/usage both take their limits from Plan.limits: the
+    figures of spec 8 for every tier, referral step and bucket, and a paid tier past its term
+    spends under the free limits."""
     from services.referrals import REFERRAL_MULTIPLIERS
 
     for referrals, step in enumerate(REFERRAL_MULTIPLIERS):
