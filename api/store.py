@@ -69,6 +69,11 @@ DECISIONS: list[str] = [
 ]
 
 
+class LeadSchema(Schema):
+    section = fields.String(required=True, metadata={"description": "A home page section's name"})
+    said = fields.String(required=True, metadata={"description": "The section in a founder's words (\"the questions\")"})
+
+
 class StoreAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": _STATUSES, "description": (
         f"`{state.BUILDING}` or `{state.PUBLISHING}` while a job runs; `{state.PUBLISHED}` when the draft is the "
@@ -94,6 +99,9 @@ class StoreAnswer(Schema):
     last_publish = fields.Dict(metadata={
         "description": f"{{status: {state.FAILED}, reason: verify_failed | generation_failed, explanation}}, when "
                        "the latest publish failed"})
+    leads = fields.List(fields.Nested(LeadSchema), required=True, metadata={
+        "description": "The sections the home page can lead with (POST /api/intent/order's `section`), in order, "
+                       "each as the editor's screen names it"})
     unbacked = fields.List(fields.Dict(), required=True, metadata={
         "description": "Sentences the AI wrote for the draft that the product record cannot back: left out "
                        "of the store, each {reason: unbacked_claim, field, sentence, why: number|certification|origin}"})

@@ -16,7 +16,7 @@ from services.jobs import wait_for_job
 from services.ownership import owner_of
 from services.reasons import sentence
 from services.research.launch import launch_fact
-from services.store import builds, publish
+from services.store import builds, publish, sections
 
 BUILDING, PUBLISHING, BUILT, PUBLISHED, FAILED = "building", "publishing", "built", "published", "failed"
 PUBLISH_WAIT_SECONDS = 20  # how long POST /api/store/publish waits for its check before answering `publishing`
@@ -45,6 +45,9 @@ def answer(product_id: str) -> dict:
     return state
 
 
+LEADS_SAID = [{"section": name, "said": sections.said(name)} for name in sections.LEADS]
+
+
 def _draft(store) -> int:
     return store.draft_version or store.version  # Store.draft
 
@@ -57,6 +60,8 @@ def _versions(store, product_id: str) -> dict:
             "preview_url": f"{base}/preview/" if store.version else None,
             "public_url": f"{base}/" if store.published_version else None,
             "updated_at": iso(store.updated_at),
+            # What the home page can lead with, as the editor's screen names them.
+            "leads": LEADS_SAID,
             # The sentences the AI wrote for the draft that the product record could not back:
             # left out of the store, and reported here (reason `unbacked_claim`).
             "unbacked": [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"),

@@ -11,18 +11,15 @@ export const name = "edit";
 export const label = "Edit the store";
 
 const SURFACES = [["home", "Home page"], ["product", "Product page"], ["faq", "FAQ"], ["shipping", "Shipping"], ["about", "About"]];
-// The sections a home page can lead with, in order, as a founder calls them (the `said` of
-// services/store/sections.py; tests/test_store_sections.py holds the two together).
-const SECTIONS = {
-  hero: "the headline and photo", benefits: "the benefits", evidence: "the proof of demand", price: "the price",
-  reviews: "the reviews", faq: "the questions", guarantee: "the guarantee", shipping: "shipping",
-};
-const sectionWords = (section) => SECTIONS[section] || section;
-
 export async function render(ctx) {
   const store = await get("/api/store");
   if (!ctx.alive()) return;
   const said = refusalOf(store);
+  // The sections the home page can lead with, in order, as a founder calls them: the store's
+  // own answer says them (services/store/sections.py), so the screen keeps no list of its own.
+  const leads = (store.data && store.data.leads) || [];
+  const words = Object.fromEntries(leads.map((lead) => [lead.section, lead.said]));
+  const sectionWords = (section) => words[section] || section;
   if (said && !(store.data && store.data.version)) {
     fill(ctx.main, title("Edit the store"), refusal(said, {}, store.http),
       h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store", "primary")));
@@ -100,8 +97,8 @@ export async function render(ctx) {
 
   const order = h("form", { class: "panel inline-form", novalidate: true },
     h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
-      h("select", { id: "lead", name: "lead" }, Object.entries(SECTIONS).map(([value, words]) => h("option", { value },
-        words.charAt(0).toUpperCase() + words.slice(1))))),
+      h("select", { id: "lead", name: "lead" }, leads.map(({ section, said: named }) => h("option", { value: section },
+        named.charAt(0).toUpperCase() + named.slice(1))))),
     button("Set the leading section", null, { type: "submit", kind: "secondary" }));
   order.addEventListener("submit", async (event) => {
     event.preventDefault();
