@@ -142,6 +142,24 @@ LOAD_REDIS ?= redis://127.0.0.1:6379/13
 load: install-dev
 	$(BIN)/python bench/load_run.py $(LOAD_DB) --redis-url $(LOAD_REDIS) $(LOAD_ARGS)
 
+# The capacity run beside `make load` (bench/capacity.py, bench/README.md "Capacity"): founders
+# through the whole journey (and their store visitors) arriving in steps on the supervised
+# topology until a step's p99 passes 500 ms or a request fails; founders sustained, p50/p95/p99
+# per endpoint and CPU per request (server and PostgreSQL) for 1 and 2 web x 1 and 2 worker
+# processes; not part of the tests. CAPACITY_REF=<git ref> runs the same against that commit in a
+# worktree, before and after in one table. CAPACITY_DB must name a database with "capacity" in it
+# (dropped and made again per case); CAPACITY_REDIS and CAPACITY_REF_REDIS are Redis databases it
+# flushes. CAPACITY_ARGS: --web, --workers, --start-founders, --step-founders, --step-seconds,
+# --max-founders, --visitors-per-founder, --arrival-rate, --p99-ms, --json.
+.PHONY: capacity
+CAPACITY_DB ?= postgresql://postgres@127.0.0.1:5432/ff_capacity
+CAPACITY_REDIS ?= redis://127.0.0.1:6379/3
+CAPACITY_REF_REDIS ?= redis://127.0.0.1:6379/4
+CAPACITY_REF ?=
+capacity: install-dev
+	$(BIN)/python bench/capacity.py --database-url $(CAPACITY_DB) --redis-url $(CAPACITY_REDIS) \
+		--ref-redis-url $(CAPACITY_REF_REDIS) $(if $(CAPACITY_REF),--ref $(CAPACITY_REF)) $(CAPACITY_ARGS)
+
 # The six hot paths (find, feed, the store poll, track, usage, dashboard) under gunicorn, each as a
 # ratio to the bare route of the same run, with the founders' state prepared so each answers its
 # normal 200 (bench/README.md, issue 28 part 5); not part of the tests. HOTPATHS_BENCH_DB must name

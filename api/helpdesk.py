@@ -5,16 +5,13 @@ from marshmallow import Schema, fields
 from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
-from jobs.send import start
+from config import get_settings
 from services import business
 from services.desk import inbound, public, rules, tickets
 from services.discovery import resolve
 from services.ownership import owner_of
 
 bp = Blueprint("helpdesk", __name__, description="The support desk: customers' mail as tickets, and keyword rules.")
-
-# How long GET /api/helpdesk waits for the mail poll it starts before answering what the desk holds.
-POLL_WAIT_SECONDS = 3.0
 
 DECISIONS: list[str] = [
     "Inbound mail: customers write to the founder's support address, support_email_local @ the domain connected to "
@@ -32,13 +29,13 @@ DECISIONS: list[str] = [
     "its sender and its Message-ID (a digest of its bytes when it has none), unique per founder in the database: "
     "however many polls overlap, each message is on the desk once, and a Message-ID another sender used first does "
     "not make a customer's mail a duplicate.",
-    f"Polling: the clock starts the `mail_poll` job every MAIL_POLL_SECONDS (60). GET /api/helpdesk starts the "
-    f"same job (or joins the one queued or running: one at a time) and waits up to {POLL_WAIT_SECONDS:g} s for it, "
-    "in every mode (a worker runs it; `make run` has one), then answers what the desk holds: `mail.checked` says "
-    "whether the poll finished first. A mailbox that cannot be read is tried again at the next poll; its "
-    "password is never logged.",
+    "Polling: the clock starts the `mail_poll` job every MAIL_POLL_SECONDS (60), one at a time (a worker runs it; "
+    "`make run` has one), so mail is on the desk within about that long of arriving. GET /api/helpdesk reads what "
+    "the polls filed and never reads the mailbox itself: `mail` says when the latest poll finished (`checked_at`), "
+    "whether it read the mailbox within the last two periods (`checked`) and the period (`every_seconds`). A "
+    "mailbox that cannot be read is tried again at the next poll; its password is never logged.",
     "GET /api/helpdesk (session) answers 200 always: {status: ok, tickets, counts: {open, pending, solved, "
-    "closed}, total, support_email, rules, mail: {checked}} with the founder's tickets, the latest changed "
+    "closed}, total, support_email, rules, mail: {checked, checked_at, every_seconds}} with the founder's tickets, the latest changed "
     f"first ({tickets.LISTED} at most), or {{status: no_tickets_yet, reason, explanation, tickets: [], counts, "
     "total: 0, ...}. A ticket: {id, subject, customer_email, customer_name, status: open | pending | solved | "
     "closed, priority: low | normal | high | urgent, category: question | order | shipping | return | billing | "
@@ -121,7 +118,11 @@ class RuleRow(Schema):
 
 
 class MailState(Schema):
-    checked = fields.Boolean(required=True, metadata={"description": "The mail poll finished before this answer"})
+    checked = fields.Boolean(required=True, metadata={
+        "description": "The latest poll read the mailbox, within the last two polling periods"})
+    checked_at = fields.String(required=True, allow_none=True, metadata={
+        "description": "When the latest poll finished (null before the first)"})
+    every_seconds = fields.Integer(required=True, metadata={"description": "How often the mailbox is polled"})
 
 
 class PublicQuestions(Schema):
@@ -196,12 +197,12 @@ class RulesAnswer(Schema):
 @bp.declare(changes_state=False)
 @bp.response(200, HelpdeskAnswer)
 def helpdesk():
-    """Polls the inbound mail, then answers the founder's tickets with counts by status."""
-    checked = _poll_mail()
+    """Answers the founder's tickets with counts by status, and when the mail was last polled."""
     session = current_session()
     support_email = business.support_address(owner_of(session), resolve(session))
     answer = tickets.desk(session=session, support_email=support_email)
-    return {**answer, "rules": rules.rules_of(session=session)["rules"], "mail": {"checked": checked},
+    return {**answer, "rules": rules.rules_of(session=session)["rules"],
+            "mail": inbound.mail_state(every_seconds=get_settings().mail_poll_seconds),
             "public_questions": public.summary(owner_of(session))}
 
 
@@ -230,9 +231,3 @@ def rules_change(body):
     """Adds or deletes a keyword rule of the support desk."""
     return rules.change(session=current_session(), op=body.get("op"), keyword=body.get("keyword"),
                         sets=body.get("set"), rule_id=body.get("id"))
-
-
-def _poll_mail() -> bool:
-    """Starts the mail poll (or joins the one under way) and waits briefly; True when it finished."""
-    job = start(kind=inbound.MAIL_POLL, subject=inbound.MAIL_POLL_SUBJECT)
-    return inbound.finished(job.id, seconds=POLL_WAIT_SECONDS)

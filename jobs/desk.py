@@ -1,5 +1,5 @@
 """The support desk's inbound mail: the clock fires `poll_mail` every MAIL_POLL_SECONDS,
-which starts the `mail_poll` job; GET /api/helpdesk starts the same job and waits briefly.
+which starts the `mail_poll` job (GET /api/helpdesk only reads what the polls filed).
 One poll runs at a time: one active job per kind and subject (a database index), and the
 runner's lock on the subject. The job reads the mailbox into tickets
 (services/desk/inbound.py); a mailbox that cannot be read is reported in the job's result

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from models.job import Job
 from services import domains
+from services.desk import inbound
 from tests.factories import (
     KNIFE_STRIP,
     choose,
@@ -145,6 +146,7 @@ def _desk(client, ids) -> None:
     """A customer writes to A's support address; A opens the ticket and notes on it; a rule."""
     deliver(customer_mail(to=f"support@{DOMAIN}", sender=f"Cy Buyer <{PRIVATE['customer_email']}>",
                           subject=PRIVATE["ticket_subject"], text=PRIVATE["ticket_text"]))
+    inbound.poll()  # the clock's mail poll files it
     desk = _ok(client.get("/api/helpdesk"))
     [ticket] = desk["tickets"]
     ids["ticket_id"] = ticket["id"]

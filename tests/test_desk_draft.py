@@ -10,6 +10,7 @@ from models.account import Account, MeterUsage
 from models.clock import clock
 from models.desk import TicketMessage
 from services import meter
+from services.desk import inbound
 from tests.factories import customer_mail, deliver, desk_founder, refusal
 from tests.mailbox import sign_in_here
 
@@ -19,6 +20,7 @@ def desk(founder, run_jobs):
     run_jobs()
     client = desk_founder(founder, run_jobs)
     deliver(customer_mail(subject="Does it hold a heavy chef's knife?"))
+    inbound.poll()  # the clock's mail poll (the `mail_poll` job's work) files it
     return client
 
 

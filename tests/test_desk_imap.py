@@ -147,12 +147,16 @@ def unseen(box) -> list[str]:
     return box.uids("UNSEEN")
 
 
-def test_mail_appended_to_the_mailbox_becomes_tickets_and_is_marked_seen(imap, desk):
+def test_mail_appended_to_the_mailbox_becomes_tickets_and_is_marked_seen(imap, desk, run_jobs):
+    from jobs import desk as desk_jobs
+
     imap.append(customer_mail(message_id="<imap-1@example.net>"), "INBOX")
     imap.append(customer_mail(subject="Return?", message_id="<imap-2@example.net>"), "INBOX")
     imap.append(customer_mail(to="sales@nobody-here.shop", message_id="<imap-3@example.net>"), "INBOX")
     assert len(unseen(imap)) == 3
 
+    desk_jobs.poll_mail.send()  # what the clock sends every MAIL_POLL_SECONDS
+    run_jobs()
     body = desk.get("/api/helpdesk").get_json()
     assert body["mail"]["checked"] is True
     assert sorted(t["subject"] for t in body["tickets"]) == ["Return?", "Where is my order?"]

@@ -14,7 +14,7 @@ from models.clock import clock
 from models.desk import Ticket, TicketMessage
 from models.satisfaction import SatisfactionRating
 from services import meter
-from services.desk import agent
+from services.desk import agent, inbound
 from tests import mailbox
 from tests.factories import NOW, customer_mail, deliver, desk_founder, refusal, session_of
 
@@ -36,8 +36,10 @@ def mode(client, value):
 
 
 def mail_in(client, text, subject="A question") -> dict:
-    """The customer's mail delivered, and the founder opening the desk (which polls it)."""
+    """The customer's mail delivered, the clock's mail poll (the `mail_poll` job's work) filing
+    it, and the founder opening the desk."""
     deliver(customer_mail(text=text, subject=subject))
+    inbound.poll()
     body = client.get("/api/helpdesk").get_json()
     return next(t for t in body["tickets"] if t["subject"] == subject)
 
@@ -102,6 +104,7 @@ def test_auto_mode_answers_who_wrote_never_the_reply_to_a_stranger_names(desk):
     address (the one who wrote), and the third party is sent nothing."""
     mode(desk, "auto")
     deliver(customer_mail(text=PRICE, subject="A question", headers={"Reply-To": "victim@elsewhere.example"}))
+    inbound.poll()
     ticket = next(t for t in desk.get("/api/helpdesk").get_json()["tickets"] if t["subject"] == "A question")
     assert ticket["customer_email"] == CUSTOMER and ticket["messages"][0]["from"] == CUSTOMER
     [out] = by(ticket, "out")

@@ -16,6 +16,7 @@ from models.account import MeterUsage
 from models.clock import clock
 from models.desk import PublicQuestionDay
 from services import meter
+from services.desk import inbound
 from tests import mailbox
 from tests.ai_factories import completion, openai_settings
 from tests.factories import NOW, customer_mail, deliver, desk_founder, refusal, session_of
@@ -86,6 +87,7 @@ def test_sixty_cookieless_questions_leave_the_founders_own_agent_and_drafts_work
     assert used(shop) == 25
     answered(shop.post("/api/support", json={"question": "How much does it cost?"}))  # the founder's own agent
     deliver(customer_mail(text=PRICE_MAIL, subject="The price"))
+    inbound.poll()  # the clock's mail poll files it
     ticket = next(t for t in shop.get("/api/helpdesk").get_json()["tickets"] if t["subject"] == "The price")
     draft = shop.post("/api/helpdesk", json={"action": "draft", "ticket_id": ticket["id"]})
     assert draft.status_code == 200 and draft.get_json()["status"] == "drafted", draft.get_json()

@@ -45,7 +45,7 @@ import peewee as pw
 
 from config import get_settings
 from integrations.mail.inbound import InboundMail, InboundUnavailable, source_for
-from models.clock import utcnow
+from models.clock import iso, utcnow
 from models.db import db, transaction
 from models.desk import Ticket, TicketMessage
 from models.discovery import Claim
@@ -53,7 +53,6 @@ from models.domain import DomainOrder
 from models.job import Job
 from services.business import settings_of
 from services.desk import agent, rules
-from services.jobs import wait_for_job
 from services.ownership import Owner
 
 log = logging.getLogger("desk.inbound")
@@ -113,10 +112,18 @@ def poll(*, limit: int = BATCH, settings=None) -> dict:
     return result.as_dict()
 
 
-def finished(job_id: str, *, seconds: float) -> bool:
-    """Waits up to `seconds` for a poll job; True when it finished its work."""
-    done = wait_for_job(job_id, seconds=seconds)
-    return done is not None and done.status == Job.DONE
+def mail_state(*, every_seconds: int) -> dict:
+    """What the desk says of its mailbox, from the latest poll that finished (the clock
+    starts one every `every_seconds`): when it finished, and whether it read the mailbox
+    lately (within two periods: the clock keeps it read)."""
+    latest = (Job.select(Job.finished_at, Job.result)
+              .where(Job.kind == MAIL_POLL, Job.subject == MAIL_POLL_SUBJECT, Job.status == Job.DONE)
+              .order_by(Job.created_at.desc()).first())
+    if latest is None or latest.finished_at is None:
+        return {"checked": False, "checked_at": None, "every_seconds": every_seconds}
+    read = not (latest.result or {}).get("error")
+    recent = latest.finished_at >= utcnow() - timedelta(seconds=2 * every_seconds)
+    return {"checked": read and recent, "checked_at": iso(latest.finished_at), "every_seconds": every_seconds}
 
 
 def forget_old_polls() -> int:

@@ -1,7 +1,7 @@
 // Desk: your customers' mail as tickets. The list by status with counts; one ticket's
 // conversation with a reply (mailed to the customer), a note for yourself, a draft by the
 // assistant, and closing with how it was resolved; and the keyword rules that sort new mail.
-// Opening the screen checks the mailbox first. #/app/desk/<id> opens one ticket. It also says
+// New mail is filed by the service's own polls of the mailbox. #/app/desk/<id> opens one ticket. It also says
 // how the assistant did with visitors' questions on the founder's store this past week.
 import { h, fill, title, field, button, busy, when, linkButton, plural, uid } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
@@ -54,13 +54,23 @@ function whereCustomersWrite(desk) {
   if (desk.support_email && desk.status === "no_tickets_yet") return null;
   if (desk.support_email) {
     return h("p", { class: "hint", dataset: { supportEmail: desk.support_email } },
-      `Customers write to ${desk.support_email}. New mail shows here when you open the desk.`);
+      `Customers write to ${desk.support_email}. ${mailChecked(desk.mail)}`);
   }
   return h("div", { class: "notice notice-info", role: "status" },
     h("p", { class: "notice-title" }, "Customers cannot write to you yet"),
     h("p", {}, "Your support address is the name you choose in your business settings at your store's own domain. "
       + "Connect a domain to your store and choose the name (support, say)."),
     h("p", { class: "actions" }, linkButton("Domains", "#/app/domains"), linkButton("Settings", "#/app/settings")));
+}
+
+// The mailbox is read every every_seconds by the service's own polls, not when the desk opens.
+function mailChecked(mail) {
+  if (!mail || !mail.every_seconds) return "";
+  const minutes = Math.round(mail.every_seconds / 60);
+  const period = mail.every_seconds < 60 ? plural(mail.every_seconds, "second")
+    : minutes === 1 ? "a minute" : plural(minutes, "minute");
+  return mail.checked ? `New mail shows here within ${period} of arriving.`
+    : `Your mailbox has not been read lately; it is read every ${period.replace(/^a /, "")}.`;
 }
 
 // Visitors to the founder's store ask the assistant questions, paid from the founder's own
