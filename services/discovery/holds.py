@@ -20,7 +20,8 @@ What a request costs: a feed reads what its owner has and its candidates in one 
 (services/discovery/state.py) and then writes only what is not recorded yet, so with the
 session lookup a repeat feed is two statements and opens no transaction. Minting a hold
 adds the upsert, one DELETE that releases the previous hold, and the seen and milestone
-rows. tests/test_discovery_queries.py pins these counts.
+rows. tests/test_query_growth.py checks that these counts do not grow with the catalog
+or the founder's history.
 """
 from __future__ import annotations
 
