@@ -1,5 +1,5 @@
 """Discovery, holds and claims: spec 2.4-2.6 and 4.3."""
-from flask import current_app, jsonify
+from flask import jsonify
 from marshmallow import Schema, fields, validate
 
 from api import bounds
@@ -264,7 +264,7 @@ def feed():
     """
     cards, jobs = _as_remembered(discovery.feed)
     send_all(jobs)
-    return as_sent(cards)
+    return as_built(cards)
 
 
 def _as_remembered(serve):
@@ -288,12 +288,6 @@ def as_built(cards):
     third of a feed's time. CardSchema stays the documented answer, and
     tests/test_card_shape.py dumps every form the service builds through it and compares."""
     return jsonify(cards)
-
-
-def as_sent(cards: list[bytes]):
-    """A feed's cards, each already the JSON it sends (services/discovery/cards.cards_json, as
-    `as_built` would write it: tests/test_card_shape.py compares), as one JSON array."""
-    return current_app.response_class(b"[" + b",".join(cards) + b"]\n", mimetype="application/json")
 
 
 @bp.post("/api/select")

@@ -1,6 +1,5 @@
 """JSON of plain trees, written by orjson: the one definition of how the service writes JSON
-where it is plain (api/json_out.py writes every answer by it; services/discovery/cards.py keeps
-a feed's cards as the bytes it writes).
+where it is plain (api/json_out.py, the app's JSON provider, writes every answer by it).
 
 Plain means str keys, str, int within 64 bits, float, bool, None, list and dict, in their exact
 types. Anything else (a subclass, a dataclass, a date, a Decimal) is passed to `default`, which

@@ -66,14 +66,13 @@ def test_a_reload_that_rewrites_a_products_evidence_is_served_at_once(founder):
 def test_the_cache_keeps_at_most_its_bound_and_serves_right_past_it(founder, monkeypatch):
     monkeypatch.setattr(card_cache, "TRENDS", Kept(3))
     monkeypatch.setattr(card_cache, "CARDS", Kept(3))
-    monkeypatch.setattr(card_cache, "SHOWN", Kept(3))
     load(*[_with_values(f"p{n:02d}", 10 + n, rank=100 - n, price=30 + n) for n in range(8)])
     client = founder()
     for _ in range(3):
         cards = client.get("/api/feed").get_json()
         assert [_values(c) for c in cards] == [[float(10 + n)] * 3 for n in range(8)]
         assert [c["price"] for c in cards] == [float(30 + n) for n in range(8)]
-        assert len(card_cache.TRENDS) == 3 and len(card_cache.CARDS) == 3 and len(card_cache.SHOWN) == 3
+        assert len(card_cache.TRENDS) == 3 and len(card_cache.CARDS) == 3
 
 
 def test_a_product_changed_without_a_reload_shows_its_new_values(founder):

@@ -61,7 +61,7 @@ def test_every_card_form_the_service_builds_is_what_card_schema_dumps_it_to(foun
     browser = founder()
     browser.get("/api/usage")  # the session
     session = session_of(browser)
-    cards = [json.loads(sent) for sent in discovery.feed(session=session)[0]]  # the JSON each card sends
+    cards = discovery.feed(session=session)[0]  # the cards a feed sends
     assert [_form(c) for c in cards][:2] == ["held", "free"] and len(cards) > 2
     found, _jobs = discovery.find(session=session)
     passed, _jobs = discovery.pass_on(session=session, product_id=None)
@@ -96,8 +96,8 @@ def test_the_answer_on_the_wire_is_the_cards_as_built(founder):
     assert response.status_code == 200 and response.content_type == "application/json"
     sent = response.get_json()
     assert json.dumps(CardSchema(many=True).dump(sent)) == json.dumps(sent)
-    # The feed joins each card's kept JSON (cards.cards_json): byte for byte what the app's JSON
-    # provider writes for the same cards, on a first feed (built) and a repeat (kept).
+    # The feed is written by the app's JSON provider, as every answer is, on a first feed (cards
+    # built) and a repeat (cards kept).
     assert response.data == plain(sent) + b"\n"
     again = browser.get("/api/feed")
     assert again.data == plain(again.get_json()) + b"\n" and again.get_json()[1:] == sent[1:]

@@ -131,7 +131,7 @@ def holding_costs(founder, finder, path, expect, *, others: int) -> tuple[int, i
         assert find(founder()).status_code == 200
     newcomer = founder()
     bound(newcomer)
-    for kept in (card_cache.TRENDS, card_cache.CARDS, card_cache.SHOWN):
+    for kept in (card_cache.TRENDS, card_cache.CARDS):
         kept.clear()  # the cards it shows are read afresh, as by a process that served none of them
     return cost(lambda: newcomer.get(path), expect), repeat_cost(lambda: finder.get(path), expect)
 

@@ -18,9 +18,8 @@ The kept lists are shared by the requests that serve them and are never changed 
 A candidate's card (everything but who it is for: `yours`, `held_until`) is kept too, under
 the candidate's row as the driver returned it (cards.candidate_card): every value the card
 shows is in that key, with the evidence version, so a product changed in any way is a new
-key; a feed builds no card and decodes no row for a product it served before. A feed's cards are
-kept as the JSON it sends too (SHOWN, under the same key), trends included, up to the field that
-says whose card it is: a repeat feed joins kept bytes.
+key; a feed builds no card and decodes no row for a product it served before. The answer itself
+is written by the app's one JSON writer (api/json_out.py), as every answer is.
 """
 from __future__ import annotations
 
@@ -30,4 +29,3 @@ MAX_PRODUCTS = 4096
 
 TRENDS = Kept(MAX_PRODUCTS)  # (product_id, evidence_version) -> trends (cards.with_trends)
 CARDS = Kept(MAX_PRODUCTS)  # a candidate's card columns as read -> its card for nobody in particular (cards.candidate_card)
-SHOWN = Kept(MAX_PRODUCTS)  # the same key -> that card with its trends as JSON, up to its `yours` (cards.cards_json)

@@ -18,7 +18,6 @@ from services import evidence_gate
 from services.discovery import card_cache
 from services.discovery.resolver import param_owner
 from services.ownership import Owner
-from services.plain_json import plain_json
 
 _CENT = Decimal("0.01")
 # How many evidence series a card carries, and the readings each keeps (the API's decisions name them).
@@ -244,32 +243,6 @@ def candidate_card(row, *, yours: bool = False, held_until: datetime | None = No
         body["yours"] = True
         body["held_until"] = iso(held_until)
     return body
-
-
-def cards_json(own, held_until: datetime | None, others) -> list[bytes]:
-    """The founder's own card (`own`, held until `held_until`) then the cards of `others`,
-    each as `candidate_card` makes it with its trends, as the JSON a feed sends
-    (services/plain_json.py, which api/json_out.py writes every plain answer with). What a card says for nobody in particular,
-    trends included, is kept as bytes under the row's card columns (card_cache.SHOWN): a
-    repeat feed joins kept bytes instead of building twelve dictionaries and encoding them
-    again. A card's fields end with `yours` and, for the own card, `held_until` (CardSchema's
-    order), so the kept bytes stop before `yours` and each request adds its own ending. The
-    cards not kept are built together (one read of their evidence)."""
-    keys = [row[:_CARD_COLUMNS] for row in (own, *others)]
-    shown = card_cache.SHOWN.get_many(keys)
-    missing = [key for key in dict.fromkeys(keys) if key not in shown]
-    if missing:
-        built = with_trends([candidate_card(key) for key in missing], [version_in(key) for key in missing])
-        fresh = {}
-        for key, body in zip(missing, built, strict=True):
-            del body["yours"]  # the last field (card's order): what follows it is per request
-            # A card is plain by construction (tests/test_card_shape.py): anything else raises.
-            fresh[key] = plain_json(body)[:-1]  # without its closing brace
-        # Without a version a card's trends are read afresh each time (with_trends): not kept.
-        card_cache.SHOWN.put_many({key: sent for key, sent in fresh.items() if version_in(key) is not None})
-        shown.update(fresh)
-    ending = b',"yours":true,"held_until":' + plain_json(iso(held_until)) + b"}"
-    return [shown[keys[0]] + ending] + [shown[key] + b',"yours":false}' for key in keys[1:]]
 
 
 def version_in(columns) -> str | None:

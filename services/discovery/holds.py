@@ -44,7 +44,6 @@ from services.discovery.cards import (
     candidate_card,
     candidates,
     card,
-    cards_json,
     product_rows,
     version_in,
     version_of,
@@ -125,10 +124,6 @@ class _Served:
         return with_trends([candidate_card(self.own, yours=True, held_until=self.held_until)]
                            + [candidate_card(row) for row in self.spare],
                            [version_in(self.own)] + [row.evidence_version for row in self.spare])
-
-    def cards_json(self) -> list[bytes]:
-        """The same cards as the JSON a feed sends (cards.cards_json)."""
-        return cards_json(self.own, self.held_until, self.spare)
 
 
 def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare: int) -> _Served | None:
@@ -244,10 +239,9 @@ def find(*, session: Session, check: dict | None = None) -> tuple[dict, list[Job
     return served.cards()[0], jobs
 
 
-def feed(*, session: Session, check: dict | None = None) -> tuple[list[bytes], list[Job]]:
+def feed(*, session: Session, check: dict | None = None) -> tuple[list[dict], list[Job]]:
     """The session's own product (a hold, minted if needed) then up to FEED_SIZE - 1 free
-    candidates by the ranking key, each card as the JSON sent (cards.cards_json); an empty
-    list at the allowance. Metered under `find`.
+    candidates by the ranking key, as cards with their trends; an empty list at the allowance. Metered under `find`.
 
     The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
@@ -268,7 +262,7 @@ def feed(*, session: Session, check: dict | None = None) -> tuple[list[bytes], l
                     raise Refused(served.reason)
                 jobs = _record_shown(owner, state, served, now,
                                      observe=served.released + [r.product_id for r in served.spare if r.watched])
-    return served.cards_json(), jobs
+    return served.cards(), jobs
 
 
 # --- Select, claim and pass ------------------------------------------------------------------

@@ -48,7 +48,7 @@ class OwnerState:
     allowance: Allowance
     held: object | None  # the live hold's product and gate figures (card fields), when it has one
     # The same product's card columns as the driver returned them (a candidate row's first
-    # values: cards.candidate_card and cards.cards_json take either), when it has one.
+    # values: cards.candidate_card takes either), when it has one.
     held_card: tuple | None
     held_seen: bool  # the held product is recorded as seen by the owner
     missing_milestones: tuple  # (name, session_id, account_id) rows a find or feed must record
