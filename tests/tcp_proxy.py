@@ -6,8 +6,8 @@ stopping the machine's PostgreSQL, which other tests and other checkouts use.
 would) and stops listening, so new connections are refused; `restore()` listens again on the
 same port. `freeze()` is the other outage, a database that stops answering without a word
 (a network that drops packets, a hung server): every connection stays open and new ones are
-still accepted, but nothing is passed on either way until `thaw()`, which delivers what
-waited (as TCP would once the network came back). Threads, one pair per connection: a test's
+still accepted (the upstream hears of them only at the thaw), but nothing is passed on either
+way until `thaw()`, which delivers what waited (as TCP would once the network came back). Threads, one pair per connection: a test's
 few dozen connections need no more.
 """
 from __future__ import annotations
@@ -91,21 +91,29 @@ class TcpProxy:
                 client, _ = listener.accept()
             except OSError:  # the listener was closed: a cut
                 return
-            try:
-                server = socket.create_connection(self.upstream, timeout=5)
-                server.settimeout(None)
-            except OSError:
+            threading.Thread(target=self._join, args=(listener, client), name="tcp-proxy-join", daemon=True).start()
+
+    def _join(self, listener: socket.socket, client: socket.socket) -> None:
+        """Connects a client to the upstream. During a freeze the upstream never hears of it
+        until the thaw, as a server behind a network that drops packets does not: a frozen
+        PostgreSQL gets no backend per attempt (which would fill its max_connections for the
+        other tests on the machine)."""
+        self._flowing.wait()
+        try:
+            server = socket.create_connection(self.upstream, timeout=5)
+            server.settimeout(None)
+        except OSError:
+            _close(client)
+            return
+        with self._lock:
+            if self._listener is not listener:  # cut while connecting
                 _close(client)
-                continue
-            with self._lock:
-                if self._listener is not listener:  # cut while connecting
-                    _close(client)
-                    _close(server)
-                    return
-                self._open.update((client, server))
-                self.accepted += 1
-            for source, target in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(source, target), name="tcp-proxy-pump", daemon=True).start()
+                _close(server)
+                return
+            self._open.update((client, server))
+            self.accepted += 1
+        for source, target in ((client, server), (server, client)):
+            threading.Thread(target=self._pump, args=(source, target), name="tcp-proxy-pump", daemon=True).start()
 
     def _pump(self, source: socket.socket, target: socket.socket) -> None:
         try:

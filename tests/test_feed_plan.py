@@ -37,7 +37,7 @@ def test_a_feed_reads_one_seen_row_and_one_watch_per_card_whatever_the_history(f
                        for n in range(HISTORY)]).execute()  # open watches on products others hold
     db.execute_sql("ANALYZE product_seen")
     db.execute_sql("ANALYZE product_watch")
-    text = state._STATE_AND_CANDIDATES.text(False, FEED_SIZE - 1, False, False)
+    text = state._STATE_AND_CANDIDATES.text(False, FEED_SIZE - 1, False)
     gate = current_gate()
     values = {"session_id": session.id, "account_id": None, "key": f"session:{session.id}", "now": now,
               "cutoff": gate.cutoff(now.date()), "min_margin": gate.min_margin_pct}
