@@ -25,7 +25,6 @@ import peewee as pw
 
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock, iso
-from models.compiled import Param, Statement, execute_together
 from models.db import transaction
 from services.errors import Refused
 from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label
@@ -137,7 +136,7 @@ class BucketState:
 
 def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
     w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
-    rows = {row.bucket: row for row in _USAGE_ROWS.rows(account_id=account_id)}
+    rows = {row.bucket: row for row in _usage_rows(account_id).namedtuples()}
     states = {}
     for bucket in BUCKETS.values():
         row = rows.get(bucket.id)
@@ -153,8 +152,8 @@ def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
 
 def usage(account_id: int | None) -> dict:
     """The GET /api/usage body (reads, never spends)."""
-    # The account's tier and its qualified referrals (plan_for) in one statement built once.
-    account = _ACCOUNT_PLAN.first(account_id=account_id) if account_id is not None else None
+    # The account's tier and its qualified referrals (plan_for) in one statement.
+    account = _account_plan(account_id) if account_id is not None else None
     if account is None:
         # No subject to meter (spec 5.11): the tier an account starts with, and no features.
         free = Plan(Account.FREE, 0, exact_multiplier(TIER_MULTIPLIERS[Account.FREE]), Fraction(1))
@@ -262,7 +261,7 @@ def spend(account_id: int | None, bucket: str, *, account=_UNREAD, share: Share 
         return None
     if account is _UNREAD:
         # The account's tier and its qualified referrals (plan_for) in one statement built once.
-        account = _ACCOUNT_PLAN.first(account_id=account_id)
+        account = _account_plan(account_id)
     if account is None:  # the account is gone: no subject to meter, as for an anonymous session
         return None
     if share is None:
@@ -318,11 +317,12 @@ def _try_spend(values: dict) -> bool:
     The conditional UPDATE spends, and its row count alone says allowed. An account's row
     for a bucket is made by its first spend and kept (a new window resets it in place), so
     the UPDATE is tried alone first; when it changes nothing (no row yet, or no room) the row
-    is made if missing and the UPDATE tried again, both as one atomic step (on PostgreSQL
-    one round trip, see models.compiled.execute_together). Both statements are built once."""
-    if _SPEND.execute(**values) == 1:
+    is made if missing and the UPDATE tried again, both in one transaction."""
+    if _spend(values).execute() == 1:
         return True
-    return execute_together((_ENSURE_ROW, (), values), (_SPEND, (), values)) == 1
+    with transaction():
+        _ensure_row(values).execute()
+        return _spend(values).execute() == 1
 
 
 def _qualified_referrals(account_id):
@@ -331,15 +331,15 @@ def _qualified_referrals(account_id):
             .where(ReferralCode.account == account_id, Referral.qualified_at.is_null(False)))
 
 
-def _build_account_plan():
-    """The account's tier, its term's end and its qualified referrals (qualified_count)."""
+def _account_plan(account_id: int):
+    """The account's id, tier, term's end and qualified referrals (qualified_count), or None."""
     return (Account.select(Account.id.alias("id"), Account.tier.alias("tier"), Account.term_ends_at.alias("term_ends_at"),
                            _qualified_referrals(Account.id).alias("referrals"))
-            .where(Account.id == Param("account_id")))
+            .where(Account.id == account_id).namedtuples().first())
 
 
 def plan_columns(account_id) -> list:
-    """What _build_account_plan reads, as three columns (plan_tier, plan_term_ends_at,
+    """What _account_plan reads, as three columns (plan_tier, plan_term_ends_at,
     plan_referrals) of another statement: find and feed read the plan with their own state
     (services/discovery/state.py) and hand it to `spend(account=...)`."""
     of_account = Account.id == account_id
@@ -348,47 +348,42 @@ def plan_columns(account_id) -> list:
             _qualified_referrals(account_id).alias("plan_referrals")]
 
 
-def _build_ensure_row():
-    return (MeterUsage.insert(account=Param("account_id"), bucket=Param("bucket"), window_5h=Param("w5"), used_5h=0,
-                              window_week=Param("ww"), used_week=0)
+def _ensure_row(v: dict):
+    return (MeterUsage.insert(account=v["account_id"], bucket=v["bucket"], window_5h=v["w5"], used_5h=0,
+                              window_week=v["ww"], used_week=0)
             .on_conflict_ignore())
 
 
-def build_spend():
+def _spend(v: dict):
+    """The conditional UPDATE that spends `v["cost"]` in both windows within their limits."""
     # A window counts as current when its index is the caller's or later (a row written by a
     # process whose clock runs slightly ahead is never reset backwards and so never loses spends).
-    current_5h = MeterUsage.window_5h >= Param("w5")
-    current_week = MeterUsage.window_week >= Param("ww")
+    current_5h = MeterUsage.window_5h >= v["w5"]
+    current_week = MeterUsage.window_week >= v["ww"]
     used_5h = pw.Case(None, [(current_5h, MeterUsage.used_5h)], 0)
     used_week = pw.Case(None, [(current_week, MeterUsage.used_week)], 0)
     # Every SET expression reads the row as it was before this UPDATE (standard SQL, and so
     # in both PostgreSQL and SQLite). PostgreSQL re-evaluates the WHERE against the row a
     # concurrent writer left, so two spends never both pass on the same credits.
     return (MeterUsage.update(
-        used_5h=used_5h + Param("cost"),
-        window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], Param("w5")),
-        used_week=used_week + Param("cost"),
-        window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], Param("ww")),
+        used_5h=used_5h + v["cost"],
+        window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], v["w5"]),
+        used_week=used_week + v["cost"],
+        window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], v["ww"]),
     ).where(
-        MeterUsage.account == Param("account_id"),
-        MeterUsage.bucket == Param("bucket"),
-        used_5h + Param("cost") <= Param("limit_5h"),
-        used_week + Param("cost") <= Param("limit_week"),
+        MeterUsage.account == v["account_id"],
+        MeterUsage.bucket == v["bucket"],
+        used_5h + v["cost"] <= v["limit_5h"],
+        used_week + v["cost"] <= v["limit_week"],
     ))
 
 
-def _build_usage_rows():
+def _usage_rows(account_id: int):
     """An account's counters, every bucket (read by GET /api/usage and a refused spend)."""
     return (MeterUsage.select(MeterUsage.bucket.alias("bucket"), MeterUsage.window_5h.alias("window_5h"),
                               MeterUsage.used_5h.alias("used_5h"), MeterUsage.window_week.alias("window_week"),
                               MeterUsage.used_week.alias("used_week"))
-            .where(MeterUsage.account == Param("account_id")))
-
-
-_ACCOUNT_PLAN = Statement("meter_plan", _build_account_plan)
-_USAGE_ROWS = Statement("meter_usage", _build_usage_rows)
-_ENSURE_ROW = Statement("meter_row", _build_ensure_row)
-_SPEND = Statement("meter_spend", build_spend)
+            .where(MeterUsage.account == account_id))
 
 
 @contextmanager

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import peewee as pw
+from playhouse.shortcuts import model_to_dict
 
 from models.account import Milestone, SignInToken
 from models.ad_balance import AdTopup
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
 from models.clock import utcnow
-from models.compiled import Param, Statement, loaded
 from models.db import is_sqlite, transaction
 from models.desk import KeywordRule, Ticket
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
@@ -55,12 +55,11 @@ def find_session(cookie_value: str | None) -> Session | None:
     if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
         return None
     token_hash = hash_token(cookie_value)
-    row = _BY_TOKEN_HASH.first(token_hash=token_hash)
-    if row is None:
+    session = Session.get_or_none(Session.token_hash == token_hash)
+    if session is None:
         return None
-    values = row._asdict()
-    _remembered.put(token_hash, values)
-    return loaded(Session, values)
+    _remembered.put(token_hash, model_to_dict(session, recurse=False))  # every column, by field name
+    return session
 
 
 def remembered_session(cookie_value: str | None) -> Remembered | None:
@@ -71,12 +70,7 @@ def remembered_session(cookie_value: str | None) -> Remembered | None:
     if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
         return None
     values = _remembered.get(hash_token(cookie_value))
-    return Remembered(loaded(Session, values), values) if values is not None else None
-
-
-# Every request looks its session up: the statement is built once (models/compiled.py).
-_BY_TOKEN_HASH = Statement("session_by_token", lambda: Session.select().where(Session.token_hash == Param("token_hash"))
-                           .limit(1))
+    return Remembered(Session(**values), values) if values is not None else None
 
 
 def open_session() -> tuple[Session, str]:

@@ -118,8 +118,8 @@ def statements():
 
 
 def looks_up_session(sql: str) -> bool:
-    """Whether a statement is the session lookup by cookie (services/sessions._BY_TOKEN_HASH,
-    on PostgreSQL its prepared EXECUTE), not a statement that reads the session within its own."""
+    """Whether a statement is the session lookup by cookie (services/sessions.find_session),
+    not a statement that reads the session within its own."""
     return "SESSION_BY_TOKEN" in sql.upper() or sql.lstrip().upper().startswith('SELECT "T1"."ID", "T1"."TOKEN_HASH"')
 
 

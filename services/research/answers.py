@@ -11,7 +11,7 @@ from decimal import Decimal
 from models import evidence_kinds as kinds
 from models.account import Milestone, Referral
 from models.clock import iso, utcnow
-from models.compiled import Param, Statement, execute_together
+from models.db import transaction
 from models.job import Job
 from models.research import Research
 from models.session import Session
@@ -202,33 +202,20 @@ def reached_dashboard(session: Session) -> None:
     """Records the milestone (session and account) and qualifies a pending referral: the
     friend has now used the product, so their referral counts (spec 8.3).
 
-    Both writes are statements built once and run as one atomic step (on PostgreSQL one
-    round trip: models.compiled.execute_together), the same SQL as milestones.record_missing
-    and referrals.qualify. Every dashboard poll comes here; after the first both write
-    nothing (the milestone's insert meets its unique key, the referral is qualified already),
-    and the database, not this process, is what says so."""
-    bound = session.account_id is not None
-    values = {"session_id": session.id, "account_id": session.account_id, "now": utcnow()}
-    runs = [(_RECORD_REACHED, (bound,), values)] + ([(_QUALIFY, (), values)] if bound else [])
-    execute_together(*runs)
-
-
-def _build_record_reached(bound: bool):
-    rows = [{"name": milestones.REACHED_DASHBOARD, "session": Param("session_id"), "account": None,
-             "created_at": Param("now")}]
+    Both writes run in one transaction, the same SQL as milestones.record_missing and
+    referrals.qualify. Every dashboard poll comes here; after the first both write nothing
+    (the milestone's insert meets its unique key, the referral is qualified already), and the
+    database, not this process, is what says so."""
+    bound, now = session.account_id is not None, utcnow()
+    rows = [{"name": milestones.REACHED_DASHBOARD, "session": session.id, "account": None, "created_at": now}]
     if bound:
-        rows.append({"name": milestones.REACHED_DASHBOARD, "session": None, "account": Param("account_id"),
-                     "created_at": Param("now")})
-    return Milestone.insert_many(rows).on_conflict_ignore().returning()
-
-
-def _build_qualify():
-    return (Referral.update(qualified_at=Param("now"))
-            .where(Referral.friend == Param("account_id"), Referral.qualified_at.is_null()))
-
-
-_RECORD_REACHED = Statement("reached_dashboard", _build_record_reached)
-_QUALIFY = Statement("qualify_referral", _build_qualify)
+        rows.append({"name": milestones.REACHED_DASHBOARD, "session": None, "account": session.account_id,
+                     "created_at": now})
+    with transaction():
+        Milestone.insert_many(rows).on_conflict_ignore().execute()
+        if bound:
+            (Referral.update(qualified_at=now)
+             .where(Referral.friend == session.account_id, Referral.qualified_at.is_null()).execute())
 
 
 # --- Launch facts ----------------------------------------------------------------------------

@@ -23,7 +23,6 @@ from config import get_settings
 from models import evidence_kinds as kinds
 from models.catalog import Evidence, Product
 from models.clock import utcnow
-from models.compiled import Param, Statement, loaded
 from models.db import transaction
 from models.job import Job
 from models.research import Research
@@ -92,7 +91,7 @@ def load(product_id: str, *, today: date | None = None, with_peers: bool = True)
 def fingerprint(product_id: str, today: date, settings=None) -> str | None:
     """The digest of the inputs a research of the product reads today (one statement);
     None when the product is not in the catalog."""
-    found = _CURRENT.first(product_id=product_id)
+    found = _current(product_id)
     return None if found is None else _digest(product_id, found, today, settings or get_settings())
 
 
@@ -104,11 +103,10 @@ def _digest(product_id: str, found, today: date, settings) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _build_current():
+def _current(product_id: str):
     """The inputs of a product's fingerprint (its catalog record's update time, its evidence
     rows' count and newest id) and its research row, if any (the row goes with the product:
-    ON DELETE CASCADE). Read by every research route and every research job: built once
-    (models/compiled.py)."""
+    ON DELETE CASCADE), as one row; None when the product is not in the catalog."""
     evidence = (Evidence.select(pw.fn.COUNT(Evidence.id), pw.fn.MAX(Evidence.id))
                 .where(Evidence.product == Product.product_id))
     return (Product.select(Product.updated_at.alias("updated_at"),
@@ -116,10 +114,7 @@ def _build_current():
                            evidence.select(pw.fn.MAX(Evidence.id)).alias("evidence_last"),
                            *[getattr(Research, name).alias(name) for name in Research._meta.sorted_field_names])
             .join(Research, pw.JOIN.LEFT_OUTER, on=(Research.product == Product.product_id))
-            .where(Product.product_id == Param("product_id")))
-
-
-_CURRENT = Statement("research_current", _build_current)
+            .where(Product.product_id == product_id).namedtuples().first())
 
 
 def compute(facts: Facts, today: date, settings=None) -> tuple[dict, dict]:
@@ -176,12 +171,12 @@ class Current:
 
 def current(product_id: str) -> Current:
     """The product's research, creating its job when there is none or it is stale."""
-    found = _CURRENT.first(product_id=product_id)
+    found = _current(product_id)
     row = wanted = None
     if found is not None:
         wanted = _digest(product_id, found, utcnow().date(), get_settings())
         if found.product is not None:
-            row = loaded(Research, {name: getattr(found, name) for name in Research._meta.sorted_field_names})
+            row = Research(**{name: getattr(found, name) for name in Research._meta.sorted_field_names})
     if row is not None and row.fingerprint == wanted:
         return Current(row, False, None, False)
     if wanted is None:  # the product left the catalog: nothing to compute

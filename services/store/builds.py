@@ -17,7 +17,6 @@ from integrations import ai
 from integrations.payments import switched_on
 from models.catalog import Product
 from models.clock import utcnow
-from models.compiled import Param, Statement
 from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent, StoreVersion
@@ -153,7 +152,7 @@ def require_claim(resolved) -> str:
 
 
 def _take_over(product_id: str, owner_key: str) -> None:
-    store = _STORE_OWNER.first(product_id=product_id)
+    store = Store.select(Store.owner).where(Store.product == product_id).first()
     if store is None or store.owner == owner_key:
         return
     if busy(product_id):
@@ -175,12 +174,6 @@ def _take_over(product_id: str, owner_key: str) -> None:
             StoreVersion.delete().where(StoreVersion.store == product_id).execute()
     if taken:
         log.info("store draft of a lapsed hold discarded", extra={"fields": {"product_id": product_id}})
-
-
-# Every store route (the build poll among them) asks whose the store is: built once
-# (models/compiled.py; peewee built the SQL of the whole row on every request).
-_STORE_OWNER = Statement("store_owner", lambda: Store.select(Store.owner.alias("owner"))
-                         .where(Store.product == Param("product_id")))
 
 
 def _stores_held(session_id: int) -> list[str]:

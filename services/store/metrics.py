@@ -14,7 +14,6 @@ from datetime import timedelta
 import peewee as pw
 
 from models.clock import utcnow
-from models.compiled import Param, Statement
 from models.discovery import Claim
 from models.funnel import FunnelEvent
 from models.session import Session
@@ -37,23 +36,16 @@ def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
     """Records one funnel event of a published store's visitor, once per day."""
     if event not in EVENTS:
         raise Refused("invalid_event")
-    published = _PUBLISHED.first(product_id=product_id) is not None
+    published = Store.select().where(Store.product == product_id, Store.published_version.is_null(False)).exists()
     if not published:
         # A page of a store that is not (or no longer) public, or a made-up product id:
         # nothing is recorded, and the visitor's page is not bothered with an error.
         return {"status": IGNORED, "reason": "not_published", "explanation": sentence("not_published")}
     now = utcnow()
     # A duplicate (the same visitor, event and day) is no error: the index keeps the first.
-    _RECORD.execute(product_id=product_id, visitor_session=visitor_session, event=event, day=now.date(), now=now)
+    (FunnelEvent.insert(product=product_id, visitor_session=visitor_session, event=event, day=now.date(),
+                        created_at=now).on_conflict_ignore().execute())
     return {"status": RECORDED}
-
-
-# Every visitor's every page sends an event: both statements are built once (models/compiled.py).
-_PUBLISHED = Statement("store_published", lambda: Store.select(pw.SQL("1").alias("published")).where(
-    Store.product == Param("product_id"), Store.published_version.is_null(False)).limit(1))
-_RECORD = Statement("funnel_record", lambda: FunnelEvent.insert(
-    product=Param("product_id"), visitor_session=Param("visitor_session"), event=Param("event"), day=Param("day"),
-    created_at=Param("now")).on_conflict_ignore().returning())
 
 
 def _own_product(session: Session, product_id: str | None) -> str:

@@ -6,7 +6,6 @@ import peewee as pw
 
 from config import get_settings
 from models.clock import iso
-from models.compiled import Param, Statement
 from models.job import Job
 from models.session import Session
 from models.store import Store, StoreVersion
@@ -26,7 +25,7 @@ def answer(product_id: str) -> dict:
     """The store's state: {status, stage, product_id, version, published_version,
     preview_url, public_url (once published), updated_at}, plus `reason`/`explanation`
     when its latest build failed and `last_publish` when its latest publish failed."""
-    store = _POLL.first(product_id=product_id, subject=builds.subject(product_id))
+    store = _poll(product_id).namedtuples().first()
     if store is None or (store.version == 0 and store.build_id is None):
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it from the Store screen.")
     body = _versions(store, product_id)
@@ -96,15 +95,14 @@ def _failed_publish(store) -> dict | None:
     return {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
 
 
-def _build_poll():
-    """What `answer` reads, as one row built once (the build poll runs it every few seconds
-    per founder): the store, its latest build and publish jobs since it was created
+def _poll(product_id: str):
+    """What `answer` reads, as one row: the store, its latest build and publish jobs since it was created
     (builds.latest_build, publish.latest_publish: the job_subject_latest index), and its
     draft version's time and dropped sentences."""
     build, going, version = Job.alias("build"), Job.alias("going"), StoreVersion.alias("draft")
 
     def latest(kind: str, job):
-        return (job.select(job.id).where(job.kind == kind, job.subject == Param("subject"),
+        return (job.select(job.id).where(job.kind == kind, job.subject == builds.subject(product_id),
                                          job.created_at >= Store.created_at)
                 .order_by(job.created_at.desc(), job.id.desc()).limit(1))
 
@@ -121,10 +119,7 @@ def _build_poll():
             .join_from(Store, going, pw.JOIN.LEFT_OUTER, on=(going.id == latest(publish.PUBLISH, Job.alias("p"))))
             .join_from(Store, version, pw.JOIN.LEFT_OUTER,
                        on=((version.store == Store.product) & (version.number == draft)))
-            .where(Store.product == Param("product_id")))
-
-
-_POLL = Statement("store_poll", _build_poll)
+            .where(Store.product == product_id))
 
 
 # Why a build failed (the job row's error), in the founder's words.
