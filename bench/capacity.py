@@ -57,7 +57,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.capacity_ramp import add_ramp_options, ramp_arguments  # noqa: E402
-from bench.load_run import DEMO_PRODUCTS, LOCUST, GivenRedis  # noqa: E402
+from bench.load_run import LOCUST, start_topology  # noqa: E402
 from tests.topology import Topology  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/ff_capacity"
@@ -226,16 +226,6 @@ def commit_of(tree: Path) -> str:
 
 # -- one case ----------------------------------------------------------------------------------
 
-def start_topology(topology_class, tree_label: str, args, redis_url: str, web: int, workers: int):
-    workdir = Path(tempfile.mkdtemp(prefix=f"capacity-{tree_label}-{web}x{workers}-"))
-    topo = topology_class(workdir, args.database_url, worker_processes=workers, worker_threads=args.threads,
-                          catalog_copies=1 + (2 * args.max_founders) // DEMO_PRODUCTS,
-                          env={"WEB_CONCURRENCY": str(web), "AI_BACKEND": "offline", "LOG_LEVEL": "WARNING",
-                               "INBOUND_MAILDIR": str(workdir / "inbound"), "PAYMENT_PROVIDER": "sandbox",
-                               "BUILD_ID": "capacity"})
-    topo.redis = GivenRedis(redis_url)
-    topo.start()
-    return topo
 
 
 def run_ramp(topo, args, prefix: Path, sampler: Sampler) -> subprocess.CompletedProcess:
@@ -273,7 +263,8 @@ def run_case(args, tree_label: str, tree: Path, topology_class, redis_url: str, 
              out: Path) -> dict:
     prefix = out / f"{tree_label}-web{web}-workers{workers}"
     began, commit = time.perf_counter(), commit_of(tree)
-    topo = start_topology(topology_class, tree_label, args, redis_url, web, workers)
+    topo = start_topology(args, web, workers, founders=args.max_founders, redis_url=redis_url,
+                          topology_class=topology_class, label=f"capacity-{tree_label}")
     sampler = None
     try:
         sampler = Sampler(topo, args.database_url, args.sample_seconds)

@@ -74,14 +74,18 @@ class GivenRedis:
         pass
 
 
-def start_topology(args, web: int, workers: int) -> Topology:
-    workdir = Path(tempfile.mkdtemp(prefix=f"load-{web}x{workers}-"))
-    topo = Topology(workdir, args.database_url, worker_processes=workers, worker_threads=args.threads,
-                    catalog_copies=1 + (2 * args.founders) // DEMO_PRODUCTS,
-                    env={"WEB_CONCURRENCY": str(web), "AI_BACKEND": "offline", "LOG_LEVEL": "WARNING",
-                         "INBOUND_MAILDIR": str(workdir / "inbound"), "PAYMENT_PROVIDER": "sandbox",
-                         "BUILD_ID": "load"})
-    topo.redis = GivenRedis(args.redis_url)
+def start_topology(args, web: int, workers: int, *, founders: int | None = None, redis_url: str | None = None,
+                   topology_class=Topology, label: str = "load") -> Topology:
+    """The supervised topology for `web` x `workers` processes, on the given database and Redis,
+    with the catalog copied enough times for `founders` (args.founders) to claim two each.
+    bench/capacity.py passes the topology class of the tree it measures, and its own label."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"{label}-{web}x{workers}-"))
+    topo = topology_class(workdir, args.database_url, worker_processes=workers, worker_threads=args.threads,
+                          catalog_copies=1 + (2 * (founders or args.founders)) // DEMO_PRODUCTS,
+                          env={"WEB_CONCURRENCY": str(web), "AI_BACKEND": "offline", "LOG_LEVEL": "WARNING",
+                               "INBOUND_MAILDIR": str(workdir / "inbound"), "PAYMENT_PROVIDER": "sandbox",
+                               "BUILD_ID": label})
+    topo.redis = GivenRedis(redis_url or args.redis_url)
     topo.start()
     return topo
 
