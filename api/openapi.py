@@ -326,7 +326,16 @@ def _exclude_static_siblings(paths: dict) -> None:
 
 
 def _complete(operation: dict, method: str, view) -> None:
+    """Adds what the route's declaration says to its operation: the cookie and header
+    parameters, and every refusal it may answer, by status, with its reasons."""
     declaration = declaration_of(view) or UNDECLARED
+    _add_parameters(operation, declaration)
+    if "requestBody" in operation:
+        operation["requestBody"]["required"] = False  # settled by _mark_required_bodies
+    _add_refusals(operation, _refusals_of(method, view, declaration), declaration)
+
+
+def _add_parameters(operation: dict, declaration) -> None:
     parameters = operation.setdefault("parameters", [])
     if declaration.session:
         parameters.append({"in": "cookie", "name": "ff_session", "required": False, "schema": {"type": "string"},
@@ -336,9 +345,11 @@ def _complete(operation: dict, method: str, view) -> None:
                            "description": description})
     if not parameters:
         del operation["parameters"]
-    if "requestBody" in operation:
-        operation["requestBody"]["required"] = False  # settled by _mark_required_bodies
 
+
+def _refusals_of(method: str, view, declaration) -> dict[int, list[str]]:
+    """The reasons the route may refuse with, by status: its own, the common ones, and those
+    of its body, its arguments, its account and the cross-site guard."""
     refusals: dict[int, list[str]] = {status: list(codes) for status, codes in declaration.refuses.items()}
     for status, codes in _COMMON_REFUSALS.items():
         refusals.setdefault(status, []).extend(codes)
@@ -355,7 +366,10 @@ def _complete(operation: dict, method: str, view) -> None:
         refusals.setdefault(401, []).append("no_account")
     if (method.upper() in BODY_METHODS or declaration.changes_state) and not declaration.callback:
         refusals.setdefault(403, []).append("cross_site_request")
+    return refusals
 
+
+def _add_refusals(operation: dict, refusals: dict[int, list[str]], declaration) -> None:
     responses = operation.setdefault("responses", {})
     for key in [k for k, v in responses.items() if isinstance(v, str) or "$ref" in v]:
         del responses[key]  # flask-smorest's reference to its own error body

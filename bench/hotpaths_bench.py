@@ -194,42 +194,10 @@ def add_history(rows: int, tracked: str | None, stores: list[str], readers) -> d
 def prepare(app, env, args, logs: Path) -> dict:
     """Every route's founders, in the state their route answers 200 for; returns {route: Target}."""
     from models.db import close_connection
-    from services.research import records
 
-    c = args.c
     wanted = set(args.routes)
-    need_store = wanted & {"store", "track"}
-    groups = {}
-    number = 0
-    for route, claim in (("find", False), ("feed", False), ("usage", False), ("dashboard", True),
-                         ("store", True), ("store-building", True)):
-        if route in wanted or (route == "store" and need_store):
-            groups[route] = founders(app, c, claim=claim, first=number)
-            number += c
-    claimed = [f for r in ("dashboard", "store", "store-building") for f in groups.get(r, [])]
-    published = None
-    with Workers(1, env, logs):
-        wait_done(records.RESEARCH, [records.subject(f.product) for f in claimed], time.perf_counter(), 300, logs)
-        if "store" in groups:
-            for f in groups["store"]:
-                f.client.post("/api/store")
-            wait_built([(f.client, f.product) for f in groups["store"]], timeout=300)
-            if "track" in wanted:
-                owner = groups["store"][0]
-                published = owner.client.post("/api/store/publish").get_json()
-                if published.get("status") != "published":
-                    raise SystemExit(f"POST /api/store/publish answered {published}")
-    for f in groups.get("store-building", []):  # no worker runs now: the builds stay queued
-        answer = f.client.post("/api/store").get_json()
-        if answer.get("status") != "building":
-            raise SystemExit(f"POST /api/store answered {answer}")
-    for f in groups.get("dashboard", []):
-        answer = f.client.get("/api/dashboard").get_json()  # records the milestone: the repeat is measured
-        if answer.get("status") != "ok":
-            raise SystemExit(f"GET /api/dashboard answered {answer}")
-    for f in groups.get("usage", []):  # credits spent in two buckets, so the meter has rows to read
-        f.client.get("/api/find")
-        f.client.get("/api/feed")
+    groups = _founder_groups(app, args.c, wanted)
+    published = _bring_to_their_state(groups, wanted, env, logs)
     tracked = groups["store"][0].product if published else None
     history = {}
     if args.history:
@@ -243,7 +211,54 @@ def prepare(app, env, args, logs: Path) -> dict:
 
         db.execute_sql("ANALYZE")
     close_connection()
+    return {"targets": _targets(groups, wanted, tracked), "groups": groups, "tracked": tracked, "history": history}
 
+
+def _founder_groups(app, c: int, wanted: set) -> dict:
+    """`c` founders for each route asked for (a store's for track too), numbered apart."""
+    need_store = wanted & {"store", "track"}
+    groups, number = {}, 0
+    for route, claim in (("find", False), ("feed", False), ("usage", False), ("dashboard", True),
+                         ("store", True), ("store-building", True)):
+        if route in wanted or (route == "store" and need_store):
+            groups[route] = founders(app, c, claim=claim, first=number)
+            number += c
+    return groups
+
+
+def _bring_to_their_state(groups: dict, wanted: set, env, logs: Path) -> dict | None:
+    """Researches the claimed products, builds the stores (one published for track), leaves
+    the building group's builds queued, records the dashboard milestone and spends credits for
+    usage. Returns the publish's answer (None when track is not asked for)."""
+    from services.research import records
+
+    claimed = [f for r in ("dashboard", "store", "store-building") for f in groups.get(r, [])]
+    published = None
+    with Workers(1, env, logs):
+        wait_done(records.RESEARCH, [records.subject(f.product) for f in claimed], time.perf_counter(), 300, logs)
+        if "store" in groups:
+            for f in groups["store"]:
+                f.client.post("/api/store")
+            wait_built([(f.client, f.product) for f in groups["store"]], timeout=300)
+            if "track" in wanted:
+                published = groups["store"][0].client.post("/api/store/publish").get_json()
+                if published.get("status") != "published":
+                    raise SystemExit(f"POST /api/store/publish answered {published}")
+    for f in groups.get("store-building", []):  # no worker runs now: the builds stay queued
+        answer = f.client.post("/api/store").get_json()
+        if answer.get("status") != "building":
+            raise SystemExit(f"POST /api/store answered {answer}")
+    for f in groups.get("dashboard", []):
+        answer = f.client.get("/api/dashboard").get_json()  # records the milestone: the repeat is measured
+        if answer.get("status") != "ok":
+            raise SystemExit(f"GET /api/dashboard answered {answer}")
+    for f in groups.get("usage", []):  # credits spent in two buckets, so the meter has rows to read
+        f.client.get("/api/find")
+        f.client.get("/api/feed")
+    return published
+
+
+def _targets(groups: dict, wanted: set, tracked: str | None) -> dict:
     targets = {}
     for route, path in (("find", "/api/find"), ("feed", "/api/feed"), ("usage", "/api/usage"),
                         ("dashboard", "/api/dashboard"), ("store", "/api/store"), ("store-building", "/api/store")):
@@ -256,7 +271,7 @@ def prepare(app, env, args, logs: Path) -> dict:
         body = json.dumps({"product_id": tracked, "event": "page_view", "session_id": "%unique%"})
         targets["track"] = compare.Target(path="/api/track", method="POST", body=body, name="track POST /api/track",
                                           cookie_jar="none", classify=classify)
-    return {"targets": targets, "groups": groups, "tracked": tracked, "history": history}
+    return targets
 
 
 def statements_per_request(app, prepared) -> dict:
