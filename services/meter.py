@@ -294,7 +294,7 @@ def _spend_bucket(account, spec: Bucket) -> Charge:
     # make that read show room, and then the spend is simply tried again.
     for _attempt in range(3):
         t = clock.time()
-        values = spend_values(account, spec, t)
+        values = spend_values(account, spec, t, plan)
         if _try_spend(values):
             return Charge(account_id=account.id, bucket=spec.id, cost=spec.cost, window_5h=values["w5"],
                           window_week=values["ww"])
@@ -304,9 +304,10 @@ def _spend_bucket(account, spec: Bucket) -> Charge:
     raise _refusal(states, spec.id, plan, force=True)
 
 
-def spend_values(account, spec: Bucket, t: float) -> dict:
-    """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`."""
-    limit_5h, limit_week = _plan(account, account.referrals).limits(spec)
+def spend_values(account, spec: Bucket, t: float, plan: Plan | None = None) -> dict:
+    """The spend UPDATE's values for an account's plan (id, tier, term_ends_at, referrals) at `t`
+    (`plan`: that account's Plan, when the caller has made it already)."""
+    limit_5h, limit_week = (plan or _plan(account, account.referrals)).limits(spec)
     return {"account_id": account.id, "bucket": spec.id, "w5": window_index(t, FIVE_HOURS),
             "ww": window_index(t, WEEK), "cost": spec.cost, "limit_5h": limit_5h, "limit_week": limit_week}
 
