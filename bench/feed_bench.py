@@ -14,7 +14,7 @@ name must contain "bench", because the schema is dropped and rebuilt):
 4. counts the SQL statements of one request (by wrapping the database's execute_sql) for
    a first call (mint) and a repeat call, on this catalog and on a --small catalog, to
    show the count does not grow with the catalog; and the round trips to the server
-   (every cursor.execute, BEGIN, COMMIT, the pool's liveness check and PREPARE included),
+   (every cursor.execute, BEGIN, COMMIT and the pool's liveness check included),
    on a warm pooled connection.
 
 Usage::
@@ -156,7 +156,7 @@ def summary(timings: list[float]) -> dict:
 class QueryCounter:
     """Counts the statements the database runs (execute_sql of the proxied database) and
     the round trips to the server (every cursor.execute of every pooled connection: also
-    BEGIN, COMMIT, the pool's liveness check and PREPARE, which bypass execute_sql)."""
+    BEGIN, COMMIT and the pool's liveness check, which bypass execute_sql)."""
 
     def __init__(self, database):
         self.database = database

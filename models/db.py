@@ -315,6 +315,19 @@ def read_moment(value) -> datetime | None:
     return value
 
 
+def read_value(field: pw.Field, value):
+    """A value read back as `field` reads its column (None stays None), for a column peewee
+    does not convert by itself: a scalar subquery's, or one of a plain SELECT's."""
+    return None if value is None else field.python_value(value)
+
+
+def read_row(fields, row) -> list:
+    """`read_value` for each column of a row; `fields` in the row's order, None for a column
+    taken as it comes."""
+    return [value if field is None or value is None else field.python_value(value)
+            for field, value in zip(fields, row, strict=True)]
+
+
 class JSONField(pw.TextField):
     """JSON stored as text, so the same schema works on SQLite and PostgreSQL."""
 

@@ -104,8 +104,7 @@ def servable(gate: Gate | None = None, on: date | None = None):
 
 
 def servable_from(cutoff, min_margin_pct):
-    """`servable` given its two figures: the cutoff date and the least margin (values, or
-    the parameters of a statement built once, see models/compiled.py)."""
+    """`servable` given its two figures: the cutoff date and the least margin."""
     return (ProductGate.gate_date >= cutoff) & (ProductGate.margin_pct >= min_margin_pct)
 
 

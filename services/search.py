@@ -24,9 +24,6 @@ Visibility: a product claimed by another founder never appears (the claim is exc
 everywhere); otherwise only products the evidence gate serves today appear, the same
 condition find and feed use (services/evidence_gate.servable_from). A product claimed by
 the owner asking appears whether or not it clears the gate today.
-
-The statement is built once per shape (models/compiled.py): on PostgreSQL it is prepared
-once per pooled connection.
 """
 from __future__ import annotations
 
@@ -39,11 +36,9 @@ import peewee as pw
 
 from models.catalog import Product
 from models.clock import utcnow
-from models.compiled import Param, Statement
 from models.db import db, is_sqlite, transaction
 from models.discovery import Claim, ProductGate
 from services import evidence_gate
-from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
 MAX_TERMS = 12  # words of one question searched for; the rest are ignored
@@ -135,23 +130,19 @@ def search(text: str, *, limit: int = 10, owner: Owner | None = None) -> list[Hi
     if not terms or limit <= 0:
         return []
     words = list(dict.fromkeys(v for term in terms for v in variants(term)))
-    mode = "none" if owner is None else "account" if owner.account_id is not None else "session"
     gate = evidence_gate.current_gate()
-    values = {"cutoff": gate.cutoff(utcnow().date()), "min_margin": gate.min_margin_pct}
+    servable = evidence_gate.servable_from(gate.cutoff(utcnow().date()), gate.min_margin_pct)
     if is_sqlite():
-        statement, shape = _SQLITE, (mode, limit)
-        values["query"] = " OR ".join(f'"{w}"' for w in words)
+        query = _sqlite_query(" OR ".join(f'"{w}"' for w in words), owner, servable, limit)
     else:
         _without_jit()
-        statement, shape = _POSTGRES, (mode, limit, CANDIDATES, len(terms) > 1)
-        values["query"] = " | ".join(f"'{w}'" for w in words)
+        every_word = None
         if len(terms) > 1:
-            values["query_all"] = " & ".join("(" + " | ".join(f"'{w}'" for w in variants(t)) + ")" for t in terms)
-    if owner is not None:
-        values.update(session_id=owner.session_id, account_id=owner.account_id)
+            every_word = " & ".join("(" + " | ".join(f"'{w}'" for w in variants(t)) + ")" for t in terms)
+        query = _pg_query(" | ".join(f"'{w}'" for w in words), every_word, owner, servable, limit, CANDIDATES)
     return [Hit(product_id=row.product_id, name=row.name, category=row.category, price=round(float(row.price), 2),
                 currency=row.currency, score=round(float(row.score), 6), snippet=(row.snippet or "").strip())
-            for row in statement.rows(*shape, **values)]
+            for row in query.namedtuples().execute(db)]
 
 
 def rebuild() -> None:
@@ -164,20 +155,13 @@ def rebuild() -> None:
 
 # --- The statements ------------------------------------------------------------------------
 
-def _servable():
-    """The evidence gate today, on the product_gate row joined to the query."""
-    return evidence_gate.servable_from(Param("cutoff"), Param("min_margin"))
-
-
-def _visible(mode: str, product_field, servable):
-    """Who may see a product: unclaimed and `servable` (the evidence gate today), or claimed
-    by the owner asking (mode "session" or "account": an anonymous or a bound owner whose
-    ids are parameters; "none": no owner)."""
+def _visible(owner: Owner | None, product_field, servable):
+    """Who may see a product: unclaimed and `servable` (the evidence gate today, on the
+    product_gate row joined to the query), or claimed by the owner asking (None: no owner)."""
     claim_on = Claim.select(Claim.id).where(Claim.product == product_field)
     shown = servable & ~pw.fn.EXISTS(claim_on)
-    if mode == "none":
+    if owner is None:
         return shown
-    owner = param_owner(mode == "account")
     # A claim is unique per product, so "claimed by me" needs no NOT on the other claims
     # (whose account may be NULL, which a plain != would let through).
     return shown | pw.fn.EXISTS(claim_on.where(owner.owns(Claim)))
@@ -187,7 +171,7 @@ _FTS = pw.Table("product_fts")
 _FTS_ROW = pw.Column(_FTS, "product_fts")  # FTS5's hidden column named after its table: MATCH and bm25 take it
 
 
-def _sqlite_query(mode: str, limit: int):
+def _sqlite_query(match: str, owner: Owner | None, servable, limit: int):
     rank = pw.fn.bm25(_FTS_ROW, *[pw.SQL(repr(w)) for w in SQLITE_WEIGHTS])  # lower is better
     snippet = pw.fn.snippet(_FTS_ROW, pw.SQL("2"), pw.SQL("''"), pw.SQL("''"), pw.SQL("''"),
                             pw.SQL(str(SNIPPET_WORDS)))  # column 2: the description
@@ -195,7 +179,7 @@ def _sqlite_query(mode: str, limit: int):
                            (pw.SQL("0") - rank).alias("score"), snippet.alias("snippet"))
             .join(_FTS, on=(_FTS.c.rowid == pw.Column(Product, "rowid")))
             .join_from(Product, ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id))
-            .where(pw.Expression(_FTS_ROW, "MATCH", Param("query")), _visible(mode, Product.product_id, _servable()))
+            .where(pw.Expression(_FTS_ROW, "MATCH", match), _visible(owner, Product.product_id, servable))
             .order_by(rank, Product.product_id)
             .limit(limit))
 
@@ -220,11 +204,11 @@ def _pg_name_vector(source=Product):
     return pw.fn.to_tsvector(pw.SQL("'english'::regconfig"), source.name)
 
 
-def _tsquery(name: str):
-    return pw.fn.to_tsquery(pw.SQL("'english'::regconfig"), Param(name))
+def _tsquery(text: str):
+    return pw.fn.to_tsquery(pw.SQL("'english'::regconfig"), text)
 
 
-def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
+def _pg_query(any_word: str, every_word: str | None, owner: Owner | None, servable, limit: int, candidates: int):
     """Four steps, so that the costly work is done for few rows:
 
     1. `matches`: the products matching any word, found through the GIN index (a bitmap
@@ -248,16 +232,15 @@ def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
     """
     # Each flag is a hashed set read once through its own GIN index, not a test per match.
     flags = {}
-    if several_terms:  # with one word, every match matches every word
-        every_word = Product.alias("every_word")
+    if every_word is not None:  # several words (with one, every match matches every word)
+        all_of = Product.alias("every_word")
         flags["every_word"] = Product.product_id.in_(
-            every_word.select(every_word.product_id).where(pw.Expression(_pg_vector(every_word), "@@",
-                                                                         _tsquery("query_all"))))
+            all_of.select(all_of.product_id).where(pw.Expression(_pg_vector(all_of), "@@", _tsquery(every_word))))
     by_name = Product.alias("by_name")
     flags["in_name"] = Product.product_id.in_(
-        by_name.select(by_name.product_id).where(pw.Expression(_pg_name_vector(by_name), "@@", _tsquery("query"))))
+        by_name.select(by_name.product_id).where(pw.Expression(_pg_name_vector(by_name), "@@", _tsquery(any_word))))
     matches = (Product.select(Product.product_id, Product.rank, *[flag.alias(n) for n, flag in flags.items()])
-               .where(pw.Expression(_pg_vector(), "@@", _tsquery("query")))
+               .where(pw.Expression(_pg_vector(), "@@", _tsquery(any_word)))
                .cte("matches", materialized=True))
     names = list(flags)
     walk = (matches.select_from(matches.c.product_id, matches.c.rank, *[getattr(matches.c, n) for n in names])
@@ -266,13 +249,13 @@ def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
             .alias("walk"))
     # A scalar subquery, not a join: it is probed per product walked (a join or an EXISTS
     # may be planned as a hash of the whole product_gate table).
-    servable = pw.Expression(ProductGate.select(_servable()).where(ProductGate.product == walk.c.product_id),
+    servable = pw.Expression(ProductGate.select(servable).where(ProductGate.product == walk.c.product_id),
                              "IS", pw.SQL("TRUE"))  # no gate row: NULL, not servable
     walk_order = [getattr(walk.c, n).desc() for n in names] + [walk.c.rank.desc(), walk.c.product_id]
     chosen = (pw.Select([walk], [walk.c.product_id.alias("product_id")])
               # One expression, IS TRUE: a bare NOT EXISTS would be planned as an anti-join of
               # every match (losing the walk's order); inside an expression it is a filter.
-              .where(pw.Expression(_visible(mode, walk.c.product_id, servable), "IS", pw.SQL("TRUE")))
+              .where(pw.Expression(_visible(owner, walk.c.product_id, servable), "IS", pw.SQL("TRUE")))
               .order_by(*walk_order)  # the walk's own order, so no second sort
               .limit(candidates)
               .alias("chosen"))
@@ -280,7 +263,7 @@ def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
                            Product.description)
             .join(chosen, on=(chosen.c.product_id == Product.product_id))
             .alias("pool"))
-    score = pw.fn.ts_rank_cd(_pg_vector(pool), _tsquery("query"))
+    score = pw.fn.ts_rank_cd(_pg_vector(pool), _tsquery(any_word))
     names = ("product_id", "name", "category", "price", "currency", "description")
     best = (pw.Select([pool], [getattr(pool.c, n).alias(n) for n in names] + [score.alias("score")])
             .order_by(score.desc(), pool.c.product_id)
@@ -288,7 +271,7 @@ def _pg_query(mode: str, limit: int, candidates: int, several_terms: bool):
             .alias("best"))
     options = (f"MaxFragments=1, MaxWords={SNIPPET_WORDS}, MinWords={SNIPPET_WORDS // 2}, "
                'StartSel="", StopSel="", FragmentDelimiter=" "')
-    snippet = pw.fn.ts_headline(pw.SQL("'english'::regconfig"), best.c.description, _tsquery("query"),
+    snippet = pw.fn.ts_headline(pw.SQL("'english'::regconfig"), best.c.description, _tsquery(any_word),
                                 pw.SQL(f"'{options}'"))
     return (pw.Select([best], [getattr(best.c, n).alias(n) for n in names[:-1]]
                       + [best.c.score.alias("score"), snippet.alias("snippet")])
@@ -315,6 +298,3 @@ def _without_jit() -> None:
     with _jit_lock:
         _jit_off.add(connection)
 
-
-_SQLITE = Statement("search_sqlite", _sqlite_query)
-_POSTGRES = Statement("search_postgres", _pg_query)

@@ -120,7 +120,7 @@ def statements():
 def looks_up_session(sql: str) -> bool:
     """Whether a statement is the session lookup by cookie (services/sessions.find_session),
     not a statement that reads the session within its own."""
-    return "SESSION_BY_TOKEN" in sql.upper() or sql.lstrip().upper().startswith('SELECT "T1"."ID", "T1"."TOKEN_HASH"')
+    return sql.lstrip().upper().startswith('SELECT "T1"."ID", "T1"."TOKEN_HASH"')
 
 
 # --- Accounts -------------------------------------------------------------------------------

@@ -3,13 +3,14 @@ stands on (services/search.py), on whichever backend the suite runs: every body 
 refusal over HTTP, ranking, stemming, hostile syntax, who may be cited, the index kept in
 step with the catalog, and the meter."""
 from dataclasses import FrozenInstanceError
+from datetime import date
 
 import pytest
 
 from models.account import MeterUsage
 from models.catalog import Product
 from models.db import db, is_sqlite, transaction
-from services import search
+from services import evidence_gate, search
 from services.ask import CITED, MAX_QUESTION, RESULTS
 from services.ownership import Owner
 from tests.factories import claim, find, item, load, refusal, statements
@@ -308,18 +309,19 @@ def test_rebuild_reindexes_the_whole_catalog(client):
 
 def test_the_search_uses_its_index():
     load(*KITCHEN)
-    values = {"query": "'knife'" if not is_sqlite() else '"knife"', "query_all": "'knife' & 'board'",
-              "cutoff": "2020-01-01", "min_margin": 20}
-    text = search._SQLITE.text("none", 5) if is_sqlite() else search._POSTGRES.text("none", 5, 200, True)
+    servable = evidence_gate.servable_from(date(2020, 1, 1), 20)
+    if is_sqlite():
+        sql, params = search._sqlite_query('"knife"', None, servable, 5).bind(db).sql()
+    else:
+        sql, params = search._pg_query("'knife'", "'knife' & 'board'", None, servable, 5, 200).bind(db).sql()
     with transaction():
         if is_sqlite():
-            plan = " ".join(str(row) for row in db.execute_sql("EXPLAIN QUERY PLAN " + text.sql,
-                                                               text.params(values)).fetchall())
+            plan = " ".join(str(row) for row in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params).fetchall())
             assert "VIRTUAL TABLE INDEX" in plan and "t2" in plan, plan  # the MATCH drives the join
         else:
             # A 5-row table is read whole when allowed; forbidding that shows the index can serve the query.
             db.execute_sql("SET LOCAL enable_seqscan = off")
-            plan = " ".join(row[0] for row in db.execute_sql("EXPLAIN " + text.sql, text.params(values)).fetchall())
+            plan = " ".join(row[0] for row in db.execute_sql("EXPLAIN " + sql, params).fetchall())
             assert "Index Scan on product_search " in plan and "Index Scan on product_search_name " in plan, plan
 
 

@@ -1,6 +1,5 @@
 """Cards and candidates: a product as the find endpoints show it, which products an owner
-may be shown now (a statement built once, models/compiled.py), and why there is nothing
-to show."""
+may be shown now (one statement), and why there is nothing to show."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -9,14 +8,13 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import peewee as pw
 
-from models import evidence_kinds as kinds
 from models.catalog import Evidence, Product
 from models.clock import iso
-from models.compiled import Param, Statement
+from models.db import db, read_row
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
 from services import evidence_gate
+from models import evidence_kinds as kinds
 from services.discovery import card_cache
-from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
 _CENT = Decimal("0.01")
@@ -72,8 +70,7 @@ def with_trends(cards: list[dict], versions=None) -> list[dict]:
     found = card_cache.TRENDS.get_many([key for key in keys if key[1] is not None])
     rows: dict[str, list] = {key[0]: [] for key in keys if key not in found}
     if rows:
-        ids = list(rows)
-        for row in _EVIDENCE.rows(len(ids), **{f"p{n}": pid for n, pid in enumerate(ids)}):
+        for row in _evidence_of(list(rows)):
             rows[row.product].append(row)
         fresh = {key: kinds.trends(rows[key[0]], most=TREND_SERIES, points=TREND_POINTS)
                  for key in dict.fromkeys(keys) if key not in found}
@@ -89,16 +86,13 @@ def version_of(gate: ProductGate | None) -> str | None:
     return gate.evidence_version if gate is not None else None
 
 
-def _build_evidence(count: int):
-    """The dated evidence of `count` products (find and feed read it for every card they
-    serve): built once per number of cards, so its SQL is not built per request."""
+def _evidence_of(product_ids: list[str]):
+    """The dated evidence of products (find and feed read it for every card they serve)."""
     return (Evidence.select(Evidence.product.alias("product"), Evidence.date.alias("date"),
                             Evidence.source.alias("source"), Evidence.metric.alias("metric"),
                             Evidence.value.alias("value"))
-            .where(Evidence.product.in_([Param(f"p{n}") for n in range(count)])))
-
-
-_EVIDENCE = Statement("card_evidence", _build_evidence)
+            .where(Evidence.product.in_(product_ids))
+            .namedtuples())
 
 
 def _iso_date(value) -> str | None:
@@ -165,17 +159,13 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
     """The best products this owner may be shown now: clearing the gate, neither held
     (live) nor claimed by anyone, not passed by the owner. Ranking key: rank descending,
     then product_id ascending. One query, walking the product_gate_feed_order index and
-    stopping after `limit` rows; a statement built once (models/compiled.py).
+    stopping after `limit` rows.
 
     Each row, as the driver returned it (a Candidate: `candidate_card` makes its card),
     carries the card's columns, `seen` (see `seen_flag`) and `watched` (someone waits for
     it), so a feed writes only what is new."""
-    exclude = list(exclude)
-    values = {f"x{n}": product_id for n, product_id in enumerate(exclude)}
-    _text, rows = _CANDIDATES.raw(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
-                                  account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
-                                  min_margin=gate.min_margin_pct, **values)
-    return [Candidate._make(row) for row in rows]
+    query = candidates_query(owner, now, gate.cutoff(day), gate.min_margin_pct, limit, list(exclude))
+    return [Candidate._make(row) for row in db.execute(query).fetchall()]
 
 
 # What a card shows of a product and its gate row, besides its id, in a candidate's row's order.
@@ -201,29 +191,29 @@ Candidate = namedtuple("Candidate", CANDIDATE_COLUMNS)
 # A card shows the columns up to its evidence version (gate_date among them, which it does not show).
 _CARD_COLUMNS = CANDIDATE_COLUMNS.index("evidence_version") + 1
 CardColumns = namedtuple("CardColumns", CANDIDATE_COLUMNS[:_CARD_COLUMNS])
+# How a card's columns are read back (read_row), its product id first: the decimals stay
+# their text (card_columns).
+CARD_READERS = (Product.product_id, *(None if isinstance(field, pw.DecimalField) else field for field in CARD_FIELDS))
 
 
-def candidates_query(bound: bool, limit: int, excluded: int):
-    """The candidates statement for an anonymous or a bound owner, a LIMIT and a number of
-    products left out (the ones a find lost to a concurrent hold)."""
-    owner = param_owner(bound)
+def candidates_query(owner: Owner, now: datetime, cutoff: date, min_margin, limit: int, exclude: list):
+    """The candidates statement for an owner: the gate's `cutoff` and least margin, a LIMIT
+    and the products left out (the ones a find lost to a concurrent hold). Its rows are
+    read as the driver returns them (`candidates`)."""
     query = (ProductGate.select(ProductGate.product.alias("product_id"), *card_columns(),
                                 seen_flag(owner, ProductGate.product).alias("seen"),
                                 _probe(_open_watch_on(ProductGate.product)).alias("watched"),
                                 ProductGate.rank.alias("feed_rank"))
              .join(Product, on=(ProductGate.product == Product.product_id))
-             .where(evidence_gate.servable_from(Param("cutoff"), Param("min_margin")),
-                    ProductGate.product.not_in(_live_holds(Param("now"))),
+             .where(evidence_gate.servable_from(cutoff, min_margin),
+                    ProductGate.product.not_in(_live_holds(now)),
                     ~pw.fn.EXISTS(_claim_on(ProductGate.product)),
                     ~pw.fn.EXISTS(_passed_by(owner, ProductGate.product)))
              .order_by(ProductGate.rank.desc(), ProductGate.product.asc())
              .limit(limit))
-    if excluded:
-        query = query.where(ProductGate.product.not_in([Param(f"x{n}") for n in range(excluded)]))
+    if exclude:
+        query = query.where(ProductGate.product.not_in(exclude))
     return query
-
-
-_CANDIDATES = Statement("feed_candidates", candidates_query, generic=True)
 
 
 def candidate_card(row, *, yours: bool = False, held_until: datetime | None = None) -> dict:
@@ -235,7 +225,7 @@ def candidate_card(row, *, yours: bool = False, held_until: datetime | None = No
     key = row[:_CARD_COLUMNS]  # a tuple (a row's slice)
     shown = card_cache.CARDS.get(key)
     if shown is None:
-        decoded = CardColumns._make(_CANDIDATES.text(False, 1, 0).decode(key, 0, _CARD_COLUMNS))
+        decoded = CardColumns._make(read_row(CARD_READERS, key))
         shown = card(decoded, decoded, yours=False)
         card_cache.CARDS.put(key, shown)
     body = dict(shown)  # the kept card is shared: this request's own copy

@@ -33,7 +33,6 @@ import peewee as pw
 
 from models.catalog import Product
 from models.clock import iso, utcnow
-from models.compiled import Param, Statement
 from models.db import db, transaction
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen
 from models.job import Job
@@ -193,21 +192,12 @@ def _writing():
 
 def _record_seen(owner: Owner, product_ids, now: datetime) -> None:
     """Every card rendered is recorded as seen: one row per session and product (a row
-    already there is left as it is). Every feed runs it, so it is built once per number
-    of cards (models/compiled.py)."""
+    already there is left as it is)."""
     ids = list(dict.fromkeys(product_ids))
     if ids:
-        _SEEN.execute(len(ids), session_id=owner.session_id, account_id=owner.account_id, now=now,
-                      **{f"p{n}": product_id for n, product_id in enumerate(ids)})
-
-
-def _seen_insert(count: int):
-    return (Seen.insert_many([{"session": Param("session_id"), "account": Param("account_id"),
-                               "product": Param(f"p{n}"), "created_at": Param("now")} for n in range(count)])
-            .on_conflict_ignore().returning())
-
-
-_SEEN = Statement("record_seen", _seen_insert)
+        (Seen.insert_many([{"session": owner.session_id, "account": owner.account_id, "product": product_id,
+                            "created_at": now} for product_id in ids])
+         .on_conflict_ignore().as_rowcount().execute())
 
 
 # --- Find and feed -------------------------------------------------------------------------

@@ -8,8 +8,6 @@
 - which of the find_served and shown_field milestones are reached (a request records
   only those that are not);
 - for a feed, the best candidates too (it shows them, or mints a hold from them).
-
-The statement is built once per shape (models/compiled.py).
 """
 from __future__ import annotations
 
@@ -20,22 +18,23 @@ from functools import lru_cache
 
 import peewee as pw
 
-from models.account import Milestone
+from models.account import Account, Milestone
 from models.catalog import Product
-from models.compiled import Param, Statement
-from models.discovery import ClaimAllowance, Hold, ProductGate
+from models.db import db, read_row
+from models.discovery import Claim, ClaimAllowance, Hold, ProductGate
 from models.session import Session
 from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
 from services.discovery.cards import (
     CANDIDATE_COLUMNS,
     CARD_FIELDS,
+    CARD_READERS,
     Candidate,
     candidates_query,
     card_columns,
     seen_flag,
 )
-from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
+from services.discovery.resolver import Resolved, latest_claim, live_hold, resolved
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
 
@@ -76,22 +75,19 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     and nothing has been written yet."""
     bound = owner.account_id is not None
     checked = check is not None
-    values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
-    if checked:
-        values["token_hash"] = check["token_hash"]
+    query, readers = state_query(owner, now, gate=gate, day=day, candidates=candidates,
+                                 token_hash=check["token_hash"] if checked else None)
+    rows = db.execute(query).fetchall()
     found = None
     if candidates:
-        # The state's row first, then one row per candidate (_build_with_candidates).
-        text, rows = _STATE_AND_CANDIDATES.raw(bound, candidates, checked, cutoff=gate.cutoff(day),
-                                               min_margin=gate.min_margin_pct, **values)
+        # The state's row first, then one row per candidate (_with_candidates).
         start, width = 1, len(rows[0]) - len(_CANDIDATE_ONLY)
         # As read (cards.candidate_card): its card where the state's row has the held card, then its own.
         found = tuple(Candidate._make(r[_CANDIDATE_CARD] + r[width:]) for r in rows[1:])
     else:
-        text, rows = _STATE.raw(bound, checked, **values)
         start, width = 0, None
     raw = rows[0][start:width]
-    row = _state_row(checked)._make(text.decode(rows[0], start, width))
+    row = _state_row(checked)._make(read_row(readers, raw))
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
         raise StaleSession()
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
@@ -109,84 +105,97 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
                       account=account)
 
 
-def _reached(name: str, bound_to_account: bool):
+def state_query(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
+                token_hash: str | None = None) -> tuple[pw.Select, list]:
+    """The statement `read_state` runs (see there), and how the state's columns are read
+    back (read_row's fields, in the state row's order)."""
+    columns = _state_columns(owner, now, token_hash is not None)
+    query = _state_query(columns, token_hash)
+    if candidates:
+        best = candidates_query(owner, now, gate.cutoff(day), gate.min_margin_pct, candidates, [])
+        query = _with_candidates(query, [name for name, _, _ in columns], best)
+    return query, [reader for _, _, reader in columns]
+
+
+def _reached(owner: Owner, name: str, bound_to_account: bool):
     """Whether a milestone is reached, as a column (true when so; false or null when not).
     (session, name) is unique, so the session's flag reads that one row's account (null:
     the session's own row), by that unique key."""
     if bound_to_account:
-        return pw.fn.EXISTS(Milestone.select(Milestone.id).where(Milestone.account == Param("account_id"),
+        return pw.fn.EXISTS(Milestone.select(Milestone.id).where(Milestone.account == owner.account_id,
                                                                  Milestone.name == name))
-    return Milestone.select(Milestone.account.is_null()).where(Milestone.session == Param("session_id"),
+    return Milestone.select(Milestone.account.is_null()).where(Milestone.session == owner.session_id,
                                                                Milestone.name == name)
 
 
-def _build(bound: bool, checked: bool = False):
-    """The state's row as a statement of its own (find's)."""
-    return _state_query(bound, checked)
-
-
-def _state_query(bound: bool, checked: bool):
-    """The state's row."""
-    owner = param_owner(bound)
-    hold = live_hold(owner, Param("now"))
-    hold_id = hold.select(Hold.product)  # evaluated once per statement; the ordering is total
+def _state_columns(owner: Owner, now, checked: bool) -> list[tuple[str, object, pw.Field | None]]:
+    """The state's columns: (name, expression, the field it is read back as, or None for a
+    value taken as it comes). The names are those of the row `read_state` reads; they do
+    not change with the owner, only with `checked`."""
+    bound = owner.account_id is not None
+    hold = live_hold(owner, now)
     allowance = ClaimAllowance.select
-    columns = [  # the names are those of the row `read_state` reads
-        latest_claim(owner).alias("claimed_id"),
-        hold_id.alias("hold_id"),
-        hold.select(Hold.expires_at).alias("held_until"),
-        allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == Param("key")).alias("lifts"),
-        allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == Param("key")).alias("claims_made"),
-        _reached(MILESTONES[0], False).alias("session_m0"),
-        _reached(MILESTONES[1], False).alias("session_m1"),
-        (_reached(MILESTONES[0], True) if bound else pw.SQL("NULL")).alias("account_m0"),
-        (_reached(MILESTONES[1], True) if bound else pw.SQL("NULL")).alias("account_m1"),
+    columns = [
+        ("claimed_id", latest_claim(owner), Claim.product),
+        ("hold_id", _held_product(hold), Hold.product),
+        ("held_until", hold.select(Hold.expires_at), Hold.expires_at),
+        ("lifts", allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == owner.key), None),
+        ("claims_made", allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == owner.key), None),
+        ("session_m0", _reached(owner, MILESTONES[0], False), None),
+        ("session_m1", _reached(owner, MILESTONES[1], False), None),
+        ("account_m0", _reached(owner, MILESTONES[0], True) if bound else pw.SQL("NULL"), None),
+        ("account_m1", _reached(owner, MILESTONES[1], True) if bound else pw.SQL("NULL"), None),
         # The held product with its card fields, by the names a candidate's row has (cards.py).
-        Product.product_id.alias("product_id"),
-        *card_columns(),
+        ("product_id", Product.product_id, Product.product_id),
+        *((column._alias, column, reader) for column, reader in zip(card_columns(), CARD_READERS[1:], strict=True)),
         # An anonymous owner's live hold always has this session's seen row (a hold is minted
         # together with it, and only a product the session saw can be selected), so only a
         # bound owner, whose hold may come from another device, needs the lookup.
-        (seen_flag(owner, Product.product_id) if bound else pw.SQL("1")).alias("held_seen"),
-        # A bound owner's plan, as the meter's spend reads it (services/meter.py): read here, a
-        # find or feed spends without a statement of its own to read it.
-        *(meter.plan_columns(Param("account_id")) if bound else [pw.SQL("NULL").alias(name) for name in _PLAN_COLUMNS]),
+        ("held_seen", seen_flag(owner, Product.product_id) if bound else pw.SQL("1"), None),
     ]
+    # A bound owner's plan, as the meter's spend reads it (services/meter.py): read here, a
+    # find or feed spends without a statement of its own to read it.
+    plan = meter.plan_columns(owner.account_id) if bound else [pw.SQL("NULL")] * len(_PLAN_READERS)
+    columns += [(name, expression, reader) for (name, reader), expression in zip(_PLAN_READERS, plan, strict=True)]
     if checked:  # the row of the request's token, as it is now (read_state's `check`)
-        columns += [field.alias(f"session_{field.name}") for field in SESSION_FIELDS]
+        columns += [(f"session_{field.name}", field, field) for field in SESSION_FIELDS]
+    return columns
+
+
+def _held_product(hold):
+    """The live hold's product: evaluated once per statement; the ordering is total."""
+    return hold.select(Hold.product)
+
+
+def _state_query(columns: list, token_hash: str | None):
+    """The state's row (`columns`, from _state_columns); with a token hash, its session's
+    columns are read by it."""
+    hold_id = next(expression for name, expression, _ in columns if name == "hold_id")
     # Joined on the hold's product id (a value computed once), so both are primary key lookups.
-    query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=columns)
+    query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")],
+                       columns=[expression.alias(name) for name, expression, _ in columns])
              .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
              .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
-    if checked:  # by its unique token hash: at most one row
-        query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == Param("token_hash")))
+    if token_hash is not None:  # by its unique token hash: at most one row
+        query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == token_hash))
     return query
 
 
-_PLAN_COLUMNS = ("plan_tier", "plan_term_ends_at", "plan_referrals")
+# The plan's columns as the meter reads them (meter.plan_columns' order), and their fields.
+_PLAN_READERS = (("plan_tier", Account.tier), ("plan_term_ends_at", Account.term_ends_at), ("plan_referrals", None))
 
 
-def _held_card_columns() -> slice:
-    """Where the held product's card columns are in the state's row: product_id, then
-    CARD_FIELDS, which are a candidate row's card columns, in their order."""
-    names = [c._alias for c in _state_query(False, False)._returning]
-    first = names.index("product_id")
-    assert tuple(names[first:first + len(CARD_FIELDS) + 1]) == CANDIDATE_COLUMNS[:len(CARD_FIELDS) + 1], names
-    return slice(first, first + len(CARD_FIELDS) + 1)
-
-
-def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
-    """The state's row, then the best `limit` candidates, best first: one statement in two
-    parts (UNION ALL). A candidate's product id and card columns share the held product's
-    columns in the state's row (the same names and types); the rest of each part's columns
-    are null in the other part. (Joined instead, each of a feed's candidate rows repeated the
-    state's 27 columns; side by side, it had 14 more columns, each described by the server
-    and read by the driver on every feed.) The candidates' rows are kept as read
-    (cards.candidate_card decodes one only to build a card it has not kept)."""
-    inner = _state_query(bound, checked)
-    names = [c._alias for c in inner._returning]
+def _with_candidates(inner, names: list[str], best):
+    """The state's row, then the best candidates (`best`, cards.candidates_query), best
+    first: one statement in two parts (UNION ALL). A candidate's product id and card
+    columns share the held product's columns in the state's row (the same names and
+    types); the rest of each part's columns are null in the other part. (Joined instead,
+    each of a feed's candidate rows repeated the state's 27 columns; side by side, it had
+    14 more columns, each described by the server and read by the driver on every feed.)
+    The candidates' rows are kept as read (cards.candidate_card decodes one only to build a
+    card it has not kept)."""
     state = inner.alias("state")
-    best = candidates_query(bound, limit, 0).alias("best")
+    best = best.alias("best")
     shared = set(names[_HELD_CARD])  # the held card's names: a candidate's first columns (_held_card_columns)
     empty = pw.SQL("NULL")
     own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
@@ -196,22 +205,31 @@ def _build_with_candidates(bound: bool, limit: int, checked: bool = False):
                                                   *(getattr(best.c, name) if name in shared else empty
                                                     for name in names),
                                                   *(getattr(best.c, name) for name in _CANDIDATE_ONLY)])
-    both = (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
-    return both
+    return (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
 
 
-_STATE = Statement("owner_state", _build, generic=True)
+def _names(checked: bool) -> tuple[str, ...]:
+    """The state's column names (an owner's columns are named the same whoever it is)."""
+    return tuple(name for name, _, _ in _state_columns(Owner(session_id=0, account_id=0), None, checked))
 
 
 @lru_cache(maxsize=2)
 def _state_row(checked: bool):
-    """The state's row (its names do not change with the owner's shape, only with `checked`)."""
-    return namedtuple("OwnerStateRow", [c._alias for c in _state_query(True, checked)._returning])
+    """The state's row (its names do not change with the owner, only with `checked`)."""
+    return namedtuple("OwnerStateRow", _names(checked))
 
 
-_STATE_AND_CANDIDATES = Statement("owner_state_feed", _build_with_candidates, generic=True)
+def _held_card_columns() -> slice:
+    """Where the held product's card columns are in the state's row: product_id, then
+    CARD_FIELDS, which are a candidate row's card columns, in their order."""
+    names = _names(False)
+    first = names.index("product_id")
+    assert tuple(names[first:first + len(CARD_FIELDS) + 1]) == CANDIDATE_COLUMNS[:len(CARD_FIELDS) + 1], names
+    return slice(first, first + len(CARD_FIELDS) + 1)
+
+
 _HELD_CARD = _held_card_columns()
 _CANDIDATE_ONLY = CANDIDATE_COLUMNS[_HELD_CARD.stop - _HELD_CARD.start:]  # a candidate's columns past its card
-# Where a candidate's product id and card columns are in its row of _STATE_AND_CANDIDATES
+# Where a candidate's product id and card columns are in its row of the state with candidates
 # (after the `part` column, where the state's row has the held card).
 _CANDIDATE_CARD = slice(_HELD_CARD.start + 1, _HELD_CARD.stop + 1)
