@@ -1,5 +1,6 @@
-"""The JSON of every answer, written by orjson where it writes exactly what Flask's own
-provider would mean.
+"""The JSON of every answer: the app's JSON provider, the one writer of answers (jsonify,
+a view's returned dict and the refusals all come through it). orjson writes a tree where it
+writes exactly what Flask's own provider would mean; Flask's provider writes the rest.
 
 A feed is twelve cards, each with its trends (some fifty small objects): Python's json
 module took 0.29 ms to write one, a fifth of a feed's own time; orjson (a maintained Rust
@@ -10,20 +11,34 @@ before, with its http-date dates and Decimal handling). The output differs only 
 never in meaning: non-ASCII text is sent as UTF-8 rather than \\u escapes, and a float that
 is not a number (which the service never sends) would be null rather than the invalid NaN.
 Keys keep their order (sort_keys is off, as before) and the output is compact, with the
-trailing newline Flask adds.
+trailing newline Flask adds. Only `dumps`, the provider's public extension point, is
+replaced: Flask's `response` calls it.
+
+JSON that is not an answer keeps the standard library's json module, each for a reason of
+its own: stored JSON (models/db.JSONField, keys sorted so that equal values store equal
+text), hashes and signatures (keys sorted: canonical), JSON-LD inside a store page
+(services/store/render.script_json, which escapes what could end a script element), log
+lines (logformat.py, any value of a log field written by str), and what is handed to a model
+or a program (integrations/ai/).
 """
 from __future__ import annotations
 
+import orjson
 from flask.json.provider import DefaultJSONProvider
 
-from services.plain_json import plain_json
+_PLAIN = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def _refuse(value):
+    raise TypeError(type(value).__name__)
 
 
 def plain(obj) -> bytes | None:
-    """`obj` as compact JSON by orjson (services/plain_json.py), or None when it holds anything
-    but the plain types."""
+    """`obj` as compact JSON by orjson, or None when it holds anything but the plain types
+    (each is passed to `default`, which refuses it; orjson.JSONEncodeError is a TypeError,
+    as is an int past 64 bits)."""
     try:
-        return plain_json(obj)
+        return orjson.dumps(obj, default=_refuse, option=_PLAIN)
     except TypeError:
         return None
 
@@ -32,17 +47,8 @@ class JSONProvider(DefaultJSONProvider):
     sort_keys = False
 
     def dumps(self, obj, **kwargs) -> str:
-        if not kwargs or kwargs == {"separators": (",", ":")}:
+        if not kwargs or kwargs == {"separators": (",", ":")}:  # compact: an answer, not debug's indented one
             written = plain(obj)
             if written is not None:
                 return written.decode()
         return super().dumps(obj, **kwargs)
-
-    def response(self, *args, **kwargs):
-        obj = self._prepare_response_obj(args, kwargs)
-        if self.compact is False or (self.compact is None and self._app.debug):
-            return super().response(obj)  # indented for a person reading it (debug)
-        written = plain(obj)
-        if written is None:
-            return super().response(obj)
-        return self._app.response_class(written + b"\n", mimetype=self.mimetype)
