@@ -21,7 +21,7 @@ DECISIONS: list[str] = [
     "intent_change}}. What it can propose today is the section the home page leads with (" +
     ", ".join(t.section for t in intents.TOPICS) + "), named (\"lead with the price\") or implied by the request's "
     "words; each needs a dated numeric evidence row from the evidence gate's window whose metric can back it (the "
-    "newest is cited), whatever the catalog calls the metric: models/evidence_kinds.py reads a metric's kind and "
+    "newest is cited), whatever the catalog calls the metric: services/evidence_kinds.py reads a metric's kind and "
     "roles (see the research decision on evidence from any catalog). evidence, benefits and hero need demand (a "
     "rank, or a count that is not competition or reviews), and a demand series (one metric from one source) whose "
     "newest reading is falling justifies nothing (the refusal names it); faq needs talk (mentions, posts, "

@@ -70,7 +70,7 @@ DECISIONS: list[str] = [
     f"both fields are empty; name up to {MAX_ANALYZE_NAME} and description up to {MAX_ANALYZE_DESCRIPTION} "
     "characters (400 `invalid_name`, `invalid_description`). Not metered: no AI runs.",
     "Evidence from any catalog: the catalog's `metric` is free text, so no reader of evidence keys on one catalog's "
-    "metric names. One classifier (models/evidence_kinds.py, with unit tests pinning each rule) reads every dated "
+    "metric names. One classifier (services/evidence_kinds.py, with unit tests pinning each rule) reads every dated "
     "row with a finite number for a value (other rows are ignored) and serves the analysis, the verdict through "
     "it, intent proposals, the store's evidence section and the offline copywriter. Its rules: "
     + "; ".join(analyser.classification_rules()) + ". Why names at all: a catalog row carries no unit, so "
@@ -223,7 +223,7 @@ class OfferAnswer(Schema.from_dict(_state_fields())):
 
 
 class SignalSchema(Schema):
-    """What one metric's fresh readings tell (models/evidence_kinds.py)."""
+    """What one metric's fresh readings tell (services/evidence_kinds.py)."""
     metric = fields.String(required=True)
     source = fields.String(required=True, metadata={"description": "The source of its newest reading"})
     kind = fields.String(required=True, metadata={"enum": list(analyser.KINDS)})

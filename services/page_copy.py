@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, demand_sentences, price_text
+from integrations.copy_text import cut, price_text
 
 PAGE_COPY_KIND = "page_copy"
 MAX_SECTIONS = 8
@@ -58,7 +58,7 @@ def _landing(facts: Facts) -> dict:
     sections = [{"heading": f"About the {cut(name, 100, '')}", "body": cut(description or f"The {name}.", 1500)}]
     if price:
         sections.append({"heading": "Price", "body": f"Yours for {price}."})
-    demand = demand_sentences(facts.evidence)
+    demand = list(facts.demand)
     if demand:
         sections.append({"heading": "Why people want it", "body": cut(" ".join(demand), 1500)})
     sections.append({"heading": "Questions", "body": f"Anything you want to know before you buy? Just {_contact(facts)}."})

@@ -25,13 +25,13 @@ import secrets
 
 from config import get_settings
 from integrations import ai
-from integrations.ai.task import Facts, Task
+from integrations.ai.task import Task
 from models.clock import iso
 from models.db import transaction
 from models.job import Job
 from models.page import Page
 from models.session import Session
-from services import ai_tasks, business, page_copy
+from services import ai_facts, ai_tasks, business, page_copy
 from services.discovery import resolve
 from services.errors import Refused
 from services.jobs import create_job
@@ -115,7 +115,8 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
                                                                    "no page was written."}}
     stage("writing")
-    facts = Facts(product=found.product, evidence=found.evidence, offer=found.offer, business=payload["business"])
+    facts = ai_facts.facts_for(product=found.product, evidence=found.evidence, offer=found.offer,
+                               business=payload["business"])
     try:
         answer = ai_tasks.write(Task(kind=KIND, facts=facts, instructions=payload["intent"],
                                      current={"page": payload["kind"]}))

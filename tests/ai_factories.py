@@ -10,6 +10,7 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from integrations.ai import Facts, Task, offline
+from services.ai_facts import facts_for
 from services.research.offer import CatalogRecord, OfferSettings, Row, compute_offer
 from tests.conftest import ROOT, SETTINGS
 
@@ -31,9 +32,10 @@ def offer_for(product: dict) -> dict:
 
 
 def facts_of(product: dict, *, offer=True, business=True) -> Facts:
+    """The seam's facts for a demo product, built as the services build them (services/ai_facts.py)."""
     record = {k: v for k, v in product.items() if k != "evidence"}
-    return Facts(product=record, evidence=product["evidence"], offer=offer_for(product) if offer else None,
-                 business=dict(BUSINESS) if business else {})
+    return facts_for(product=record, evidence=product["evidence"], offer=offer_for(product) if offer else None,
+                     business=dict(BUSINESS) if business else {})
 
 
 def knife_strip() -> dict:

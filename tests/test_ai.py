@@ -48,19 +48,19 @@ def test_offline_copy_of_every_demo_product_is_valid_and_drops_nothing(with_offe
 def test_offline_copy_is_the_same_for_the_same_facts_byte_for_byte():
     shuffler = random.Random(7)
     for product in demo_products():
-        facts = facts_of(product)
-        first = json.dumps(offline.write(store_task(facts)), ensure_ascii=False)
-        again = copying.deepcopy(facts)
-        shuffler.shuffle(again.evidence)  # the same rows in another order are the same facts
+        first = json.dumps(offline.write(store_task(facts_of(product))), ensure_ascii=False)
+        rows = copying.deepcopy(product["evidence"])
+        shuffler.shuffle(rows)  # the same rows in another order are the same facts
+        again = facts_of({**product, "evidence": rows})
         assert json.dumps(offline.write(store_task(again)), ensure_ascii=False) == first, product["product_id"]
 
 
 def test_offline_copy_is_the_same_in_another_process_with_another_hash_seed():
     # Self-contained on purpose: importing the tests' conftest would reset the suite's databases.
-    program = ("import json, sys; from integrations.ai import Facts, offline; "
+    program = ("import json, sys; from integrations.ai import offline; from services.ai_facts import facts_for; "
                "products = [json.loads(line) for line in open(sys.argv[1])]; "
-               "facts = [Facts({k: v for k, v in p.items() if k != 'evidence'}, p['evidence'], None, "
-               "json.loads(sys.argv[2])) for p in products]; "
+               "facts = [facts_for(product={k: v for k, v in p.items() if k != 'evidence'}, evidence=p['evidence'], "
+               "offer=None, business=json.loads(sys.argv[2])) for p in products]; "
                "print(json.dumps([offline.store_copy(f) for f in facts]))")
     outputs = set()
     for seed in ("1", "2"):

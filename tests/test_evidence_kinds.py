@@ -1,4 +1,4 @@
-"""The evidence classifier (models/evidence_kinds.py): each published rule pinned on plain
+"""The evidence classifier (services/evidence_kinds.py): each published rule pinned on plain
 rows, whatever a catalog calls its metrics: kind (rank, money, rate, duration, else count),
 roles, direction of a series, level against a scale or the catalog's peers, and rows that
 are not dated numbers ignored."""
@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from models import evidence_kinds as kinds
+from services import evidence_kinds as kinds
 
 DAY = date(2026, 11, 22)
 

@@ -308,11 +308,12 @@ def test_a_worker_that_died_mid_build_is_replaced_and_the_build_finishes_once(fo
 
 def test_a_sentence_the_record_cannot_back_is_left_out_and_reported(founder, run_jobs, settings_with, tmp_path):
     from integrations import ai
+    from services import ai_facts
     from services.store import facts as store_facts
 
     client = claimed_founder(founder)
     facts = store_facts.load("p00")
-    copy = ai.offline.store_copy(ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer))
+    copy = ai.offline.store_copy(ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer))
     copy["about"] = copy["about"] + " Handmade in Italy by master craftsmen."
     written = tmp_path / "copy.json"
     written.write_text(json.dumps(copy))

@@ -365,9 +365,9 @@ def _imported(path, *, on_import_only=False) -> set[str]:
 def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_document_format_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
         "jinja2", "nh3", "services.money", "services.store.sections", "services.store.document_format",
-        "models.evidence_kinds"}
-    # ...of models, only the evidence words (a source's and a metric's names): the standard library alone.
-    assert _imported(ROOT / "models" / "evidence_kinds.py") == set()
+        "services.evidence_kinds"}
+    # ...of the evidence rules, only the words (a source's and a metric's names): the standard library alone.
+    assert _imported(ROOT / "services" / "evidence_kinds.py") == set()
     # ...which are as pure: the section list and the document's format number and palettes are
     # plain data on the standard library alone; the formatter uses Babel's currency data and the
     # payment seam's minor units, nothing more.

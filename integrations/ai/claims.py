@@ -15,10 +15,11 @@ of these reasons that applies (`why`):
   computed from them (a count of evidence rows, a rounded price or a difference is not
   backed).
   The seller's private figures back nothing (see shareable()): of the offer only the
-  price and its currency count; the product record's cost, rank and supplier_* fields
-  and the supplier-quote evidence rows do not. So a sentence quoting a margin is
-  dropped, and the offer's settings (a 30 % target margin, the 100 of its formulas)
-  cannot make "30-day returns" or "100% satisfaction" look backed.
+  price and its currency count, and the product record's cost, rank and supplier_*
+  fields do not; private evidence readings (a supplier quote, any money) are never in
+  the facts at all (the services leave them out: services/ai_facts.py). So a sentence
+  quoting a margin is dropped, and the offer's settings (a 30 % target margin, the 100
+  of its formulas) cannot make "30-day returns" or "100% satisfaction" look backed.
 - `certification`: it names a certification, quality mark or regulated claim from
   CERTIFICATIONS below (certified, FDA, CE mark, ISO, organic, BPA-free, vegan, ...)
   that the facts' text does not name the same way.
@@ -50,8 +51,6 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-
-from models import evidence_kinds as kinds
 
 NUMBER, CERTIFICATION, ORIGIN = "number", "certification", "origin"
 
@@ -154,9 +153,10 @@ def shareable(facts) -> dict:
     return {
         "product": {k: v for k, v in facts.product.items()
                     if k not in PRIVATE_PRODUCT_FIELDS and not str(k).startswith("supplier")},
-        # Money readings (a unit cost, a supplier quote, any price) are the seller's, whatever
-        # the catalog calls them: models/evidence_kinds.py.
-        "evidence": [row for row in facts.evidence if not kinds.private(str(row.get("metric") or ""))],
+        # Already without the seller's private readings (a unit cost, a supplier quote, any
+        # price): which readings those are is a domain rule, decided where the facts are built
+        # (services/ai_facts.py).
+        "evidence": list(facts.evidence),
         "offer": None if facts.offer is None else {k: facts.offer.get(k) for k in PUBLIC_OFFER_FIELDS},
         "business": dict(facts.business),
     }

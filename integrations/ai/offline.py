@@ -6,8 +6,10 @@ copying it from the facts (the price, an evidence value, the year of an evidence
 product's own description), repeats certifications and origins only where it repeats the
 description, and promises nothing about delivery times or options, return periods or refunds. It is
 also the fallback the claim filter uses for a field an AI answer lost. Its plain text (the
-price as a shopper reads it, the evidence told as sentences, cutting and joining to fit) is
-integrations/copy_text.py's, which the services' own offline writers share.
+price as a shopper reads it, cutting and joining to fit) is integrations/copy_text.py's,
+which the services' own offline writers share; the evidence told as sentences comes in the
+facts (Facts.demand: which readings a shopper is told is the services' decision,
+services/ai_facts.py).
 
 OfflineBackend is the `offline` backend of the seam: it writes any task with the offline
 writer its kind registered (this copywriter for store_copy).
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from integrations.ai.claims import sentences
 from integrations.ai.kinds import kind_of
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, demand_sentences, join, price_text
+from integrations.copy_text import cut, join, price_text
 
 
 class OfflineBackend:
@@ -73,7 +75,7 @@ class _Told:
     price: str  # "$34.99", "" when unknown
     cost: str  # the price sentence, "" when the price is unknown
     described: list[str]  # the description's sentences (at least one)
-    demand: list[str]  # the evidence as sentences (copy_text.demand_sentences)
+    demand: list[str]  # the evidence as sentences (Facts.demand)
 
 
 def _told(facts: Facts) -> _Told:
@@ -90,7 +92,7 @@ def _told(facts: Facts) -> _Told:
                  contact=f"write to us at {email}" if email else "contact us through this store", price=price,
                  cost=cost, described=described or [f"The {name}, from our {category} range." if category
                                                     else f"Meet the {name}."],
-                 demand=demand_sentences(facts.evidence))
+                 demand=list(facts.demand))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ The openai backend sends `system` and `user` as chat messages; the command backe
 `request` as one JSON object on stdin ({kind, rules, instructions, facts, current, schema},
 plus previous_error on the retry), so a program can hand the rules to whatever model it
 runs. The facts are the shareable ones (claims.shareable): a model never sees the
-seller's cost, margins or supplier quotes, which could not back a sentence anyway.
+seller's cost, margins or supplier quotes (those evidence readings never reach the seam:
+services/ai_facts.py), which could not back a sentence anyway.
 Neither prompt is ever logged.
 """
 from __future__ import annotations

@@ -9,12 +9,19 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class Facts:
-    """Everything copy may say; anything else may not be claimed."""
+    """Everything copy may say; anything else may not be claimed. The services build them
+    (services/ai_facts.py) and make the domain's decisions there: the seam reads `evidence`
+    and `demand` as given, and decides nothing about what a reading may tell."""
 
     product: dict  # the catalog record: product_id, name, description, category, price, cost, currency, images, ...
-    evidence: list[dict]  # dated rows: {date, source, metric, value, note}
+    # Dated rows {date, source, metric, value, note} that may be shown to a model and back a
+    # sentence: the founder's private readings (costs, supplier quotes) are already left out.
+    evidence: list[dict]
     offer: dict | None  # the researched offer figures (price, unit_margin, margin_pct, ..., currency), or None
     business: dict = field(default_factory=dict)  # optional: business_name, support_email
+    # The evidence as the plain sentences a shopper may be told, each citing its source and
+    # month (at most three): what the offline writers say of the demand. Never sent to a model.
+    demand: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

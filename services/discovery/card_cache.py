@@ -1,6 +1,6 @@
 """The cards' trends, and the candidates' cards, kept between requests in each web process.
 
-A card's trends are its product's dated evidence drawn as series (models/evidence_kinds.trends):
+A card's trends are its product's dated evidence drawn as series (services/evidence_kinds.trends):
 reading and grouping them was a statement and about a third of a feed's own time, for values
 that change only when the catalog is loaded again. The loader rewrites a product's evidence and
 then calls services/evidence_gate.refresh, which writes a new `evidence_version` token (uuid4)

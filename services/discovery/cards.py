@@ -13,7 +13,7 @@ from models.clock import iso
 from models.db import db, read_row
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
 from services import evidence_gate
-from models import evidence_kinds as kinds
+from services import evidence_kinds as kinds
 from services.discovery import card_cache
 from services.ownership import Owner
 
@@ -60,7 +60,7 @@ def card(product: Product, gate: ProductGate | None, *, yours: bool, held_until:
 
 def with_trends(cards: list[dict], versions=None) -> list[dict]:
     """Adds to each card `trends`, its dated evidence as series the app draws as sparklines
-    (models/evidence_kinds.trends). `versions`, one per card, are their gate rows'
+    (services/evidence_kinds.trends). `versions`, one per card, are their gate rows'
     evidence_version: trends kept under a card's version are served as kept
     (services/discovery/card_cache.py); the others are read for every such card in one
     query (Evidence's (product, date) index; a feed has at most FEED_SIZE cards, however

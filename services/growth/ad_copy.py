@@ -13,7 +13,7 @@ import re
 from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, demand_sentences, join, price_text
+from integrations.copy_text import cut, join, price_text
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -63,7 +63,7 @@ def ad_copy(facts: Facts) -> dict:
     price = price_text(facts)
     described = [s.strip() for s, _ in claims.sentences(" ".join(str(product.get("description") or "").split()))
                  if s.strip()]
-    demand = demand_sentences(facts.evidence)
+    demand = list(facts.demand)
     priced = f"Yours for {price}." if price else ""
     opening = described[0] if described else f"The {name}, from our {category} range." if category else name
 

@@ -27,7 +27,7 @@ from models.clock import clock, iso, utcnow
 from models.db import transaction
 from models.job import Job
 from models.store import Store
-from services import ai_tasks
+from services import ai_facts, ai_tasks
 from services.discovery import resolve
 from services.errors import JobFailed, Refused, TransientError
 from services.growth import ad_copy, ad_image
@@ -134,7 +134,7 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 
 def _write(product_id: str, owner_key: str, store_version: int, facts, *, stage, fenced) -> int:
     stage("writing")
-    known = ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
     try:
         answer = ai_tasks.write(ai.Task(kind=ad_copy.AD_COPY_KIND, facts=known))
     except ai.AIError as exc:
@@ -356,7 +356,7 @@ def _edit(payload: dict, *, stage, fenced) -> dict:
         raise Refused("not_found", NO_AD, building=False)
     stage("writing")
     current = _effective(ad.written, ad.overrides)
-    known = ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
     task = ai.Task(kind=AD_EDIT, facts=known, instructions=payload["message"],
                    current={"copy": current, "platform": payload.get("platform")})
     try:

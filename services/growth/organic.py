@@ -19,13 +19,13 @@ import secrets
 import peewee as pw
 
 from integrations import ai
-from models import evidence_kinds as kinds
 from models.clock import iso
 from models.db import transaction
 from models.job import Job
 from models.organic import OrganicApproval, OrganicCampaign, OrganicResearch
 from models.session import Session
-from services import ai_tasks
+from services import ai_facts, ai_tasks
+from services import evidence_kinds as kinds
 from services.discovery import resolve
 from services.errors import Refused
 from services.growth import organic_writer as writer
@@ -102,8 +102,8 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
                                                                    "nothing was researched."}}
     stage("writing")
-    task = ai.Task(kind=KIND, facts=ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer),
-                   instructions=writer.instructions_for(payload["query"], payload["platforms"]))
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    task = ai.Task(kind=KIND, facts=known, instructions=writer.instructions_for(payload["query"], payload["platforms"]))
     try:
         answer = ai_tasks.write(task)
     except ai.AIError:

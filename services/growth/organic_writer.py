@@ -11,7 +11,7 @@ question picks the angle (`THEMES`: a gift, a routine, a small space, a budget, 
 else the question's own words), the platform picks the formats, and every sentence is
 written from the facts: the product's name, category, description and price, and the
 newest reading of each evidence metric a shopper may be told (demand, reviews,
-competition: never money, models/evidence_kinds.py). It writes no number word and no
+competition: never money, services/evidence_kinds.py). It writes no number word and no
 claim the facts do not hold, so the claim filter drops none of its sentences.
 
 The finish (what the seam does with any answer, a model's or the offline writer's) keeps
@@ -30,7 +30,8 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import MONTHS, PHRASES, cut, price_text
-from models import evidence_kinds as kinds
+from services import evidence_kinds as kinds
+from services.ai_facts import TOLD_ROLES
 
 KIND = "organic_research"
 PLATFORMS = ("tiktok", "instagram", "youtube", "pinterest", "reddit", "x")
@@ -41,7 +42,6 @@ PLATFORM_NAMES = {"tiktok": "TikTok", "instagram": "Instagram", "youtube": "YouT
                   "reddit": "Reddit", "x": "X"}
 # The product record's fields a post may cite: what a shopper may be told (never cost or rank).
 CITABLE_FIELDS = ("name", "description", "category", "price", "currency")
-TOLD_ROLES = frozenset({kinds.DEMAND, kinds.REVIEWS, kinds.COMPETITION})
 MAX_POSTS = 5
 
 

@@ -6,7 +6,7 @@ name or description, read through the closest catalog products). Where nothing b
 figure it says "no evidence" (level `unknown`) instead of guessing.
 
 Which rows back demand or competition, how strong a reading is and which way a series
-moves is models/evidence_kinds.py's answer, whatever the catalog calls its metrics: a
+moves is services/evidence_kinds.py's answer, whatever the catalog calls its metrics: a
 metric with a published scale reads against it, any other against the same metric of the
 other catalog products (`peers`, loaded by services/research/records.py).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from models import evidence_kinds as kinds
+from services import evidence_kinds as kinds
 from services.research.offer import Row
 
 HIGH, MEDIUM, LOW, UNKNOWN = kinds.HIGH, kinds.MEDIUM, kinds.LOW, kinds.UNKNOWN
@@ -35,7 +35,7 @@ def fresh(rows: list[Row], today: date) -> list[Row]:
 
 
 def with_role(rows: list[Row], role: str) -> list[Row]:
-    """The rows whose metric can back `role` (models/evidence_kinds.py; a metric's readings
+    """The rows whose metric can back `role` (services/evidence_kinds.py; a metric's readings
     are read together, since a fraction rule looks at all of them)."""
     values: dict[str, list[float]] = {}
     for r in rows:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from models import evidence_kinds as kinds
 from models.account import Milestone, Referral
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.job import Job
 from models.research import Research
 from models.session import Session
+from services import evidence_kinds as kinds
 from services import launch_state, milestones, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused

@@ -20,13 +20,13 @@ from decimal import Decimal
 import peewee as pw
 
 from config import get_settings
-from models import evidence_kinds as kinds
 from models.catalog import Evidence, Product
 from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
 from models.research import Research
 from services import evidence_gate
+from services import evidence_kinds as kinds
 from services.jobs import active_job, create_job
 from services.research import analysis as analyser
 from services.research.offer import CatalogRecord, OfferSettings, Row, catalog, compute_offer
@@ -45,7 +45,7 @@ class Facts:
     record: CatalogRecord
     rows: list[Row]
     # metric -> the other catalog products' newest fresh readings of it, for the metrics of
-    # `rows` that have no published scale (models/evidence_kinds.py judges a reading by them).
+    # `rows` that have no published scale (services/evidence_kinds.py judges a reading by them).
     peers: dict[str, list[float]] = field(default_factory=dict)
 
 

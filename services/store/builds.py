@@ -20,7 +20,7 @@ from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent, StoreVersion
-from services import ai_tasks
+from services import ai_facts, ai_tasks
 from services.discovery import resolve
 from services.errors import JobFailed, Refused
 from services.jobs import active_job, create_job
@@ -80,7 +80,7 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     stage("writing")
     try:
         # A backend that cannot be reached raises TransientError here: the job tries again.
-        answer = ai_tasks.write(ai.Task(kind="store_copy", facts=ai.Facts(
+        answer = ai_tasks.write(ai.Task(kind="store_copy", facts=ai_facts.facts_for(
             product=facts.product, evidence=facts.evidence, offer=facts.offer)))
     except ai.AIError as exc:
         log.warning("store copy not written", extra={"fields": {"product_id": product_id, "reason": exc.reason}})

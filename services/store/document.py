@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 from integrations.ai.schemas import STORE_COPY, record, validate
-from models import evidence_kinds as kinds
+from services import evidence_kinds as kinds
 from services.store.document_format import FORMAT, PALETTES
 from services.store.sections import LEADS, PAGES
 
@@ -46,7 +46,7 @@ SCHEMA = record({
     "evidence": {"type": "array", "maxItems": MAX_EVIDENCE_ROWS, "items": record({
         "date": {"type": "string", "minLength": 10, "maxLength": 10}, "source": {"type": "string", "maxLength": 80},
         "metric": {"type": "string", "maxLength": 80}, "value": {"type": ["number", "null"]}, "text": _TEXT,
-        # The metric in words (models/evidence_kinds.py), so the renderer, which reads nothing
+        # The metric in words (services/evidence_kinds.py), so the renderer, which reads nothing
         # but the document, shows any catalog's metric readably; older versions have none.
         "label": {"type": "string", "maxLength": 200}}, optional=("label",))},
     "lead": {"type": "string", "enum": list(SECTIONS)},
@@ -79,7 +79,7 @@ def palette_for(category: str) -> str:
 
 def evidence_rows(rows: list[dict]) -> list[dict]:
     """The newest dated numeric evidence rows, whatever the catalog calls their metrics, as
-    the store shows them. Money stays private (models/evidence_kinds.py): a shopper has no
+    the store shows them. Money stays private (services/evidence_kinds.py): a shopper has no
     use for the founder's unit cost or a quote."""
     public = [r for r in rows if kinds.reading(r) is not None and not kinds.private(r["metric"])]
     public.sort(key=lambda r: (r["date"], r.get("source", "")), reverse=True)

@@ -25,7 +25,7 @@ from integrations.ai.schemas import STORE_COPY, record
 from models.db import transaction
 from models.job import Job
 from models.store import Store
-from services import ai_tasks, own_product
+from services import ai_facts, ai_tasks, own_product
 from services.errors import Refused
 from services.jobs import create_job
 from services.store import builds, offline_edit
@@ -90,7 +90,7 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         raise Refused("not_started", "Your store has no version to edit.")
     document = draft.document
     stage("writing")
-    known = ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
     task = ai.Task(kind=EDIT, facts=known, instructions=payload["message"],
                    current={"copy": document["copy"], "lead": document.get("lead"), "field": payload.get("field")})
     try:
@@ -114,7 +114,7 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         if price is not None and round(float(price), 2) != round(float(document["price"]), 2):
             own_product.set_price(product_id, price)
             facts = store_facts.load(product_id)
-            known = ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+            known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
             edited, _tidied = own_details.with_own_details(edited, facts)
         new = [d for d in ai.unbacked(edited["copy"], known) if d["sentence"] not in already]
         if new:

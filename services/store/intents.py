@@ -6,7 +6,7 @@ back unmodified and its evidence has not moved.
 What a request can ask for today is the section the home page leads with: demand evidence,
 the price, the benefits, the FAQ, shipping, the guarantee, reviews, or the hero. Each topic
 names what a row must be able to back (demand, talk, reviews, competition or price,
-delivery, returns: models/evidence_kinds.py reads that from any catalog's metric, never
+delivery, returns: services/evidence_kinds.py reads that from any catalog's metric, never
 from a list of one catalog's names); the newest such row inside the evidence gate's window
 is the proposal's `source_row`, except that a demand series whose newest reading is falling
 justifies nothing. A request with exact sizes or colour codes is `not_an_intent`: it says
@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from config import get_settings
-from models import evidence_kinds as kinds
 from models.catalog import Evidence
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent
+from services import evidence_kinds as kinds
 from services.errors import JobFailed, Refused
 from services.jobs import create_job, wait_for_job
 from services.store import builds, sections
@@ -148,7 +148,7 @@ def _topic_of(requested: str) -> Topic:
 
 def _justifying_row(product_id: str, topic: Topic):
     """(row, its series' movement, falling series passed over) for the newest dated row inside
-    the evidence gate's window whose metric can back the topic (models/evidence_kinds.py);
+    the evidence gate's window whose metric can back the topic (services/evidence_kinds.py);
     a demand series whose newest reading is falling justifies nothing. (None, None, [...])
     when no row does."""
     cutoff = (utcnow() - timedelta(days=get_settings().evidence_max_age_days)).date()

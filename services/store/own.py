@@ -12,6 +12,7 @@ import re
 from integrations import ai
 from models.catalog import Product
 from models.own_product import FounderImage, FounderProduct
+from services import ai_facts
 
 MEDIA_PREFIX = "/media/"
 _MEDIA_URL = re.compile(r"^/media/([0-9a-f]{32})\.(png|jpg|webp)$")
@@ -87,5 +88,5 @@ def with_own_details(document: dict, facts) -> tuple[dict, list[dict]]:
         if page["id"] == "product":
             page["title"] = product["name"]
     changed["copy"], dropped = ai.backed_copy(
-        changed["copy"], ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer))
+        changed["copy"], ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer))
     return changed, dropped

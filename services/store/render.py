@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape as xml_escape
 import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from models.evidence_kinds import source_label
+from services.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
 from services.store.document_format import FORMAT, PALETTES
 from services.store.sections import NAMES as SECTION_NAMES

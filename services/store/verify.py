@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from config import ROOT, get_settings
 from integrations import ai
+from services import ai_facts
 from services.store import own as own_details
 from services.store import render
 
@@ -84,6 +85,7 @@ def problems_of(document: dict, facts) -> list[str]:
     found = page_problems(document)
     if round(float(document["price"]), 2) != round(facts.price, 2):
         found.append(PRICE_CHANGED)
-    if ai.unbacked(document["copy"], ai.Facts(product=facts.product, evidence=facts.evidence, offer=facts.offer)):
+    if ai.unbacked(document["copy"], ai_facts.facts_for(product=facts.product, evidence=facts.evidence,
+                                                      offer=facts.offer)):
         found.append(UNBACKED)
     return found

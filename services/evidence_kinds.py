@@ -2,8 +2,8 @@
 
 The catalog format's `metric` is free text, so nothing else in the service may key its
 judgement on one catalog's metric names. Every reader of evidence (intent proposals, the
-analysis and the verdict, the store's evidence section, the offline copywriter, the AI
-claim filter) asks this module instead, and it answers by the documented rules below.
+analysis and the verdict, the store's evidence section, what the AI seam is handed:
+services/ai_facts.py) asks this module instead, and it answers by the documented rules below.
 
 Only dated rows with a finite number for a value count (`reading`); anything else is
 ignored. The catalog loader already refuses such rows, but the AI seam is also handed rows
@@ -51,8 +51,10 @@ products. With at least `PEERS_MIN` of them, a reading at least as good as two t
 them is `high`, as one third `medium`, else `low`. With fewer there is nothing to compare
 it with and its level is `unknown` (its direction still counts).
 
-This is the lowest layer (beside models/clock.py) because the offline copywriter and the
-claim filter in integrations/ may not import services; it reads no database.
+These are domain rules, so they live in services/ (beside the evidence gate): nothing in
+integrations/ or models/ reads them. The AI seam is handed their results instead (the
+evidence without private readings, and what a shopper is told of it, services/ai_facts.py).
+It reads no database and imports only the standard library.
 """
 from __future__ import annotations
 
