@@ -20,15 +20,18 @@ DECISIONS: list[str] = [
     "charged; when the order row was written it is marked failed and the answer carries order_id).",
     "The store's buy box posts the same fields as a form to POST /store/{slug}/checkout, which answers 303 to the "
     "provider's page, or a short HTML page with the refusal's sentence.",
-    "A retired product stops selling (issue 44): starting a checkout for it, by POST /api/store/checkout or the "
-    "buy box's form, is refused 409 `product_retired` (no order is opened, nothing is charged), and its published "
-    "store's buy box shows, instead of the form, \"This product is no longer sold here, so it cannot be ordered.\" "
-    "Whether the product is on sale is part of the store's published pointer (services/store/published.py), which "
-    "retiring moves after its commit, so every process renders the pages again and their ETags change. A checkout "
-    "started before the product was retired is honoured: the customer may still pay on the provider's page, and a "
-    "payment the provider confirms makes the order paid as any other (the customer's money is taken only for an "
-    "order the founder then fulfils or refunds), since refusing it after the provider took the money would leave a "
-    "charged customer without an order.",
+    "When a store sells (issue 47): a published store sells until its founder pauses or retires the product (a "
+    "product in draft, ready or live sells once its store is published; the README's test purchase relies on it). "
+    "A paused or retired product stops selling: starting a checkout for it, by POST /api/store/checkout or the buy "
+    "box's form, is refused 409 `product_not_on_sale` (no order is opened, nothing is charged), and its published "
+    "store's buy box shows, instead of the form, \"This product is not on sale right now, so it cannot be "
+    "ordered.\" Whether the product is on sale is part of the store's published pointer "
+    "(services/store/published.py), which the transition moves after its commit, so every process renders the "
+    "pages again and their ETags change. The transition also sends a `close_checkouts` job: each order of the "
+    "product still open has its checkout closed at the provider (the sandbox's page then says the shop closed it; "
+    "a Stripe session is expired), and the order becomes `expired`, its payment's error \"closed: not on sale\". "
+    "A customer who paid before the close is paid as any other (the provider took the money; the founder fulfils "
+    "or refunds). Resuming reopens sales for new checkouts; closed ones stay closed.",
     "GET /api/store/confirm?order_id= (public: the customer may have no cookie) asks the provider and answers 200 "
     "{status: ok, order_id, state: open | paid | failed | expired, product_id, quantity, amount_minor, currency, "
     "paid_at, provider_answered}; provider_answered false (with an explanation) when the provider did not answer "
@@ -173,7 +176,7 @@ class RevenueAnswer(Schema):
 @bp.post("/api/store/checkout")
 @bp.declare(changes_state=True,
             refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"],
-                     409: ["store_not_published", "product_retired"], 200: ["payment_unavailable"]})
+                     409: ["store_not_published", "product_not_on_sale"], 200: ["payment_unavailable"]})
 @bp.arguments(CheckoutBody)
 @bp.response(200, CheckoutAnswer)
 def store_checkout_api(body):

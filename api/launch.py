@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from api.routing import Blueprint
 from api.session import current_session
+from jobs.send import send_all
 from services import launch_state
 
 bp = Blueprint("launch", __name__, description="The launch state of the founder's claimed product.")
@@ -72,4 +73,6 @@ class ProductLaunchAnswer(LaunchStateSchema):
 @bp.response(200, ProductLaunchAnswer)
 def product_launch(body):
     """Moves the launch state of the founder's claimed product: prepare, launch, pause, resume or retire."""
-    return launch_state.transition(session=current_session(), action=body["action"])
+    answer, jobs = launch_state.transition(session=current_session(), action=body["action"])
+    send_all(jobs)
+    return answer

@@ -231,7 +231,7 @@ class CheckoutForm(Schema):
 @bp.post("/store/<slug>/checkout")
 @bp.declare(changes_state=True, session=False, form=True, storefront=True,
             refuses={400: ["invalid_quantity", "invalid_email", "unknown_product"], 404: ["not_found"],
-                     409: ["store_not_published", "product_retired"], 200: ["payment_unavailable"]})
+                     409: ["store_not_published", "product_not_on_sale"], 200: ["payment_unavailable"]})
 @bp.arguments(CheckoutForm, location="form")
 @bp.response(303, headers={"Location": {"schema": {"type": "string"}}})
 def store_checkout(form, slug):

@@ -8,6 +8,7 @@ import dramatiq
 from jobs.runner import job_actor
 from jobs.send import send_all
 from services.commerce.order_mail import ORDER_MAIL, send_order_mail
+from services.commerce.orders import CLOSE_CHECKOUTS, close_open_checkouts
 from services.commerce.payments import CONFIRM_JOB, confirm_in_job
 from services.commerce.sandbox_pages import NOTIFY_JOB, deliver, expire_checkouts
 
@@ -30,6 +31,14 @@ def payment_confirm(ctx):
 def order_mail(ctx):
     """Mails a paid order's receipt to the customer and its notice to the founder, once each."""
     return send_order_mail(ctx.payload["order_id"])
+
+
+@job_actor(CLOSE_CHECKOUTS, retry_delays=(5, 30, 120, 600, 1800, 3600, 7200))
+def close_checkouts(ctx):
+    """Closes the open checkouts of a product its founder paused or retired."""
+    result, follow_ups = close_open_checkouts(ctx.payload["product_id"])
+    send_all(follow_ups)
+    return result
 
 
 @job_actor(NOTIFY_JOB, retry_delays=(2, 10, 30, 120, 600))

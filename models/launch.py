@@ -18,9 +18,11 @@ class ProductLaunch(BaseModel):
     previous = pw.CharField(max_length=16, null=True)  # the state before the last transition
     changed_at = pw.DateTimeField(default=utcnow)
 
-    # Launch states in which customers cannot buy the product: its store's buy box says so and
-    # a checkout is refused (issue 44). A product with no row (draft) is not in it here.
-    NOT_ON_SALE = (RETIRED,)
+    # Launch states in which customers cannot buy the product: its store's buy box says so, a
+    # new checkout is refused and the checkouts still open are closed (issues 44, 47). A
+    # published store sells until its founder pauses or retires the product: a product with
+    # no row (draft), ready or live is on sale once its store is published.
+    NOT_ON_SALE = (PAUSED, RETIRED)
 
     class Meta:
         table_name = "product_launch"

@@ -172,6 +172,9 @@ class SandboxCheckout(BaseModel):
     # postal_code, country}).
     shipping_countries = JSONField(null=True)
     shipping = JSONField(null=True)
+    # The shop closed it before it was paid (its product was paused or retired): expired, and
+    # its page says the shop closed it (`sandbox_bank.close`).
+    closed_by_shop = pw.BooleanField(default=False)
 
     class Meta:
         table_name = "sandbox_checkout"

@@ -17,6 +17,7 @@ from models.clock import iso, utcnow
 from models.db import transaction
 from models.launch import ProductLaunch
 from models.session import Session
+from services.commerce import orders
 from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.ownership import owner_of
@@ -143,8 +144,10 @@ def apply(product_id: str, *, expected: str, target: str) -> bool:
     return moved == 1
 
 
-def transition(*, session: Session, action: str) -> dict:
-    """Moves the launch state of the session's claimed product by `action`."""
+def transition(*, session: Session, action: str) -> tuple[dict, list]:
+    """Moves the launch state of the session's claimed product by `action`. Answers the
+    answer and the jobs to send after the commit (taking the product off sale closes the
+    checkouts its customers still have open: services/commerce/orders.close_open_checkouts)."""
     resolved = resolve(session)
     product_id = require_claim(resolved)
     facts = fact_values(launch.facts_for(owner_of(session), resolved))
@@ -154,8 +157,10 @@ def transition(*, session: Session, action: str) -> dict:
             row = ProductLaunch.get(ProductLaunch.product == product_id)
             target = decide(row.state, action, facts)
             if apply(product_id, expected=row.state, target=target):
-                answer = {"status": "ok", **describe(product_id, ProductLaunch.get(ProductLaunch.product == product_id),
-                                                     facts)}
+                moved = ProductLaunch.get(ProductLaunch.product == product_id)
+                answer = {"status": "ok", **describe(product_id, moved, facts)}
+                stops_sales = row.state not in ProductLaunch.NOT_ON_SALE and target in ProductLaunch.NOT_ON_SALE
+                jobs = [orders.close_checkouts_job(product_id, moved.changed_at)] if stops_sales else []
                 break
     else:
         current = ProductLaunch.get(ProductLaunch.product == product_id)
@@ -167,4 +172,4 @@ def transition(*, session: Session, action: str) -> dict:
         # The store's pages say whether the product is sold: after the commit its pointer
         # moves, so every process renders them again (services/store/published.py).
         published.announce(product_id)
-    return answer
+    return answer, [job for job in jobs if job is not None]

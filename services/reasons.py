@@ -68,7 +68,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "note_too_long": Reason(400, "That note is longer than the research workspace keeps. Shorten it and try again; nothing was saved."),
     "no_samples_yet": Reason(200, "You have not ordered a sample yet: pick a supplier and order one."),
     "store_not_published": Reason(409, "That store is not published, so it takes no orders; nothing was charged."),
-    "product_retired": Reason(409, "This product is no longer sold here, so no order was opened and nothing was charged."),
+    "product_not_on_sale": Reason(409, "This product is not on sale right now, so no order was opened and nothing was charged."),
     "unknown_payment": Reason(200, "No payment of this service has that checkout, so the notification changed nothing."),
     "payload_too_large": Reason(413, "The request body is larger than the service accepts; nothing was stored."),
     # The buffering front's own answers (deploy/front.conf): it refuses before the app sees anything.

@@ -162,6 +162,34 @@ def test_checkout_state_maps_the_session(fixture, state, payment_ref):
     assert http.sent[0]["query"] == {"expand[0]": ["payment_intent"]}
 
 
+def test_closing_an_open_checkout_expires_the_session_and_answers_it_expired():
+    http = RecordedStripe(("post", f"/v1/checkout/sessions/{SESSION_ID}/expire", "checkout_session_expired.json", 200),
+                          ("get", f"/v1/checkout/sessions/{SESSION_ID}", "checkout_session_expired.json", 200))
+
+    answer = provider(http).close_checkout(SESSION_ID)
+
+    assert answer.state == EXPIRED and answer.provider_ref == SESSION_ID
+    assert [sent["method"] for sent in http.sent] == ["post", "get"]
+
+
+def test_closing_a_checkout_paid_a_moment_before_answers_it_paid():
+    """Stripe refuses to expire a session that is no longer open; its state says it was paid."""
+    http = RecordedStripe(("post", f"/v1/checkout/sessions/{SESSION_ID}/expire", "error_400_session_not_open.json", 400),
+                          ("get", f"/v1/checkout/sessions/{SESSION_ID}", "checkout_session_paid.json", 200))
+
+    answer = provider(http).close_checkout(SESSION_ID)
+
+    assert answer.state == PAID and answer.payment_ref == INTENT_ID
+
+
+def test_closing_a_checkout_stripe_cannot_answer_is_unavailable():
+    http = RecordedStripe(("post", f"/v1/checkout/sessions/{SESSION_ID}/expire", "error_500_api_error.json", 500))
+
+    with pytest.raises(ProviderUnavailable):
+        provider(http).close_checkout(SESSION_ID)
+    assert len(http.sent) == 1  # not read as "not open": the job that closes it asks again later
+
+
 @pytest.mark.parametrize("fixture, shipping", [
     # This library's API version: the address under collected_information.
     ("checkout_session_paid_shipping.json",

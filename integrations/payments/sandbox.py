@@ -52,6 +52,11 @@ class SandboxProvider:
                              currency=row.currency, payment_ref=row.payment_ref if row.state == PAID else None,
                              reference=row.reference, shipping=ShippingAddress(**row.shipping) if row.shipping else None)
 
+    def close_checkout(self, provider_ref: str) -> CheckoutState:
+        if bank.close(provider_ref) is None:
+            raise ProviderRefused("the sandbox has no checkout with that id")
+        return self.checkout_state(provider_ref)
+
     def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
         header = headers.get(self.signature_header)
         if header is None:

@@ -123,6 +123,20 @@ def expire_due(*, limit: int = 200) -> list[str]:
 
 
 @_guarded
+def close(checkout_id: str) -> SandboxCheckout | None:
+    """The shop closes an open checkout before it is paid (a conditional UPDATE: a customer
+    paying at the same moment settles it first, or not at all). It is expired from then on,
+    and its page says the shop closed it. No notification is owed: the shop asked, and reads
+    the answer (Stripe's expire answers the session the same way). Answers the checkout as
+    it is now (None: no such checkout)."""
+    now = utcnow()
+    with transaction():
+        (SandboxCheckout.update(state=EXPIRED, settled_at=now, closed_by_shop=True)
+         .where(SandboxCheckout.id == checkout_id, SandboxCheckout.state == OPEN).execute())
+        return SandboxCheckout.get_or_none(SandboxCheckout.id == checkout_id)
+
+
+@_guarded
 def ships_to(checkout_id: str) -> tuple[str, ...] | None:
     """The countries an open checkout's page takes a shipping address in (None: it takes
     none, or the checkout is no longer open)."""

@@ -141,6 +141,17 @@ class StripeProvider:
                              currency=currency.upper() if currency else None, payment_ref=payment_ref,
                              reference=session.get("client_reference_id"), shipping=_shipping(session))
 
+    def close_checkout(self, provider_ref: str) -> CheckoutState:
+        """Expires an open session, so it can no longer be paid (Stripe's page then says it
+        expired), and answers its state. Stripe refuses to expire a session that is no longer
+        open (paid a moment before, or expired already): its state says what became of it."""
+        try:
+            with _mapped_errors("closing a checkout"):
+                self._client.v1.checkout.sessions.expire(provider_ref)
+        except ProviderRefused:
+            pass  # not open: read below (an unknown session is refused there too)
+        return self.checkout_state(provider_ref)
+
     def verify_notification(self, *, payload: bytes, headers: Mapping[str, str]) -> Notification:
         """Checks the Stripe-Signature of a webhook and answers the session it concerns.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 
 from config import get_settings
-from integrations.payments import CheckoutState, minor_units
+from integrations.payments import CheckoutState, ProviderUnavailable, minor_units
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -27,7 +27,7 @@ from services.accounts import normalize_email
 from services.commerce import payments
 from services.commerce.order_mail import ORDER_MAIL, mail_subject, receipt_state
 from services.commerce.shipping import address_lines, order_address
-from services.errors import Refused
+from services.errors import Refused, TransientError
 from services.jobs import create_job
 from services.ownership import owner_of
 from services.research.launch import launch_fact
@@ -35,6 +35,9 @@ from services.store.own import name_of
 from services.store.state import page_source
 
 MAX_QUANTITY = 99  # the buy box's own ceiling
+# The job that closes a product's open checkouts once it is not on sale (subject: the product).
+CLOSE_CHECKOUTS = "close_checkouts"
+NOT_ON_SALE_ERROR = "closed: not on sale"  # a closed checkout's payment error: why it expired
 MAX_TRACKING = 200
 
 
@@ -59,7 +62,7 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
     if document is None:
         raise Refused("store_not_published")
     if not ProductLaunch.on_sale(product_id):
-        raise Refused("product_retired")
+        raise Refused("product_not_on_sale")
     if document.get("checkout") is not True or not payments.configured() or not document.get("price"):
         raise Refused("payment_unavailable", "This store does not take payments right now, so no order was opened "
                                              "and nothing was charged.")
@@ -81,6 +84,41 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
         refusal.fields["order_id"] = order_id
         raise
     return {"status": "checkout_started", "order_id": order_id, "checkout_url": url}
+
+
+def close_checkouts_job(product_id: str, stopped_at):
+    """The job that closes the product's open checkouts (create it in the transaction that
+    takes the product off sale, `stopped_at`; send it after the commit). One per stop: a
+    job still running for an earlier stop may have read the open orders before a checkout
+    opened while the product was resumed, so each stop has its own (closing is idempotent)."""
+    job, created = create_job(kind=CLOSE_CHECKOUTS, subject=f"{product_id}@{iso(stopped_at)}",
+                              payload={"product_id": product_id}, max_attempts=8)
+    return job if created else None
+
+
+def close_open_checkouts(product_id: str) -> tuple[dict, list]:
+    """Closes, at the provider, the checkouts of the product's orders still open, once the
+    product is not on sale (paused or retired): a customer who opened one before can no
+    longer pay it (the sandbox's page says the shop closed it; Stripe's says it expired).
+    Each order is then expired, its payment's error saying why; an order its customer paid
+    before the close is paid, as any other. Does nothing while the product is on sale
+    again (resumed before this ran). Answers the job's result and the jobs to send. Raises
+    TransientError when the provider did not answer (the job tries again; what closed
+    stays closed)."""
+    if ProductLaunch.on_sale(product_id):
+        return {"closed": 0, "on_sale": True}, []
+    open_orders = (CustomerOrder.select(CustomerOrder.payment)
+                   .where(CustomerOrder.product == product_id, CustomerOrder.state == CustomerOrder.OPEN,
+                          CustomerOrder.payment.is_null(False))
+                   .order_by(CustomerOrder.created_at, CustomerOrder.id))
+    jobs, closed = [], 0
+    for order in list(open_orders):
+        try:
+            jobs += payments.close(order.payment, why=NOT_ON_SALE_ERROR)
+        except ProviderUnavailable as exc:
+            raise TransientError(str(exc)) from None
+        closed += 1
+    return {"closed": closed}, jobs
 
 
 def confirm_order(*, order_id: str) -> tuple[dict, list]:

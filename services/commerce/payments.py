@@ -154,6 +154,32 @@ def confirm(payment_id: str) -> tuple[Payment | None, list[Job]]:
     except ProviderRefused:
         log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
         return payment, []
+    return _apply(payment, answer)
+
+
+def close(payment_id: str, *, why: str) -> list[Job]:
+    """Closes an open payment's checkout at the provider, so that it can no longer be paid
+    (what it pays for stopped: its product is not on sale), and applies the provider's
+    answer as `confirm` does: expired, recorded with `why` as the payment's error; or paid,
+    when the customer paid before it closed (honoured as any payment: the money was taken).
+    Answers the jobs to send. Raises ProviderUnavailable when the provider did not answer."""
+    payment = Payment.get_or_none(Payment.id == payment_id)
+    if payment is None or payment.state != Payment.OPEN or payment.provider_ref is None:
+        return []
+    chosen = provider()
+    if chosen is None or chosen.name != payment.provider:
+        return []  # started with a provider this deployment no longer talks to
+    try:
+        answer = chosen.close_checkout(payment.provider_ref)
+    except ProviderRefused:
+        log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
+        return []
+    log.info("checkout closed", extra={"fields": {"payment_id": payment.id, "state": answer.state, "why": why}})
+    return _apply(payment, answer, error=why)[1]
+
+
+def _apply(payment: Payment, answer: CheckoutState, *, error: str | None = None) -> tuple[Payment, list[Job]]:
+    """Applies the provider's answer about a payment (`error`: why, when it failed or expired)."""
     if answer.reference is not None and answer.reference != payment.id:
         log.error("provider answered for another payment", extra={"fields": {"payment_id": payment.id}})
         return payment, []
@@ -168,7 +194,7 @@ def confirm(payment_id: str) -> tuple[Payment | None, list[Job]]:
         if refund_state == Payment.REFUND_DUE:
             refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
-        _fail(payment.id, answer.state)
+        _fail(payment.id, answer.state, error=error)
     else:
         Payment.update(checked_at=utcnow()).where(Payment.id == payment.id).execute()
     return Payment.get_by_id(payment.id), jobs

@@ -47,7 +47,7 @@ def checkout_page(checkout_id: str) -> dict:
         raise Refused("not_found")
     return {"id": row.id, "state": bank.state_of(row), "amount_minor": row.amount_minor, "currency": row.currency,
             "description": row.description, "customer_email": row.customer_email, "logo_url": row.logo_url,
-            "success_url": row.success_url, "cancel_url": row.cancel_url,
+            "success_url": row.success_url, "cancel_url": row.cancel_url, "closed_by_shop": row.closed_by_shop,
             # The countries the page offers for the shipping address ([]: it asks for none).
             "shipping_countries": shipping.countries(row.shipping_countries or ()),
             "shipping_lines": shipping.address_lines(row.shipping)}

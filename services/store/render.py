@@ -94,15 +94,17 @@ def page_path(page_id: str) -> str:
     return "" if page_id == "home" else page_id
 
 
-# What a retired product's buy box says to a customer, instead of the buy button.
-NOT_ON_SALE = "This product is no longer sold here, so it cannot be ordered."
+# What the buy box of a product its founder paused or retired says to a customer, instead of
+# the buy button.
+NOT_ON_SALE = "This product is not on sale right now, so it cannot be ordered."
 
 
 def render_page(document: dict, page_id: str, *, base_path: str, origin: str, preview: bool = False,
                 payments_on: bool = True, on_sale: bool = True) -> str:
     """Renders one page of the store as a complete HTML document (`payments_on` false: the
     service takes no payments now, so the buy box shows closed whatever the document says;
-    `on_sale` false: the product is no longer sold, so the buy box says so and has no form)."""
+    `on_sale` false: the product is not on sale (paused or retired), so the buy box says so
+    and has no form)."""
     page_path(page_id)  # refuses an unknown page id
     store = _store(document)
     store["checkout"] = store["checkout"] and payments_on and on_sale

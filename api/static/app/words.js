@@ -1,7 +1,9 @@
 // The words every screen says the same way. A store is built and published (spec 3: not
 // built, building, built, published); a product is launched (draft, ready, live, paused,
 // retired). "Live" is the product's word alone: a published store whose product is still a
-// draft is published, not live. And a founder's product is named by its name, never its id.
+// draft is published, not live. One rule says when a store sells, on every screen: a
+// published store sells until its founder pauses or retires the product (the service
+// enforces it: services/commerce/orders.py). A founder's product is named by its name.
 import { get } from "./api.js";
 
 // A store's state (GET /api/store `status`): [word, what it means for the founder].
@@ -10,17 +12,17 @@ export const STORE_STATES = {
   building: ["Being built", "The service is writing your store."],
   built: ["Built", "Its newest version shows only in your preview until you publish it."],
   publishing: ["Being published", "Every page is being checked before it is public."],
-  published: ["Published", "Anyone with its address can open it; customers can buy once your product is live."],
+  published: ["Published", "Anyone with its address can open it and buy, until you pause or retire your product."],
   failed: ["Not built", "The last build did not finish."],
 };
 
 // A product's launch state (GET /api/launch `launch_state.state`): [word, what it means].
 export const LAUNCH_STATES = {
-  draft: ["Draft", "Not ready yet: get ready once your store is built."],
-  ready: ["Ready", "Ready to launch once customers can reach your store and pay."],
-  live: ["Live", "Customers can reach your store and pay."],
-  paused: ["Paused", "Customers cannot order until you resume."],
-  retired: ["Retired", "This product is retired for good; nothing follows."],
+  draft: ["Draft", "Not launched yet. Its store sells once published, until you pause or retire it."],
+  ready: ["Ready", "Ready to launch. Its store sells once published, until you pause or retire it."],
+  live: ["Live", "Launched: customers can buy from its published store."],
+  paused: ["Paused", "Customers cannot order until you resume; checkouts they had open were closed."],
+  retired: ["Retired", "Retired for good: customers cannot order it, and nothing follows."],
 };
 
 /** A state's word, or the state itself when the app does not know it (enumerations are open). */
