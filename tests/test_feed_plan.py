@@ -37,8 +37,7 @@ def test_a_feed_reads_one_seen_row_and_one_watch_per_card_whatever_the_history(f
     db.execute_sql("ANALYZE product_seen")
     db.execute_sql("ANALYZE product_watch")
     gate = current_gate()
-    query, _readers = state.state_query(owner_of(session), now, gate=gate, day=now.date(), candidates=FEED_SIZE - 1)
-    sql, params = query.bind(db).sql()
+    sql, params = state.state_sql(owner_of(session), now, gate=gate, day=now.date(), candidates=FEED_SIZE - 1)
     with transaction():
         plan = db.execute_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params).fetchone()[0]
     plan = plan if isinstance(plan, list) else json.loads(plan)

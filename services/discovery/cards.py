@@ -10,11 +10,12 @@ import peewee as pw
 
 from models.catalog import Evidence, Product
 from models.clock import iso
-from models.db import db, read_row
+from models.db import KeptSQL, param, read_row
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
 from services import evidence_gate
 from services import evidence_kinds as kinds
 from services.discovery import card_cache
+from services.discovery.resolver import param_owner
 from services.ownership import Owner
 
 _CENT = Decimal("0.01")
@@ -86,13 +87,22 @@ def version_of(gate: ProductGate | None) -> str | None:
     return gate.evidence_version if gate is not None else None
 
 
-def _evidence_of(product_ids: list[str]):
+EvidenceRow = namedtuple("EvidenceRow", "product date source metric value")
+_EVIDENCE_READERS = (Evidence.product, Evidence.date, None, None, Evidence.value)
+
+
+def _evidence_of(product_ids: list[str]) -> list[EvidenceRow]:
     """The dated evidence of products (find and feed read it for every card they serve)."""
-    return (Evidence.select(Evidence.product.alias("product"), Evidence.date.alias("date"),
-                            Evidence.source.alias("source"), Evidence.metric.alias("metric"),
-                            Evidence.value.alias("value"))
-            .where(Evidence.product.in_(product_ids))
-            .namedtuples())
+    rows = _EVIDENCE.run(len(product_ids), **{f"p{n}": pid for n, pid in enumerate(product_ids)}).fetchall()
+    return [EvidenceRow._make(read_row(_EVIDENCE_READERS, row)) for row in rows]
+
+
+def _evidence_query(count: int):
+    return (Evidence.select(Evidence.product, Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
+            .where(Evidence.product.in_([param(f"p{n}") for n in range(count)])))
+
+
+_EVIDENCE = KeptSQL(_evidence_query)
 
 
 def _iso_date(value) -> str | None:
@@ -164,8 +174,11 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
     Each row, as the driver returned it (a Candidate: `candidate_card` makes its card),
     carries the card's columns, `seen` (see `seen_flag`) and `watched` (someone waits for
     it), so a feed writes only what is new."""
-    query = candidates_query(owner, now, gate.cutoff(day), gate.min_margin_pct, limit, list(exclude))
-    return [Candidate._make(row) for row in db.execute(query).fetchall()]
+    exclude = list(exclude)
+    rows = _CANDIDATES.run(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
+                           account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
+                           min_margin=gate.min_margin_pct, **{f"x{n}": pid for n, pid in enumerate(exclude)})
+    return [Candidate._make(row) for row in rows.fetchall()]
 
 
 # What a card shows of a product and its gate row, besides its id, in a candidate's row's order.
@@ -196,24 +209,29 @@ CardColumns = namedtuple("CardColumns", CANDIDATE_COLUMNS[:_CARD_COLUMNS])
 CARD_READERS = (Product.product_id, *(None if isinstance(field, pw.DecimalField) else field for field in CARD_FIELDS))
 
 
-def candidates_query(owner: Owner, now: datetime, cutoff: date, min_margin, limit: int, exclude: list):
-    """The candidates statement for an owner: the gate's `cutoff` and least margin, a LIMIT
-    and the products left out (the ones a find lost to a concurrent hold). Its rows are
-    read as the driver returns them (`candidates`)."""
+def candidates_query(bound: bool, limit: int, excluded: int):
+    """The candidates statement for an anonymous or a bound owner (`session_id`,
+    `account_id`), a LIMIT and a number of products left out (`x0`...: the ones a find lost
+    to a concurrent hold), at `now`, for the gate's `cutoff` and least margin `min_margin`
+    (named values: models/db.KeptSQL). Its rows are read as the driver returns them."""
+    owner = param_owner(bound)
     query = (ProductGate.select(ProductGate.product.alias("product_id"), *card_columns(),
                                 seen_flag(owner, ProductGate.product).alias("seen"),
                                 _probe(_open_watch_on(ProductGate.product)).alias("watched"),
                                 ProductGate.rank.alias("feed_rank"))
              .join(Product, on=(ProductGate.product == Product.product_id))
-             .where(evidence_gate.servable_from(cutoff, min_margin),
-                    ProductGate.product.not_in(_live_holds(now)),
+             .where(evidence_gate.servable_from(param("cutoff"), param("min_margin")),
+                    ProductGate.product.not_in(_live_holds(param("now"))),
                     ~pw.fn.EXISTS(_claim_on(ProductGate.product)),
                     ~pw.fn.EXISTS(_passed_by(owner, ProductGate.product)))
              .order_by(ProductGate.rank.desc(), ProductGate.product.asc())
              .limit(limit))
-    if exclude:
-        query = query.where(ProductGate.product.not_in(exclude))
+    if excluded:
+        query = query.where(ProductGate.product.not_in([param(f"x{n}") for n in range(excluded)]))
     return query
+
+
+_CANDIDATES = KeptSQL(candidates_query)
 
 
 def candidate_card(row, *, yours: bool = False, held_until: datetime | None = None) -> dict:

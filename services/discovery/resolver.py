@@ -12,7 +12,7 @@ from datetime import datetime
 import peewee as pw
 
 from models.clock import utcnow
-from models.db import db, read_value
+from models.db import KeptSQL, param, read_value
 from models.discovery import Claim, Hold
 from models.session import Session
 from services.ownership import Owner, owner_of
@@ -50,14 +50,10 @@ def resolve(session: Session, *, now: datetime | None = None) -> Resolved | None
 
 def resolve_owner(owner: Owner, now: datetime) -> Resolved | None:
     """`resolve` for an owner at a given moment: one statement (every founder-scoped route
-    resolves, so its most recent claim and its live hold are read together)."""
-    hold = live_hold(owner, now)
-    row = pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=[
-        latest_claim(owner).alias("claimed_id"),
-        hold.select(Hold.product).alias("hold_id"),
-        hold.select(Hold.expires_at).alias("held_until"),
-    ]).tuples().first(db)
-    claimed_id, hold_id, held_until = row
+    resolves, so its most recent claim and its live hold are read together, its SQL text
+    kept: models/db.KeptSQL)."""
+    claimed_id, hold_id, held_until = _RESOLVE.run(owner.account_id is not None, session_id=owner.session_id,
+                                                   account_id=owner.account_id, now=now).fetchone()
     # A scalar subquery's column is not read back through its field by peewee: SQLite hands
     # back the text of a time.
     return resolved(claimed_id, hold_id, read_value(Hold.expires_at, held_until))
@@ -74,6 +70,26 @@ def live_hold(owner: Owner, now):
     The order is total, so the query names one row however often a statement runs it."""
     return (Hold.select(Hold.product, Hold.expires_at).where(owner.owns(Hold), Hold.expires_at > now)
             .order_by(Hold.expires_at.desc(), Hold.product.desc()).limit(1))
+
+
+def param_owner(bound: bool) -> Owner:
+    """An owner whose ids are the named values `session_id` and `account_id` of a statement
+    whose text is kept (models/db.KeptSQL), anonymous or bound to an account."""
+    return Owner(session_id=param("session_id"), account_id=param("account_id") if bound else None)
+
+
+def _resolve_query(bound: bool):
+    """The most recent claim and the live hold (its product and expiry) as one row."""
+    owner = param_owner(bound)
+    hold = live_hold(owner, param("now"))
+    return pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")], columns=[
+        latest_claim(owner).alias("claimed_id"),
+        hold.select(Hold.product).alias("hold_id"),
+        hold.select(Hold.expires_at).alias("held_until"),
+    ])
+
+
+_RESOLVE = KeptSQL(_resolve_query)
 
 
 def resolved(claimed_id: str | None, hold_id: str | None, until: datetime | None) -> Resolved | None:

@@ -20,7 +20,7 @@ import peewee as pw
 
 from models.account import Account, Milestone
 from models.catalog import Product
-from models.db import db, read_row
+from models.db import KeptSQL, db, param, read_row
 from models.discovery import Claim, ClaimAllowance, Hold, ProductGate
 from models.session import Session
 from services import meter, milestones
@@ -34,7 +34,7 @@ from services.discovery.cards import (
     card_columns,
     seen_flag,
 )
-from services.discovery.resolver import Resolved, latest_claim, live_hold, resolved
+from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
 
@@ -75,9 +75,8 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     and nothing has been written yet."""
     bound = owner.account_id is not None
     checked = check is not None
-    query, readers = state_query(owner, now, gate=gate, day=day, candidates=candidates,
-                                 token_hash=check["token_hash"] if checked else None)
-    rows = db.execute(query).fetchall()
+    rows = db.execute_sql(*state_sql(owner, now, gate=gate, day=day, candidates=candidates,
+                                     token_hash=check["token_hash"] if checked else None)).fetchall()
     found = None
     if candidates:
         # The state's row first, then one row per candidate (_with_candidates).
@@ -87,7 +86,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     else:
         start, width = 0, None
     raw = rows[0][start:width]
-    row = _state_row(checked)._make(read_row(readers, raw))
+    row = _state_row(checked)._make(read_row(_readers(checked), raw))
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
         raise StaleSession()
     allowance = Allowance(BASE_ALLOWANCE + (row.lifts or 0), row.claims_made or 0)
@@ -105,16 +104,30 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
                       account=account)
 
 
-def state_query(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
-                token_hash: str | None = None) -> tuple[pw.Select, list]:
-    """The statement `read_state` runs (see there), and how the state's columns are read
-    back (read_row's fields, in the state row's order)."""
-    columns = _state_columns(owner, now, token_hash is not None)
-    query = _state_query(columns, token_hash)
+def state_sql(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
+              token_hash: str | None = None) -> tuple[str, list]:
+    """The statement `read_state` runs (see there), as SQL text and its parameters."""
+    values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
     if candidates:
-        best = candidates_query(owner, now, gate.cutoff(day), gate.min_margin_pct, candidates, [])
-        query = _with_candidates(query, [name for name, _, _ in columns], best)
-    return query, [reader for _, _, reader in columns]
+        values.update(cutoff=gate.cutoff(day), min_margin=gate.min_margin_pct)
+    if token_hash is not None:
+        values["token_hash"] = token_hash
+    return _STATE.sql(owner.account_id is not None, candidates, token_hash is not None, **values)
+
+
+def _state_statement(bound: bool, candidates: int, checked: bool):
+    """The state's row, with `candidates` of the best candidates after it when asked for; its
+    values are named (models/db.KeptSQL): session_id, account_id, key, now, and cutoff and
+    min_margin with candidates, token_hash when `checked`."""
+    owner = param_owner(bound)
+    columns = _state_columns(owner, param("now"), param("key"), checked)
+    query = _state_query(columns, param("token_hash") if checked else None)
+    if candidates:
+        query = _with_candidates(query, [name for name, _, _ in columns], candidates_query(bound, candidates, 0))
+    return query
+
+
+_STATE = KeptSQL(_state_statement)
 
 
 def _reached(owner: Owner, name: str, bound_to_account: bool):
@@ -128,7 +141,7 @@ def _reached(owner: Owner, name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _state_columns(owner: Owner, now, checked: bool) -> list[tuple[str, object, pw.Field | None]]:
+def _state_columns(owner: Owner, now, key, checked: bool) -> list[tuple[str, object, pw.Field | None]]:
     """The state's columns: (name, expression, the field it is read back as, or None for a
     value taken as it comes). The names are those of the row `read_state` reads; they do
     not change with the owner, only with `checked`."""
@@ -139,8 +152,8 @@ def _state_columns(owner: Owner, now, checked: bool) -> list[tuple[str, object, 
         ("claimed_id", latest_claim(owner), Claim.product),
         ("hold_id", _held_product(hold), Hold.product),
         ("held_until", hold.select(Hold.expires_at), Hold.expires_at),
-        ("lifts", allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == owner.key), None),
-        ("claims_made", allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == owner.key), None),
+        ("lifts", allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == key), None),
+        ("claims_made", allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == key), None),
         ("session_m0", _reached(owner, MILESTONES[0], False), None),
         ("session_m1", _reached(owner, MILESTONES[1], False), None),
         ("account_m0", _reached(owner, MILESTONES[0], True) if bound else pw.SQL("NULL"), None),
@@ -210,7 +223,13 @@ def _with_candidates(inner, names: list[str], best):
 
 def _names(checked: bool) -> tuple[str, ...]:
     """The state's column names (an owner's columns are named the same whoever it is)."""
-    return tuple(name for name, _, _ in _state_columns(Owner(session_id=0, account_id=0), None, checked))
+    return tuple(name for name, _, _ in _state_columns(param_owner(True), None, None, checked))
+
+
+@lru_cache(maxsize=2)
+def _readers(checked: bool) -> tuple:
+    """How the state's columns are read back (read_row's fields, in the state row's order)."""
+    return tuple(reader for _, _, reader in _state_columns(param_owner(True), None, None, checked))
 
 
 @lru_cache(maxsize=2)

@@ -13,6 +13,7 @@ with each research, and the day in the fingerprint brings one at least daily.
 from __future__ import annotations
 
 import hashlib
+from collections import namedtuple
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
@@ -22,7 +23,7 @@ import peewee as pw
 from config import get_settings
 from models.catalog import Evidence, Product
 from models.clock import utcnow
-from models.db import transaction
+from models.db import KeptSQL, param, read_row, transaction
 from models.job import Job
 from models.research import Research
 from services import evidence_gate
@@ -106,7 +107,13 @@ def _digest(product_id: str, found, today: date, settings) -> str:
 def _current(product_id: str):
     """The inputs of a product's fingerprint (its catalog record's update time, its evidence
     rows' count and newest id) and its research row, if any (the row goes with the product:
-    ON DELETE CASCADE), as one row; None when the product is not in the catalog."""
+    ON DELETE CASCADE), as one row; None when the product is not in the catalog. Every
+    dashboard and offer poll reads it: its SQL text is kept (models/db.KeptSQL)."""
+    found = _CURRENT.run(product_id=product_id).fetchone()
+    return None if found is None else CurrentRow._make(read_row(_CURRENT_READERS, found))
+
+
+def _current_query():
     evidence = (Evidence.select(pw.fn.COUNT(Evidence.id), pw.fn.MAX(Evidence.id))
                 .where(Evidence.product == Product.product_id))
     return (Product.select(Product.updated_at.alias("updated_at"),
@@ -114,7 +121,13 @@ def _current(product_id: str):
                            evidence.select(pw.fn.MAX(Evidence.id)).alias("evidence_last"),
                            *[getattr(Research, name).alias(name) for name in Research._meta.sorted_field_names])
             .join(Research, pw.JOIN.LEFT_OUTER, on=(Research.product == Product.product_id))
-            .where(Product.product_id == product_id).namedtuples().first())
+            .where(Product.product_id == param("product_id")))
+
+
+CurrentRow = namedtuple("CurrentRow", ["updated_at", "evidence_rows", "evidence_last",
+                                       *Research._meta.sorted_field_names])
+_CURRENT_READERS = (Product.updated_at, None, None, *Research._meta.sorted_fields)
+_CURRENT = KeptSQL(_current_query)
 
 
 def compute(facts: Facts, today: date, settings=None) -> tuple[dict, dict]:

@@ -2,10 +2,13 @@
 store makes true."""
 from __future__ import annotations
 
+from collections import namedtuple
+
 import peewee as pw
 
 from config import get_settings
 from models.clock import iso
+from models.db import KeptSQL, param, read_row
 from models.job import Job
 from models.session import Session
 from models.store import Store, StoreVersion
@@ -25,7 +28,8 @@ def answer(product_id: str) -> dict:
     """The store's state: {status, stage, product_id, version, published_version,
     preview_url, public_url (once published), updated_at}, plus `reason`/`explanation`
     when its latest build failed and `last_publish` when its latest publish failed."""
-    store = _poll(product_id).namedtuples().first()
+    found = _POLL.run(product_id=product_id, subject=builds.subject(product_id)).fetchone()
+    store = None if found is None else PollRow._make(read_row(_POLL_READERS, found))
     if store is None or (store.version == 0 and store.build_id is None):
         raise Refused("not_yet_researched", "Your store has not been started yet. Build it from the Store screen.")
     body = _versions(store, product_id)
@@ -95,31 +99,41 @@ def _failed_publish(store) -> dict | None:
     return {"status": FAILED, "reason": reason, "explanation": sentence(reason)}
 
 
-def _poll(product_id: str):
+def _poll_query():
     """What `answer` reads, as one row: the store, its latest build and publish jobs since it was created
     (builds.latest_build, publish.latest_publish: the job_subject_latest index), and its
-    draft version's time and dropped sentences."""
+    draft version's time and dropped sentences. Its values are named (models/db.KeptSQL:
+    every poll runs it): `product_id` and the jobs' `subject` (builds.subject)."""
     build, going, version = Job.alias("build"), Job.alias("going"), StoreVersion.alias("draft")
 
     def latest(kind: str, job):
-        return (job.select(job.id).where(job.kind == kind, job.subject == builds.subject(product_id),
+        return (job.select(job.id).where(job.kind == kind, job.subject == param("subject"),
                                          job.created_at >= Store.created_at)
                 .order_by(job.created_at.desc(), job.id.desc()).limit(1))
 
     draft = pw.Case(None, [(Store.draft_version.is_null(False) & (Store.draft_version != 0), Store.draft_version)],
                     Store.version)
     jobs = [(build, "build"), (going, "publish")]
-    columns = [*(getattr(Store, name).alias(name) for name in (
-        "slug", "owner", "version", "draft_version", "published_version", "published_at", "created_at", "updated_at")),
-        *(getattr(job, name).alias(f"{prefix}_{name}") for job, prefix in jobs
-          for name in ("id", "status", "stage", "created_at", "error")),
-        version.created_at.alias("draft_created_at"), version.dropped.alias("dropped")]
+    columns = [*(getattr(Store, name).alias(name) for name in _STORE_COLUMNS),
+               *(getattr(job, name).alias(f"{prefix}_{name}") for job, prefix in jobs for name in _JOB_COLUMNS),
+               version.created_at.alias("draft_created_at"), version.dropped.alias("dropped")]
     return (Store.select(*columns)
             .join_from(Store, build, pw.JOIN.LEFT_OUTER, on=(build.id == latest(builds.BUILD, Job.alias("b"))))
             .join_from(Store, going, pw.JOIN.LEFT_OUTER, on=(going.id == latest(publish.PUBLISH, Job.alias("p"))))
             .join_from(Store, version, pw.JOIN.LEFT_OUTER,
                        on=((version.store == Store.product) & (version.number == draft)))
-            .where(Store.product == product_id))
+            .where(Store.product == param("product_id")))
+
+
+_STORE_COLUMNS = ("slug", "owner", "version", "draft_version", "published_version", "published_at", "created_at",
+                  "updated_at")
+_JOB_COLUMNS = ("id", "status", "stage", "created_at", "error")
+PollRow = namedtuple("PollRow", [*_STORE_COLUMNS, *(f"{prefix}_{name}" for prefix in ("build", "publish")
+                                                    for name in _JOB_COLUMNS), "draft_created_at", "dropped"])
+# How the poll's columns are read back (read_row), in its order.
+_POLL_READERS = (*(getattr(Store, name) for name in _STORE_COLUMNS), *[getattr(Job, name) for name in _JOB_COLUMNS] * 2,
+                 StoreVersion.created_at, StoreVersion.dropped)
+_POLL = KeptSQL(_poll_query)
 
 
 # Why a build failed (the job row's error), in the founder's words.
