@@ -16,6 +16,7 @@ nothing. Reads (GET /api/usage, the refusal body) never decide anything.
 from __future__ import annotations
 
 import logging
+from collections import namedtuple
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ import peewee as pw
 
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock, iso
-from models.db import transaction
+from models.db import KeptSQL, param, read_row, transaction
 from services.errors import Refused
 from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label
 from services.referrals import REFERRAL_MULTIPLIERS, multiplier_for, qualified_count
@@ -136,7 +137,7 @@ class BucketState:
 
 def _states(account_id: int, plan: Plan, t: float) -> dict[str, BucketState]:
     w5, ww = window_index(t, FIVE_HOURS), window_index(t, WEEK)
-    rows = {row.bucket: row for row in _usage_rows(account_id).namedtuples()}
+    rows = {row.bucket: row for row in map(UsageRow._make, _USAGE_ROWS.run(account_id=account_id).fetchall())}
     states = {}
     for bucket in BUCKETS.values():
         row = rows.get(bucket.id)
@@ -333,10 +334,20 @@ def _qualified_referrals(account_id):
 
 
 def _account_plan(account_id: int):
-    """The account's id, tier, term's end and qualified referrals (qualified_count), or None."""
-    return (Account.select(Account.id.alias("id"), Account.tier.alias("tier"), Account.term_ends_at.alias("term_ends_at"),
-                           _qualified_referrals(Account.id).alias("referrals"))
-            .where(Account.id == account_id).namedtuples().first())
+    """The account's id, tier, term's end and qualified referrals (qualified_count), or None
+    (every metered call and usage read asks: its SQL text is kept, models/db.KeptSQL)."""
+    found = _ACCOUNT_PLAN.run(account_id=account_id).fetchone()
+    return None if found is None else AccountPlanRow._make(read_row(_ACCOUNT_PLAN_READERS, found))
+
+
+def _account_plan_query():
+    return (Account.select(Account.id, Account.tier, Account.term_ends_at, _qualified_referrals(Account.id))
+            .where(Account.id == param("account_id")))
+
+
+AccountPlanRow = namedtuple("AccountPlanRow", "id tier term_ends_at referrals")
+_ACCOUNT_PLAN_READERS = (Account.id, Account.tier, Account.term_ends_at, None)
+_ACCOUNT_PLAN = KeptSQL(_account_plan_query)
 
 
 def plan_columns(account_id) -> list:
@@ -379,12 +390,16 @@ def _spend(v: dict):
     ))
 
 
-def _usage_rows(account_id: int):
-    """An account's counters, every bucket (read by GET /api/usage and a refused spend)."""
-    return (MeterUsage.select(MeterUsage.bucket.alias("bucket"), MeterUsage.window_5h.alias("window_5h"),
-                              MeterUsage.used_5h.alias("used_5h"), MeterUsage.window_week.alias("window_week"),
-                              MeterUsage.used_week.alias("used_week"))
-            .where(MeterUsage.account == account_id))
+def _usage_rows_query():
+    """An account's counters, every bucket (read by GET /api/usage and a refused spend; its
+    SQL text kept: models/db.KeptSQL). Whole numbers and text: read as they come."""
+    return (MeterUsage.select(MeterUsage.bucket, MeterUsage.window_5h, MeterUsage.used_5h, MeterUsage.window_week,
+                              MeterUsage.used_week)
+            .where(MeterUsage.account == param("account_id")))
+
+
+UsageRow = namedtuple("UsageRow", "bucket window_5h used_5h window_week used_week")
+_USAGE_ROWS = KeptSQL(_usage_rows_query)
 
 
 @contextmanager
