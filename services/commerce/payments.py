@@ -146,15 +146,8 @@ def confirm(payment_id: str) -> tuple[Payment | None, list[Job]]:
         return Payment.get_by_id(payment.id), []
     if payment is None or payment.state == Payment.PAID or payment.provider_ref is None:
         return payment, []
-    chosen = provider()
-    if chosen is None or chosen.name != payment.provider:
-        return payment, []  # started with a provider this deployment no longer talks to
-    try:
-        answer = chosen.checkout_state(payment.provider_ref)
-    except ProviderRefused:
-        log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
-        return payment, []
-    return _apply(payment, answer)
+    answer = _ask(payment)
+    return _apply(payment, answer) if answer is not None else (payment, [])
 
 
 def close(payment_id: str, *, why: str) -> list[Job]:
@@ -166,16 +159,25 @@ def close(payment_id: str, *, why: str) -> list[Job]:
     payment = Payment.get_or_none(Payment.id == payment_id)
     if payment is None or payment.state != Payment.OPEN or payment.provider_ref is None:
         return []
-    chosen = provider()
-    if chosen is None or chosen.name != payment.provider:
-        return []  # started with a provider this deployment no longer talks to
-    try:
-        answer = chosen.close_checkout(payment.provider_ref)
-    except ProviderRefused:
-        log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
+    answer = _ask(payment, close=True)
+    if answer is None:
         return []
     log.info("checkout closed", extra={"fields": {"payment_id": payment.id, "state": answer.state, "why": why}})
     return _apply(payment, answer, error=why)[1]
+
+
+def _ask(payment: Payment, *, close: bool = False) -> CheckoutState | None:
+    """The payment's own provider's answer about its checkout: its state, or (`close`) its
+    state once closed; None when this deployment no longer talks to that provider or the
+    provider does not know the checkout. Raises ProviderUnavailable."""
+    chosen = provider()
+    if chosen is None or chosen.name != payment.provider:
+        return None  # started with a provider this deployment no longer talks to
+    try:
+        return (chosen.close_checkout if close else chosen.checkout_state)(payment.provider_ref)
+    except ProviderRefused:
+        log.warning("provider does not know a payment", extra={"fields": {"payment_id": payment.id}})
+        return None
 
 
 def _apply(payment: Payment, answer: CheckoutState, *, error: str | None = None) -> tuple[Payment, list[Job]]:

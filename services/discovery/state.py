@@ -221,15 +221,20 @@ def _with_candidates(inner, names: list[str], best):
     return (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
 
 
-def _names(checked: bool) -> tuple[str, ...]:
-    """The state's column names (an owner's columns are named the same whoever it is)."""
-    return tuple(name for name, _, _ in _state_columns(param_owner(True), None, None, checked))
-
-
 @lru_cache(maxsize=2)
+def _layout(checked: bool) -> tuple[tuple[str, ...], tuple]:
+    """The state's column names and how each is read back (read_row's fields), in the state
+    row's order: they are the same whoever the owner is, and change only with `checked`."""
+    columns = _state_columns(param_owner(True), None, None, checked)
+    return tuple(name for name, _, _ in columns), tuple(reader for _, _, reader in columns)
+
+
+def _names(checked: bool) -> tuple[str, ...]:
+    return _layout(checked)[0]
+
+
 def _readers(checked: bool) -> tuple:
-    """How the state's columns are read back (read_row's fields, in the state row's order)."""
-    return tuple(reader for _, _, reader in _state_columns(param_owner(True), None, None, checked))
+    return _layout(checked)[1]
 
 
 @lru_cache(maxsize=2)
