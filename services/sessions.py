@@ -14,7 +14,7 @@ from models.ad_balance import AdTopup
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
 from models.clock import utcnow
-from models.db import is_sqlite, transaction
+from models.db import KeptSQL, is_sqlite, param, transaction
 from models.desk import KeywordRule, Ticket
 from models.discovery import Claim, ClaimAllowance, Hold, Passed, Seen, ShareAction, Watch
 from models.domain import DomainOrder
@@ -55,11 +55,17 @@ def find_session(cookie_value: str | None) -> Session | None:
     if not cookie_value or not _COOKIE_SHAPE.fullmatch(cookie_value):
         return None
     token_hash = hash_token(cookie_value)
-    session = Session.get_or_none(Session.token_hash == token_hash)
+    # Every request asks this, so its SQL text is kept (models/db.KeptSQL), and the row is
+    # made a Session by peewee's own raw query, as a select would make it.
+    sql, values = _BY_TOKEN.sql(token_hash=token_hash)
+    session = next(iter(Session.raw(sql, *values)), None)
     if session is None:
         return None
     _remembered.put(token_hash, model_to_dict(session, recurse=False))  # every column, by field name
     return session
+
+
+_BY_TOKEN = KeptSQL(lambda: Session.select().where(Session.token_hash == param("token_hash")))
 
 
 def remembered_session(cookie_value: str | None) -> Remembered | None:

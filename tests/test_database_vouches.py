@@ -12,7 +12,7 @@ from datetime import date, timedelta
 import pytest
 
 from api.research import DashboardAnswer
-from models.account import Account, Milestone
+from models.account import Account, Milestone, Referral, ReferralCode
 from models.catalog import Product
 from models.db import close_connection
 from models.research import Research
@@ -20,7 +20,7 @@ from models.session import Session
 from services import milestones
 from services.research import answers
 from services.sessions import hash_token
-from tests.factories import TODAY, catalog, claim, find, item, load, session_of
+from tests.factories import TODAY, catalog, claim, find, item, load, session_of, statements
 from tests.mailbox import last_link, path_of
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")  # research runs keep one researched_at
@@ -147,6 +147,35 @@ def test_a_session_bound_to_an_account_under_the_same_token_records_the_account_
     assert Session.update(account_id=account.id).where(Session.token_hash == token).execute() == 1
     answers.reached_dashboard(session_of(client))
     assert milestones.reached(milestones.REACHED_DASHBOARD, account_id=account.id)
+
+
+def test_a_dashboard_poll_with_nothing_to_record_writes_nothing(client, run_jobs, held_worker):
+    """After the first poll, a poll only reads: its milestones are there and no referral is
+    pending, so no insert, update or transaction of the milestone and referral writes runs."""
+    researched(client, run_jobs, held_worker)
+    assert client.get("/api/dashboard").get_json()["status"] == "ok"
+    with statements() as seen:
+        assert client.get("/api/dashboard").get_json()["status"] == "ok"
+    writes = [sql for sql in seen if sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+              and ('"milestone"' in sql or '"referral"' in sql)]
+    assert writes == [], writes
+
+
+def test_a_referral_set_pending_again_by_another_writer_is_qualified_by_the_next_poll(client, run_jobs, held_worker):
+    researched(client, run_jobs, held_worker)
+    held_worker.resume()
+    client.post("/api/account", json={"email": "friend@x.com"})
+    run_jobs()
+    client.get(path_of(last_link("friend@x.com")))
+    friend = session_of(client).account_id
+    referrer = Account.create(email="referrer@x.com", verified=True)
+    code = ReferralCode.create(code="referrer", account=referrer.id)
+    Referral.create(code=code.code, friend=friend)
+    assert client.get("/api/dashboard").get_json()["status"] == "ok"
+    assert Referral.get(Referral.friend == friend).qualified_at is not None
+    from_another_connection(lambda: Referral.update(qualified_at=None).where(Referral.friend == friend).execute())
+    assert client.get("/api/dashboard").get_json()["status"] == "ok"
+    assert Referral.get(Referral.friend == friend).qualified_at is not None
 
 
 @pytest.mark.parametrize("path", ["/api/find", "/api/feed"])

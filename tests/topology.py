@@ -639,6 +639,7 @@ class Traffic:
         self.shop: str | None = None  # the product whose store the first founder published
         self.shop_url: str | None = None  # its public page (a path)
         self.pages: list[tuple] = []  # (status, content type) of each visitor's page view
+        self._publishing = False  # a founder thread is publishing the one store
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._run, name=f"founder-{n}", daemon=True) for n in range(threads)]
@@ -692,12 +693,24 @@ class Traffic:
                     if store["status"] == "built":
                         with self._lock:
                             self.built.append(card["product_id"])
-                        if self.shop is None and (
-                                published := self._call(http, "POST", "/api/store/publish") or {}).get(
-                                "status") == "published":
-                            self.shop, self.shop_url = card["product_id"], published.get("public_url")
+                        if self._take_the_publishing():
+                            published = self._call(http, "POST", "/api/store/publish") or {}
+                            with self._lock:
+                                if published.get("status") == "published":
+                                    self.shop, self.shop_url = card["product_id"], published.get("public_url")
+                                self._publishing = False
                     break
                 self._stop.wait(0.25)
+
+    def _take_the_publishing(self) -> bool:
+        """Whether this thread publishes the one store the visitors read: only while none is
+        published or being published. Two founders publishing at once would move the visitor
+        to the second store, whose page a fault scenario may then meet never yet rendered."""
+        with self._lock:
+            if self.shop is not None or self._publishing:
+                return False
+            self._publishing = True
+            return True
 
     def _buy(self) -> None:
         """A customer of the published store: opens an order (its payment and the provider's

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import peewee as pw
+
 from models.account import Milestone, Referral
 from models.clock import iso, utcnow
-from models.db import transaction
+from models.db import KeptSQL, param, transaction
 from models.job import Job
 from models.research import Research
 from models.session import Session
@@ -202,11 +204,19 @@ def reached_dashboard(session: Session) -> None:
     """Records the milestone (session and account) and qualifies a pending referral: the
     friend has now used the product, so their referral counts (spec 8.3).
 
-    Both writes run in one transaction, the same SQL as milestones.record_missing and
-    referrals.qualify. Every dashboard poll comes here; after the first both write nothing
-    (the milestone's insert meets its unique key, the referral is qualified already), and the
-    database, not this process, is what says so."""
-    bound, now = session.account_id is not None, utcnow()
+    Every dashboard poll comes here, and after the first there is nothing to write. So the
+    database is asked first, in one read, whether anything is missing (a milestone row, or a
+    referral still pending); only then do both writes run, in one transaction, the same SQL as
+    milestones.record_missing and referrals.qualify (an insert that meets its unique key, an
+    update of a referral not yet qualified: a second writer in between changes nothing). No
+    process remembers the answer: a row erased or restored is seen by the next poll."""
+    bound = session.account_id is not None
+    values = {"session": session.id, "name": milestones.REACHED_DASHBOARD}
+    if bound:
+        values["account"] = session.account_id
+    if not _DASHBOARD_WORK.run(bound, **values).fetchone()[0]:
+        return
+    now = utcnow()
     rows = [{"name": milestones.REACHED_DASHBOARD, "session": session.id, "account": None, "created_at": now}]
     if bound:
         rows.append({"name": milestones.REACHED_DASHBOARD, "session": None, "account": session.account_id,
@@ -216,6 +226,23 @@ def reached_dashboard(session: Session) -> None:
         if bound:
             (Referral.update(qualified_at=now)
              .where(Referral.friend == session.account_id, Referral.qualified_at.is_null()).execute())
+
+
+def _dashboard_work_query(bound: bool):
+    """One row, one value: is a dashboard milestone of the session (or of its account) missing,
+    or is the account's referral still pending?"""
+    def missing(owner):
+        return ~pw.fn.EXISTS(Milestone.select(Milestone.id).where(owner == param(owner.name),
+                                                                   Milestone.name == param("name")))
+    work = missing(Milestone.session)
+    if bound:
+        pending = Referral.select(Referral.id).where(Referral.friend == param("account"),
+                                                      Referral.qualified_at.is_null())
+        work = work | missing(Milestone.account) | pw.fn.EXISTS(pending)
+    return pw.Select(columns=[work.alias("work")])
+
+
+_DASHBOARD_WORK = KeptSQL(_dashboard_work_query)
 
 
 # --- Launch facts ----------------------------------------------------------------------------

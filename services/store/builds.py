@@ -17,7 +17,7 @@ from integrations import ai
 from integrations.payments import switched_on
 from models.catalog import Product
 from models.clock import utcnow
-from models.db import transaction
+from models.db import KeptSQL, param, transaction
 from models.job import Job
 from models.store import Store, StoreIntent, StoreVersion
 from services import ai_facts, ai_tasks
@@ -151,10 +151,15 @@ def require_claim(resolved) -> str:
     return resolved.claimed_product_id
 
 
+# Every store request reads the store's owner (its SQL text is kept: models/db.KeptSQL).
+_OWNER = KeptSQL(lambda: Store.select(Store.owner).where(Store.product == param("product_id")))
+
+
 def _take_over(product_id: str, owner_key: str) -> None:
-    store = Store.select(Store.owner).where(Store.product == product_id).first()
-    if store is None or store.owner == owner_key:
+    found = _OWNER.run(product_id=product_id).fetchone()
+    if found is None or found[0] == owner_key:
         return
+    store_owner = found[0]
     if busy(product_id):
         # The last founder's job is still writing (a hold lapsed seconds ago): its version
         # must not land in the new founder's store.
@@ -166,7 +171,7 @@ def _take_over(product_id: str, owner_key: str) -> None:
         # created_at starts again: the jobs of the last founder's store are not this one's.
         taken = (Store.update(owner=owner_key, version=0, draft_version=None, published_version=None,
                               published_at=None, created_at=utcnow(), updated_at=utcnow())
-                 .where(Store.product == product_id, Store.owner == store.owner,
+                 .where(Store.product == product_id, Store.owner == store_owner,
                         Store.published_version.is_null())
                  .execute())
         if taken:
