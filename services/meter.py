@@ -320,11 +320,11 @@ def _try_spend(values: dict) -> bool:
     for a bucket is made by its first spend and kept (a new window resets it in place), so
     the UPDATE is tried alone first; when it changes nothing (no row yet, or no room) the row
     is made if missing and the UPDATE tried again, both in one transaction."""
-    if _spend(values).execute() == 1:
+    if _spent(values):
         return True
     with transaction():
         _ensure_row(values).execute()
-        return _spend(values).execute() == 1
+        return _spent(values)
 
 
 def _qualified_referrals(account_id):
@@ -366,28 +366,38 @@ def _ensure_row(v: dict):
             .on_conflict_ignore())
 
 
-def _spend(v: dict):
-    """The conditional UPDATE that spends `v["cost"]` in both windows within their limits."""
+def _spend_query():
+    """The conditional UPDATE that spends `cost` in both windows within their limits (every
+    metered call runs it: its SQL text is kept, models/db.KeptSQL)."""
+    cost, w5, ww = param("cost"), param("w5"), param("ww")
     # A window counts as current when its index is the caller's or later (a row written by a
     # process whose clock runs slightly ahead is never reset backwards and so never loses spends).
-    current_5h = MeterUsage.window_5h >= v["w5"]
-    current_week = MeterUsage.window_week >= v["ww"]
+    current_5h = MeterUsage.window_5h >= w5
+    current_week = MeterUsage.window_week >= ww
     used_5h = pw.Case(None, [(current_5h, MeterUsage.used_5h)], 0)
     used_week = pw.Case(None, [(current_week, MeterUsage.used_week)], 0)
     # Every SET expression reads the row as it was before this UPDATE (standard SQL, and so
     # in both PostgreSQL and SQLite). PostgreSQL re-evaluates the WHERE against the row a
     # concurrent writer left, so two spends never both pass on the same credits.
     return (MeterUsage.update(
-        used_5h=used_5h + v["cost"],
-        window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], v["w5"]),
-        used_week=used_week + v["cost"],
-        window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], v["ww"]),
+        used_5h=used_5h + cost,
+        window_5h=pw.Case(None, [(current_5h, MeterUsage.window_5h)], w5),
+        used_week=used_week + cost,
+        window_week=pw.Case(None, [(current_week, MeterUsage.window_week)], ww),
     ).where(
-        MeterUsage.account == v["account_id"],
-        MeterUsage.bucket == v["bucket"],
-        used_5h + v["cost"] <= v["limit_5h"],
-        used_week + v["cost"] <= v["limit_week"],
+        MeterUsage.account == param("account_id"),
+        MeterUsage.bucket == param("bucket"),
+        used_5h + cost <= param("limit_5h"),
+        used_week + cost <= param("limit_week"),
     ))
+
+
+_SPEND = KeptSQL(_spend_query)
+
+
+def _spent(values: dict) -> bool:
+    """Runs the spend UPDATE with `values` (spend_values); True when it changed the row."""
+    return _SPEND.run(**values).rowcount == 1
 
 
 def _usage_rows_query():

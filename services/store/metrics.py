@@ -14,6 +14,7 @@ from datetime import timedelta
 import peewee as pw
 
 from models.clock import utcnow
+from models.db import KeptSQL, param
 from models.discovery import Claim
 from models.funnel import FunnelEvent
 from models.session import Session
@@ -36,16 +37,22 @@ def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
     """Records one funnel event of a published store's visitor, once per day."""
     if event not in EVENTS:
         raise Refused("invalid_event")
-    published = Store.select().where(Store.product == product_id, Store.published_version.is_null(False)).exists()
-    if not published:
+    if not _PUBLISHED.run(product_id=product_id).fetchone():
         # A page of a store that is not (or no longer) public, or a made-up product id:
         # nothing is recorded, and the visitor's page is not bothered with an error.
         return {"status": IGNORED, "reason": "not_published", "explanation": sentence("not_published")}
     now = utcnow()
     # A duplicate (the same visitor, event and day) is no error: the index keeps the first.
-    (FunnelEvent.insert(product=product_id, visitor_session=visitor_session, event=event, day=now.date(),
-                        created_at=now).on_conflict_ignore().execute())
+    _RECORD.run(product_id=product_id, visitor_session=visitor_session, event=event, day=now.date(), created_at=now)
     return {"status": RECORDED}
+
+
+# Every visitor's page sends events: both statements keep their SQL text (models/db.KeptSQL).
+_PUBLISHED = KeptSQL(lambda: Store.select(pw.SQL("1")).where(Store.product == param("product_id"),
+                                                             Store.published_version.is_null(False)))
+_RECORD = KeptSQL(lambda: FunnelEvent.insert(
+    product=param("product_id"), visitor_session=param("visitor_session"), event=param("event"), day=param("day"),
+    created_at=param("created_at")).on_conflict_ignore())
 
 
 def _own_product(session: Session, product_id: str | None) -> str:
