@@ -4,6 +4,8 @@ through here, formatted by Babel from the same currency data the amounts are cha
 without decimals, and a dinar price with three."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from babel.numbers import format_currency
 
 from integrations.payments import major_units, minor_units
@@ -12,6 +14,7 @@ from integrations.payments import major_units, minor_units
 LOCALE = "en_US"
 
 
+@lru_cache(maxsize=4096)  # a pure function of its two values; Babel takes 0.1-0.2 ms a call
 def display(minor: int, currency: str) -> str:
     """An amount in minor units as people read it: 12345 USD is "$123.45", 1200 JPY "¥1,200"."""
     code = (currency or "").upper()
