@@ -8,6 +8,7 @@ from api.routing import Blueprint
 from api.session import current_session
 from config import Settings
 from jobs.send import send_all
+from services import next_step
 from services.research import analysis as analyser
 from services.research import answers, launch, offer, outcomes, verdict
 
@@ -337,6 +338,20 @@ class LaunchFactSchema(Schema):
     detail = fields.String(required=True)
 
 
+class NextStepSchema(Schema):
+    """Where the product stands and the one step that comes next, as every screen says it
+    (services/next_step.py): Home, Launch, Store and Tasks read this, never the facts."""
+    step = fields.String(required=True, metadata={"enum": list(next_step.STEPS)})
+    says = fields.String(required=True, metadata={"description": "The sentence the screens show"})
+    selling = fields.Boolean(required=True, metadata={
+        "description": "Whether customers can buy from the store now: a published store sells until its founder "
+                       "pauses or retires the product"})
+    facts_true = fields.Integer(required=True, metadata={"description": "Launch facts true today"})
+    facts_total = fields.Integer(required=True, metadata={"description": "Launch facts in all"})
+    open_facts = fields.List(fields.String(), required=True,
+                             metadata={"description": "The labels of the launch facts not true today, in launch order"})
+
+
 class LaunchAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     product_id = fields.String(required=True, allow_none=True)
@@ -347,6 +362,7 @@ class LaunchAnswer(Schema):
     launch_state = fields.Nested(LaunchStateSchema, required=True, allow_none=True, metadata={
         "description": "The launch state of the claimed product, as POST /api/product-launch answers it (null "
                        "while nothing is claimed)"})
+    next_step = fields.Nested(NextStepSchema, required=True)
 
 
 @bp.get("/api/offer")

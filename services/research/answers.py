@@ -17,7 +17,7 @@ from models.job import Job
 from models.research import Research
 from models.session import Session
 from services import evidence_kinds as kinds
-from services import launch_state, milestones, watches
+from services import launch_state, milestones, next_step, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.money import display_major
@@ -253,5 +253,8 @@ def launch_facts(*, session: Session) -> dict:
     resolved = resolve(session)
     facts = launch.facts_for(owner, resolved)
     product_id = resolved.product_id if resolved else None
-    return {"status": "ok", "product_id": product_id, "product_name": own_details.name_of(product_id), "facts": facts,
-            "launch_state": launch_state.state_of(resolved, launch_state.fact_values(facts))}
+    name = own_details.name_of(product_id)
+    state = launch_state.state_of(resolved, launch_state.fact_values(facts))
+    return {"status": "ok", "product_id": product_id, "product_name": name, "facts": facts, "launch_state": state,
+            "next_step": next_step.next_step(product_id=product_id, product_name=name, facts=facts,
+                                             launch_state=state)}

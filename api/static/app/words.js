@@ -33,7 +33,15 @@ export function stateWord(states, state) {
 /** The founder's product's name (GET /api/launch, which always answers: no refusal to log),
  * or "Your product" when it cannot be read or names another product. */
 export async function productName(productId) {
+  return (await whereItStands(productId)).name;
+}
+
+/** The founder's product's name and where it stands (GET /api/launch: its `next_step`, which
+ * says whether the store sells now), or "Your product" and null when it cannot be read or
+ * names another product. */
+export async function whereItStands(productId) {
   const { data } = await get("/api/launch");
-  const named = data && data.product_name && (!productId || data.product_id === productId);
-  return named ? data.product_name : "Your product";
+  const ours = data && (!productId || data.product_id === productId);
+  return { name: ours && data.product_name ? data.product_name : "Your product",
+    step: ours && data.next_step ? data.next_step : null };
 }

@@ -16,6 +16,18 @@ const STEPS = [
   ["Launch", "Check the launch facts one by one, then record how it went."],
 ];
 
+// The buttons beside each next step (services/next_step.py STEPS), the first the main one.
+const STEP_LINKS = {
+  claim: [["Go to your feed", "#/app/find"]],
+  research: [["Watch the offer arrive", "#/app/offer"]],
+  build: [["Read the verdict", "#/app/dashboard"], ["Build the store", "#/app/store"]],
+  publish: [["Go to your store", "#/app/store"]],
+  launch: [["Launch facts", "#/app/launch"], ["Your store", "#/app/store"]],
+  live: [["Your orders", "#/app/orders"], ["Your store", "#/app/store"]],
+  paused: [["Resume it", "#/app/launch"], ["Your store", "#/app/store"]],
+  retired: [["Find your next product", "#/app/find"]],
+};
+
 export async function render(ctx) {
   let stepRoute = null;
   const [result, walkthrough] = await Promise.all([get("/api/launch"),
@@ -28,9 +40,7 @@ export async function render(ctx) {
     fill(ctx.main, title("Home"), refusal(said, { retry: () => ctx.rerender() }, result.http));
     return;
   }
-  const facts = Object.fromEntries((result.data.facts || []).map((fact) => [fact.id, fact]));
   const productId = result.data.product_id;
-  const named = result.data.product_name || "your product";
   const signedIn = ctx.state.account && ctx.state.account.account;
   if (!productId) {
     fill(ctx.main,
@@ -42,27 +52,10 @@ export async function render(ctx) {
       assistantPanel(), walkthrough, handoff);
     return;
   }
-  const claimed = facts.product_claimed && facts.product_claimed.true_today;
-  const researched = facts.offer_researched && facts.offer_researched.true_today;
-  const trueCount = (result.data.facts || []).filter((fact) => fact.true_today).length;
-  let next;
-  if (!claimed) {
-    next = [h("p", {}, `You hold ${named}. Claim it before your hold lapses, or pass and see the next one.`),
-      linkButton("Go to your feed", "#/app/find", "primary")];
-  } else if (!researched) {
-    next = [h("p", {}, `You claimed ${named}. Its offer is being researched.`),
-      linkButton("Watch the offer arrive", "#/app/offer", "primary")];
-  } else if (!(facts.store_built && facts.store_built.true_today)) {
-    next = [h("p", {}, `You claimed ${named} and its offer is researched. Read the verdict, then build its store.`),
-      linkButton("Read the verdict", "#/app/dashboard", "primary"), linkButton("Build the store", "#/app/store")];
-  } else if (!(facts.store_published && facts.store_published.true_today)) {
-    next = [h("p", {}, "Your store is built. Look at the preview, then publish it."),
-      linkButton("Go to your store", "#/app/store", "primary")];
-  } else {
-    next = [h("p", {}, "Your store is published. Launch your product once the launch facts that are still open "
-      + "are true."),
-      linkButton("Launch facts", "#/app/launch", "primary"), linkButton("Your store", "#/app/store")];
-  }
+  // Where the product stands and its next step, as every screen says it (GET /api/launch next_step).
+  const step = result.data.next_step;
+  const next = [h("p", { dataset: { step: step.step, selling: String(step.selling) } }, step.says),
+    ...(STEP_LINKS[step.step] || []).map(([words, route], at) => linkButton(words, route, at ? undefined : "primary"))];
   fill(ctx.main,
     title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),
     h("section", { class: "panel", "aria-labelledby": "next-title", dataset: { product: productId } },
@@ -70,7 +63,7 @@ export async function render(ctx) {
     assistantPanel(),
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "Launch facts"),
-      h("p", {}, `${trueCount} of ${(result.data.facts || []).length} true today.`),
+      h("p", {}, `${step.facts_true} of ${step.facts_total} true today.`),
       linkButton("See them all", "#/app/launch")),
     walkthrough,
     h("section", { class: "panel", "aria-labelledby": "more-title" },

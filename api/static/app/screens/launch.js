@@ -67,10 +67,20 @@ export async function render(ctx) {
         h("p", { class: "notice-title" }, "No product yet"),
         h("p", {}, "Hold and claim a product first; the facts below follow from it."),
         h("p", { class: "actions" }, linkButton("Find a product", "#/app/find", "primary"))),
+    nextStep(result.data.next_step),
     stateSection(result.data, { named, act, retire }),
     outcome,
     h("h2", {}, "Launch facts"),
     checklist(facts));
+}
+
+/** The one sentence every screen says of where the product stands (GET /api/launch next_step). */
+function nextStep(step) {
+  if (!step || step.step === "find") return null;
+  return h("div", { class: `notice ${step.selling ? "notice-success" : "notice-info"}`, role: "status",
+    dataset: { step: step.step, selling: String(step.selling) } },
+  h("p", { class: "notice-title" }, step.selling ? "Selling now" : "Not selling now"),
+  h("p", {}, step.says));
 }
 
 function stateSection(data, { named, act, retire }) {

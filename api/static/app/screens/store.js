@@ -4,7 +4,7 @@ import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
-import { STORE_STATES, stateWord, productName } from "../words.js";
+import { STORE_STATES, stateWord, whereItStands } from "../words.js";
 import { ORDERS_FOR_REVENUE, WINDOW_DAYS, funnel, revenueChart } from "../charts.js";
 import { storeThumbnail } from "../thumbnail.js";
 
@@ -139,8 +139,8 @@ export async function render(ctx) {
       return;
     }
     const published = data.status === "published";
-    const [metrics, drawn, productTitle] = await Promise.all([published ? visitors(data.product_id) : null,
-      data.version ? pictures(published) : [], productName(data.product_id)]);
+    const [metrics, drawn, stands] = await Promise.all([published ? visitors(data.product_id) : null,
+      data.version ? pictures(published) : [], whereItStands(data.product_id)]);
     if (!ctx.alive()) return;
     fill(body,
       data.status === "failed" ? refusal(data, {}, 200) : null,
@@ -148,7 +148,9 @@ export async function render(ctx) {
       h("section", { class: "panel", "aria-labelledby": "state-title", dataset: { storeStatus: data.status } },
         h("h2", { id: "state-title" }, published ? "Your store is published" : data.version ? "Your store is built" : "Your store"),
         h("dl", { class: "pairs" },
-          h("dt", {}, "Product"), h("dd", {}, productTitle),
+          h("dt", {}, "Product"), h("dd", {}, stands.name),
+          stands.step ? [h("dt", {}, "Sells now"), h("dd", { dataset: { selling: String(stands.step.selling) } },
+            stands.step.selling ? "Yes: customers can buy from it." : `No. ${stands.step.says}`)] : null,
           h("dt", {}, "State"), h("dd", { dataset: { storeState: data.status } },
             `${stateWord(STORE_STATES, data.status)}. ${(STORE_STATES[data.status] || [])[1] || ""}`),
           h("dt", {}, "Newest version"), h("dd", {}, data.version ? String(data.version) : "none yet"),

@@ -1,6 +1,6 @@
 // Tasks: the founder's own to-do list and the next launch steps the service adds to it (each
 // with a link to the screen where it is done), ticked off as they come true; a bar shows how
-// far the launch has come.
+// far the launch has come, counted as the Launch screen counts it.
 import { h, fill, title, field, button, busy, when, linkButton, plural } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -57,7 +57,7 @@ export async function render(ctx) {
   function show(data) {
     const open = data.todos.filter((t) => !t.done);
     const done = data.todos.filter((t) => t.done);
-    fill(launchSlot, launchProgress(data));
+    fill(launchSlot, launchProgress(stands));
     fill(listSlot,
       open.length ? h("ul", { class: "tasks", dataset: { open: String(open.length) } }, open.map(row))
         : h("p", { class: "empty" }, "Nothing left to do on your list."),
@@ -81,8 +81,11 @@ export async function render(ctx) {
           { kind: "ghost", "aria-label": `Delete: ${task.text.slice(0, 60)}` })));
   }
 
-  const result = await get("/api/todos");
+  // The launch's progress is the Launch screen's own count of its facts (GET /api/launch
+  // next_step), not a count of the steps that happen to be on this list.
+  const [result, launch] = await Promise.all([get("/api/todos"), get("/api/launch")]);
   if (!ctx.alive()) return;
+  const stands = launch.data && launch.data.next_step;
   const said = refusalOf(result);
   if (said) {
     fill(listSlot, refusal(said, { retry: () => ctx.rerender() }, result.http));
@@ -91,14 +94,14 @@ export async function render(ctx) {
   show(result.data);
 }
 
-/** How far the launch has come: its steps done of all, as a bar and in words. */
-function launchProgress(data) {
-  const steps = data.todos.filter((t) => t.source === "launch");
-  const stepsDone = steps.filter((t) => t.done).length;
-  if (!steps.length) return null;
-  const words = `${stepsDone} of ${plural(steps.length, "launch step")} on your list done`;
-  return h("section", { class: "panel", "aria-labelledby": "launch-progress-title" },
+/** How far the launch has come: the launch facts true today of all, as a bar and in words, and
+ * the next step as every screen says it. */
+function launchProgress(step) {
+  if (!step || step.step === "find") return null;
+  const words = `${step.facts_true} of ${plural(step.facts_total, "launch fact")} true today`;
+  return h("section", { class: "panel", "aria-labelledby": "launch-progress-title", dataset: { step: step.step } },
     h("h2", { id: "launch-progress-title" }, "Your launch"),
-    h("progress", { class: "launch-bar", max: String(steps.length), value: String(stepsDone), "aria-label": words }),
+    h("p", {}, step.says),
+    h("progress", { class: "launch-bar", max: String(step.facts_total), value: String(step.facts_true), "aria-label": words }),
     h("p", { class: "muted" }, `${words}. `, h("a", { href: "#/app/launch" }, "See every launch step")));
 }
