@@ -12,7 +12,7 @@ import peewee as pw
 
 from models.account import Milestone, Referral
 from models.clock import iso, utcnow
-from models.db import KeptSQL, param, transaction
+from models.db import KeptSQL, param
 from models.job import Job
 from models.research import Research
 from models.session import Session
@@ -205,41 +205,41 @@ def reached_dashboard(session: Session) -> None:
     friend has now used the product, so their referral counts (spec 8.3).
 
     Every dashboard poll comes here, and after the first there is nothing to write. So the
-    database is asked first, in one read, whether anything is missing (a milestone row, or a
-    referral still pending); only then do both writes run, in one transaction, the same SQL as
-    milestones.record_missing and referrals.qualify (an insert that meets its unique key, an
-    update of a referral not yet qualified: a second writer in between changes nothing). No
-    process remembers the answer: a row erased or restored is seen by the next poll."""
+    database is asked first, in one read, what is missing (the session's milestone row, the
+    account's, a referral still pending), and only that is written, the same SQL as
+    milestones.record_missing and referrals.qualify. Each write stands alone and says so in
+    its own WHERE or unique key (an insert that meets its key, an update of a referral not yet
+    qualified), so a second writer in between changes nothing, and a write that did not happen
+    is made by the next poll. No process remembers the answer: a row erased or restored is seen
+    by the next poll."""
     bound = session.account_id is not None
     values = {"session": session.id, "name": milestones.REACHED_DASHBOARD}
     if bound:
         values["account"] = session.account_id
-    if not _DASHBOARD_WORK.run(bound, **values).fetchone()[0]:
-        return
+    session_missing, account_missing, referral_pending = _DASHBOARD_WORK.run(bound, **values).fetchone()
     now = utcnow()
-    rows = [{"name": milestones.REACHED_DASHBOARD, "session": session.id, "account": None, "created_at": now}]
-    if bound:
+    rows = [{"name": milestones.REACHED_DASHBOARD, "session": session.id, "account": None,
+             "created_at": now}] if session_missing else []
+    if account_missing:
         rows.append({"name": milestones.REACHED_DASHBOARD, "session": None, "account": session.account_id,
                      "created_at": now})
-    with transaction():
+    if rows:
         Milestone.insert_many(rows).on_conflict_ignore().execute()
-        if bound:
-            (Referral.update(qualified_at=now)
-             .where(Referral.friend == session.account_id, Referral.qualified_at.is_null()).execute())
+    if referral_pending:
+        (Referral.update(qualified_at=now)
+         .where(Referral.friend == session.account_id, Referral.qualified_at.is_null()).execute())
 
 
 def _dashboard_work_query(bound: bool):
-    """One row, one value: is a dashboard milestone of the session (or of its account) missing,
-    or is the account's referral still pending?"""
+    """One row: is the session's dashboard milestone missing, is its account's (false when
+    anonymous), is the account's referral still pending (false when anonymous)?"""
     def missing(owner):
         return ~pw.fn.EXISTS(Milestone.select(Milestone.id).where(owner == param(owner.name),
                                                                    Milestone.name == param("name")))
-    work = missing(Milestone.session)
-    if bound:
-        pending = Referral.select(Referral.id).where(Referral.friend == param("account"),
-                                                      Referral.qualified_at.is_null())
-        work = work | missing(Milestone.account) | pw.fn.EXISTS(pending)
-    return pw.Select(columns=[work.alias("work")])
+    if not bound:
+        return pw.Select(columns=[missing(Milestone.session), pw.SQL("0"), pw.SQL("0")])
+    pending = Referral.select(Referral.id).where(Referral.friend == param("account"), Referral.qualified_at.is_null())
+    return pw.Select(columns=[missing(Milestone.session), missing(Milestone.account), pw.fn.EXISTS(pending)])
 
 
 _DASHBOARD_WORK = KeptSQL(_dashboard_work_query)
