@@ -123,14 +123,21 @@ def test_a_milestone_erased_by_another_writer_is_recorded_again_by_the_next_poll
     assert milestones.reached(milestones.REACHED_DASHBOARD, session_id=session_id)
 
 
-def test_a_signed_in_session_records_the_dashboard_milestone_for_its_account(client, run_jobs, held_worker):
+def researched_and_signed_in(client, run_jobs, held_worker, address: str) -> int:
+    """The client's product researched, then its session signed in to a new account at
+    `address` by the mailed link; answers the account's id."""
     researched(client, run_jobs, held_worker)
     held_worker.resume()
-    client.post("/api/account", json={"email": "kept@x.com"})
+    client.post("/api/account", json={"email": address})
     run_jobs()
-    client.get(path_of(last_link("kept@x.com")))
+    client.get(path_of(last_link(address)))
     account_id = session_of(client).account_id
     assert account_id is not None
+    return account_id
+
+
+def test_a_signed_in_session_records_the_dashboard_milestone_for_its_account(client, run_jobs, held_worker):
+    account_id = researched_and_signed_in(client, run_jobs, held_worker, "kept@x.com")
     Milestone.delete().where(Milestone.account == account_id).execute()  # whatever sign-in carried over
     assert client.get("/api/dashboard").get_json()["status"] == "ok"
     assert milestones.reached(milestones.REACHED_DASHBOARD, account_id=account_id)
@@ -162,12 +169,7 @@ def test_a_dashboard_poll_with_nothing_to_record_writes_nothing(client, run_jobs
 
 
 def test_a_referral_set_pending_again_by_another_writer_is_qualified_by_the_next_poll(client, run_jobs, held_worker):
-    researched(client, run_jobs, held_worker)
-    held_worker.resume()
-    client.post("/api/account", json={"email": "friend@x.com"})
-    run_jobs()
-    client.get(path_of(last_link("friend@x.com")))
-    friend = session_of(client).account_id
+    friend = researched_and_signed_in(client, run_jobs, held_worker, "friend@x.com")
     referrer = Account.create(email="referrer@x.com", verified=True)
     code = ReferralCode.create(code="referrer", account=referrer.id)
     Referral.create(code=code.code, friend=friend)
