@@ -28,17 +28,15 @@ def next_step(*, product_id: str | None, product_name: str | None, facts: list[d
     true_today = {fact["id"]: fact["true_today"] for fact in facts}
     open_labels = [fact["label"] for fact in facts if not fact["true_today"]]
     named = product_name or "your product"
-    published = bool(true_today.get("store_published"))
     state = launch_state["state"] if launch_state else None
-    selling = published and state not in ProductLaunch.NOT_ON_SALE
+    selling = bool(true_today.get("store_published")) and state not in ProductLaunch.NOT_ON_SALE
     waits_on = [fact["label"] for fact in facts if fact["id"] in LIVE_NEEDS and not fact["true_today"]]
-    step, says = _step(product_id, named, true_today, state, published, waits_on)
+    step, says = _step(product_id, named, true_today, state, waits_on)
     return {"step": step, "says": says, "selling": selling, "facts_true": len(facts) - len(open_labels),
             "facts_total": len(facts), "open_facts": open_labels}
 
 
-def _step(product_id, named: str, true_today: dict, state: str | None, published: bool,
-          waits_on: list[str]) -> tuple[str, str]:
+def _step(product_id, named: str, true_today: dict, state: str | None, waits_on: list[str]) -> tuple[str, str]:
     if not product_id:
         return FIND, "Pick a product to sell: hold one while you look, then claim it."
     if not true_today.get("product_claimed"):
@@ -51,7 +49,7 @@ def _step(product_id, named: str, true_today: dict, state: str | None, published
         return RESEARCH, f"You claimed {named}. Its offer is being researched."
     if not true_today.get("store_built"):
         return BUILD, f"You claimed {named} and its offer is researched. Read the verdict, then build its store."
-    if not published:
+    if not true_today.get("store_published"):
         return PUBLISH, ("Your store is built. Look at the preview, then publish it: once published, customers can "
                          "buy until you pause or retire the product.")
     if state == ProductLaunch.LIVE:
