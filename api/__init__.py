@@ -55,6 +55,10 @@ def create_app(settings: Settings | None = None) -> Flask:
                                           "image/svg+xml"], COMPRESS_ALGORITHM=["br", "gzip"],
                       COMPRESS_ALGORITHM_STREAMING=["br", "gzip"], COMPRESS_MIN_SIZE=1024,
                       COMPRESS_REGISTER=False)
+    # A published store page is compressed once per process and ETag (api/storefront.py).
+    from api.storefront import CompressedPages, compressed_page_key
+
+    app.config.update(COMPRESS_CACHE_BACKEND=CompressedPages, COMPRESS_CACHE_KEY=compressed_page_key)
     from flask_compress import Compress
 
     compress = Compress(app)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from flask import make_response, redirect, render_template, request
+from flask import g, make_response, redirect, render_template, request
 from marshmallow import Schema, fields, validate
 
 from api import hosts
@@ -15,6 +15,7 @@ from config import get_settings
 from jobs.send import send_all
 from services.commerce import orders, payments
 from services.errors import Refused
+from services.kept import Kept
 from services.money import display
 from services.reasons import REASONS, sentence
 from services.store import published, render, state
@@ -123,6 +124,34 @@ def _render(document: dict, name: str, *, base: str, origin: str, preview: bool,
 ENCODINGS = ("br", "gzip")
 
 
+class CompressedPages:
+    """flask-compress's cache (its COMPRESS_CACHE_BACKEND, asked under COMPRESS_CACHE_KEY):
+    the published pages as compressed, each under its algorithm and its ETag. The ETag names
+    everything the page is rendered from (its rendered copy is kept under it already, in
+    services/store/published.py), so the same key is always the same bytes: a page is
+    compressed once per process, not on every request. flask-compress asks about every
+    answer it compresses (the app's scripts, styles and shell too); only a key the page view
+    marked (compressed_page_key) is kept, any other is compressed afresh."""
+
+    UNMARKED = "-"
+
+    def __init__(self, size: int = 1024):
+        self._kept = Kept(size)
+
+    def get(self, key: str) -> bytes | None:
+        return None if key.endswith(self.UNMARKED) else self._kept.get(key)
+
+    def set(self, key: str, compressed: bytes) -> None:
+        if not key.endswith(self.UNMARKED):
+            self._kept.put(key, compressed)
+
+
+def compressed_page_key(_request) -> str:
+    """The key flask-compress keeps a compressed answer under (after `<algorithm>;`): the
+    published page's ETag when the page view set one, else CompressedPages.UNMARKED."""
+    return g.get("published_tag") or CompressedPages.UNMARKED
+
+
 def published_tag(slug: str, name: str, pointer: published.Pointer, *, base: str, origin: str, csp: str) -> str:
     return published.etag(pointer, name, base, origin, str(payments.configured()), csp)
 
@@ -171,6 +200,7 @@ def _published(slug: str, name: str):
         document, name, base=base, origin=origin, preview=False, payments_on=payments_on, on_sale=pointer.on_sale))
     response = _answer(body, page_type(name), preview=False, csp=csp)
     response.headers["ETag"] = tag
+    g.published_tag = tag  # the compressed page is kept under it (CompressedPages)
     return response
 
 

@@ -64,8 +64,8 @@ def line(quote: float | None = None) -> dict:
 
 def built_now(client) -> dict:
     """The dashboard's body as a fresh build would dump it, for the client's session now."""
-    body, _jobs = answers.dashboard(session=session_of(client))
-    return DashboardAnswer().dump(body)
+    answer, _jobs = answers.dashboard(session=session_of(client))
+    return DashboardAnswer().dump(answer.body() if isinstance(answer, answers.Verdict) else answer)
 
 
 def researched(client, run_jobs, held_worker) -> dict:

@@ -170,3 +170,37 @@ def test_a_page_another_process_rendered_is_served_here_without_reading_the_data
     assert again.status_code == 200 and again.get_data() == first.get_data()
     assert again.headers["ETag"] == first.headers["ETag"]
     assert seen == []
+
+
+def test_a_page_is_compressed_once_per_etag_and_a_new_publish_is_compressed_anew(app, page, shop, run_jobs,
+                                                                                  monkeypatch):
+    """A published page's compressed bytes are kept under its algorithm and ETag (api/storefront.
+    CompressedPages): the second visitor's page is not compressed again, the app's other files
+    still are each time, and a new publish (a new ETag) is compressed anew."""
+    import brotli
+    import flask_compress.flask_compress as compressor
+
+    compressed = []
+    real = compressor.brotli.compress
+    monkeypatch.setattr(compressor.brotli, "compress", lambda data, **kw: compressed.append(data) or real(data, **kw))
+    br = {"Accept-Encoding": "br"}
+    first, again = app.test_client().get(page + "product", headers=br), app.test_client().get(page + "product",
+                                                                                           headers=br)
+    assert first.headers["Content-Encoding"] == again.headers["Content-Encoding"] == "br"
+    assert first.headers["ETag"] == again.headers["ETag"] == f'"{first.headers["ETag"].strip(chr(34))}"'
+    assert again.headers["ETag"].endswith(':br"') and brotli.decompress(again.data) == app.test_client().get(
+        page + "product").data
+    assert len(compressed) == 1
+    gzipped = app.test_client().get(page + "product", headers={"Accept-Encoding": "gzip"})
+    assert gzipped.headers["Content-Encoding"] == "gzip"  # kept apart from the br copy
+    for _ in range(2):
+        assert app.test_client().get("/", headers=br).headers["Content-Encoding"] == "br"
+    assert len(compressed) == 3  # the app's shell is no published page: compressed on each answer
+
+    Product.update(description="A solid acacia bar with magnets, now with wall anchors.").where(
+        Product.product_id == "p00").execute()
+    built(shop, run_jobs)
+    assert shop.post("/api/store/publish").get_json()["status"] == "published"
+    fresh = app.test_client().get(page + "product", headers=br)
+    assert fresh.headers["ETag"] != first.headers["ETag"]
+    assert "wall anchors" in brotli.decompress(fresh.data).decode()

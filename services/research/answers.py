@@ -6,6 +6,7 @@ Each returns (answer, jobs): the jobs are sent by the route after the commit.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 import peewee as pw
@@ -170,7 +171,25 @@ def _sources(offer_: dict, analysis_: dict) -> list[dict]:
     return sources
 
 
-def dashboard(*, session: Session) -> tuple[dict, list[Job]]:
+@dataclass(frozen=True)
+class Verdict:
+    """A dashboard answer with a verdict. Its body is made from the research row alone (and
+    whether it is being refreshed), so one `key` always makes the same body: the key is the
+    row's stored content (records.Current.content), not a note of when it last changed, and
+    a cache under it is right whoever rewrote the row (api/research.py keeps dumped bodies)."""
+
+    product_id: str
+    current: records.Current
+
+    @property
+    def key(self) -> tuple:
+        return self.current.content, self.current.stale
+
+    def body(self) -> dict:
+        return _verdict_body(self.product_id, self.current.row, self.current)
+
+
+def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
     """The verdict on the session's product with the facts and sources behind it, or the
     state saying why there is none; reaching it records the reached_dashboard milestone and
     qualifies the founder's referral."""
@@ -180,8 +199,7 @@ def dashboard(*, session: Session) -> tuple[dict, list[Job]]:
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
     reached_dashboard(session)
-    row, product_id = current.row, resolved.product_id
-    return _verdict_body(product_id, row, current), _jobs(current)
+    return Verdict(resolved.product_id, current), _jobs(current)
 
 
 def _verdict_body(product_id: str, row: Research, current: records.Current) -> dict:

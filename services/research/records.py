@@ -110,7 +110,18 @@ def _current(product_id: str):
     ON DELETE CASCADE), as one row; None when the product is not in the catalog. Every
     dashboard and offer poll reads it: its SQL text is kept (models/db.KeptSQL)."""
     found = _CURRENT.run(product_id=product_id).fetchone()
-    return None if found is None else CurrentRow._make(read_row(_CURRENT_READERS, found))
+    return None if found is None else CurrentRow._make([*read_row(_CURRENT_READERS, found), _content_of(found)])
+
+
+def _content_of(found) -> bytes | None:
+    """A digest of the research row as stored (every column's text: the offer and analysis
+    as written, the fingerprint, researched_at), None when there is none. Two reads with the
+    same digest read the same row content, whoever wrote it and however: a cache keyed by it
+    is right without being told of writes (api/research.py keeps dumped verdicts under it)."""
+    stored = found[len(_CURRENT_READERS) - len(Research._meta.sorted_fields):]
+    if stored[0] is None:  # no research row joined
+        return None
+    return hashlib.blake2b(repr(stored).encode(), digest_size=16).digest()
 
 
 def _current_query():
@@ -125,7 +136,7 @@ def _current_query():
 
 
 CurrentRow = namedtuple("CurrentRow", ["updated_at", "evidence_rows", "evidence_last",
-                                       *Research._meta.sorted_field_names])
+                                       *Research._meta.sorted_field_names, "content"])
 _CURRENT_READERS = (Product.updated_at, None, None, *Research._meta.sorted_fields)
 _CURRENT = KeptSQL(_current_query)
 
@@ -180,22 +191,24 @@ class Current:
     stale: bool
     job: Job | None
     created: bool  # the job was created by this read: send it after commit
+    content: bytes | None = None  # a digest of the row as stored (_content_of)
 
 
 def current(product_id: str) -> Current:
     """The product's research, creating its job when there is none or it is stale."""
     found = _current(product_id)
-    row = wanted = None
+    row = wanted = content = None
     if found is not None:
+        content = found.content
         wanted = _digest(product_id, found, utcnow().date(), get_settings())
         if found.product is not None:
             row = Research(**{name: getattr(found, name) for name in Research._meta.sorted_field_names})
     if row is not None and row.fingerprint == wanted:
-        return Current(row, False, None, False)
+        return Current(row, False, None, False, content)
     if wanted is None:  # the product left the catalog: nothing to compute
-        return Current(row, False, None, False)
+        return Current(row, False, None, False, content)
     job, created = request(product_id)
-    return Current(row, row is not None, job, created)
+    return Current(row, row is not None, job, created, content)
 
 
 def request(product_id: str) -> tuple[Job, bool]:
