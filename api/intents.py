@@ -61,10 +61,18 @@ DECISIONS: list[str] = [
     "job_id when it takes longer); 500 `apply_build_raised` when the job fails.",
     "POST /api/intent/order {section}: 200 {status: ordered, lead, version}; 400 `no_section` (missing or blank), "
     "`unknown_section`; 409 `build_in_progress`, `not_started`; 500 `order_build_raised`.",
-    "POST /api/intent/revert (no body) restores the exact document the last applied intent changed, as a new "
-    "version: 200 {status: reverted, product_id, reverted_from: {surface, diff, lead}, version}; 200 "
-    "{status: revert_failed, ...} when the store changed after that intent (restoring would discard the newer "
-    "version); 409 `nothing_to_revert`, `build_in_progress`; 500 `revert_build_raised`; 500 "
+    "POST /api/intent/revert (no body) undoes the newest applied intent the draft carries: one applied on the "
+    "draft's line of versions (the draft and the versions it was made from) and not reverted on it, while the "
+    "draft still leads with its section. So it agrees with undo and redo (POST /api/ai/edit direction), which "
+    "move the draft along that line: after a step back past the apply there is nothing to revert, a step back "
+    "past a revert puts the intent back in force, and a rebuild (which keeps the intent's leading section) still "
+    "carries it. When nothing changed since the intent, the exact document it changed is restored; otherwise "
+    "only the leading section goes back, and every later change (a plain-language edit, a rebuild) stays. "
+    "Either way as a new version made from the draft: 200 {status: reverted, product_id, reverted_from: "
+    "{surface, diff, lead}, version}; 200 {status: revert_failed, explanation, ...} when the draft moved "
+    "while the revert waited; 409 `nothing_to_revert` (saying why: the version being edited carries no applied "
+    "change, or it leads with another section now, or the change cannot be undone), `build_in_progress`; 500 "
+    "`revert_build_raised`; 500 "
     "`intents_book_unreadable` when the record of applied intents cannot be read.",
 ]
 

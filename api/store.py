@@ -28,6 +28,16 @@ DECISIONS: list[str] = [
     f"`{state.FAILED}` with reason `generation_failed` (the explanation says when the AI backend could not be "
     "reached or did not finish); the next POST starts afresh. POST on a built store builds a new version, which "
     "becomes the draft.",
+    "What a rebuild keeps: building a new version (POST /api/store on a built store, or a regeneration before "
+    "publishing) writes the store afresh from the product record and puts back every change the founder made that "
+    "the draft carries: each copy field a plain-language edit, an applied intent, a leading section or a revert "
+    "changed, and the section the home page leads with (the founder's own price and product details are kept "
+    "as their product's, as before). Each version records those parts (`founder_changes`, added to by every "
+    "version the founder makes, inherited by every other); GET /api/store lists them as `your_changes` before "
+    "and after a build, and the build's version summary names them. A change the founder stepped back from is "
+    "not the draft's and is not kept. A founder's sentence the product record no longer backs (their price "
+    "moved, say) is left out, the rest of the field kept (the new build's words where nothing valid would be "
+    "left), and reported in `unbacked` with `yours: true`: never dropped silently.",
     "GET and POST /api/store answer the store's state (StoreAnswer; each field says what it holds). Before the "
     "first build GET answers 200 `not_yet_researched` (the store is not started).",
     f"The store is a versioned JSON document (format {document.FORMAT}: "
@@ -74,6 +84,11 @@ class LeadSchema(Schema):
     said = fields.String(required=True, metadata={"description": "The section in a founder's words (\"the questions\")"})
 
 
+class ChangedPartSchema(Schema):
+    part = fields.String(required=True, metadata={"description": "A copy field's name, or `lead`"})
+    said = fields.String(required=True, metadata={"description": "The part in a founder's words (\"the headline\")"})
+
+
 class StoreAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": _STATUSES, "description": (
         f"`{state.BUILDING}` or `{state.PUBLISHING}` while a job runs; `{state.PUBLISHED}` when the draft is the "
@@ -103,8 +118,12 @@ class StoreAnswer(Schema):
         "description": "The sections the home page can lead with (POST /api/intent/order's `section`), in order, "
                        "each as the editor's screen names it"})
     unbacked = fields.List(fields.Dict(), required=True, metadata={
-        "description": "Sentences the AI wrote for the draft that the product record cannot back: left out "
-                       "of the store, each {reason: unbacked_claim, field, sentence, why: number|certification|origin}"})
+        "description": "Sentences written for the draft that the product record cannot back: left out of the "
+                       "store, each {reason: unbacked_claim, field, sentence, why: number|certification|origin, "
+                       "yours (true: the founder's own words, which a rebuild could not keep)}"})
+    your_changes = fields.List(fields.Nested(ChangedPartSchema), required=True, metadata={
+        "description": "The founder's changes the draft carries (edited copy fields, the leading section): what "
+                       "building a new version keeps"})
 
 
 @bp.get("/api/store")

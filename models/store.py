@@ -47,6 +47,9 @@ class StoreVersion(BaseModel):
     summary = pw.TextField()
     parent = pw.IntegerField(null=True)  # the version this one was made from (None for the first)
     dropped = JSONField(default=list)  # sentences the AI wrote that the product record could not back
+    # The parts of the store (copy fields by name, and "lead") the founder changed along this
+    # version's history (services/store/versions.py): what a rebuild puts back on its new draft.
+    founder_changes = JSONField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
 
     class Meta:
@@ -75,6 +78,9 @@ class StoreIntent(BaseModel):
     status = pw.CharField(max_length=12, default=APPLIED)
     created_at = pw.DateTimeField(default=utcnow)
     reverted_at = pw.DateTimeField(null=True)
+    # The version the revert made: the draft's line of versions says whether it still carries
+    # the intent (a step back past the revert puts the intent back in force).
+    reverted_version = pw.IntegerField(null=True)
 
     class Meta:
         table_name = "store_intent"

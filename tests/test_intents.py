@@ -12,7 +12,7 @@ from models.db import db
 from models.discovery import Claim
 from models.job import Job
 from models.store import StoreIntent, StoreVersion
-from services.store import intents
+from services.store import editor, intents
 from tests.factories import TODAY, TRENDING, built, claim, find, load, product, refusal
 from tests.helpers import wait_for
 
@@ -182,13 +182,33 @@ def test_apply_then_revert_restores_the_exact_previous_document(founder, run_job
     refusal(client.post("/api/intent/revert"), 409, "nothing_to_revert")
 
 
-def test_a_revert_that_would_discard_a_newer_version_fails_and_says_why(founder, run_jobs):
+def test_a_revert_after_a_rebuild_undoes_the_intent_and_keeps_the_rebuild(founder, run_jobs):
     client = founder_with_store(founder, run_jobs)
     client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
-    built(client, run_jobs)  # a rebuild after the intent: version 3
+    built(client, run_jobs)  # a rebuild after the intent: version 3, which keeps leading with it
+    assert newest().document["lead"] == "evidence"
     body = client.post("/api/intent/revert").get_json()
-    assert body["status"] == "revert_failed" and "version 3" in body["explanation"]
-    assert newest().number == 3
+    assert (body["status"], body["version"]) == ("reverted", 4)
+    four = newest()
+    assert four.parent == 3 and four.document["lead"] == "hero"
+    assert four.document["copy"] == StoreVersion.get(StoreVersion.store == "p00", StoreVersion.number == 3).document["copy"]
+    refusal(client.post("/api/intent/revert"), 409, "nothing_to_revert")
+
+
+def test_a_revert_whose_draft_moved_while_it_waited_fails_and_says_why(founder, run_jobs, held_worker):  # noqa: F811
+    held_worker.resume()
+    client = founder_with_store(founder, run_jobs)
+    client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
+    held_worker.pause()
+    thread, answer = _in_background(lambda: client.post("/api/intent/revert"))
+    assert wait_for(lambda: any(job.payload.get("action") == "revert"
+                                for job in Job.select().where(Job.kind == intents.CHANGE)), 10, "the revert's job")
+    editor.move("p00", direction="undo")  # the founder steps back to version 1 meanwhile
+    held_worker.resume()
+    thread.join(timeout=30)
+    body = answer["response"].get_json()
+    assert body["status"] == "revert_failed" and "version 1" in body["explanation"]
+    assert newest().number == 2 and StoreIntent.get().status == StoreIntent.APPLIED
 
 
 def test_an_unreadable_intents_book_is_said_so(founder, run_jobs):

@@ -1,6 +1,7 @@
 """Migrations: the migrated schema is the models' schema, upgrading is repeatable, and a
 migration that moves data moves it right."""
 import importlib
+import json
 from datetime import datetime
 from urllib.parse import unquote, urlsplit
 
@@ -150,3 +151,39 @@ def test_m0041_gives_the_gate_rows_there_before_one_evidence_version(scratch_dat
         importlib.import_module("models.migrations.m0041_evidence_version").upgrade(scratch_database)
     (version,), = scratch_database.execute_sql("SELECT evidence_version FROM product_gate").fetchall()
     assert isinstance(version, str) and len(version) == 32 and int(version, 16) >= 0
+
+
+def test_m0055_names_the_founder_changes_of_versions_written_before_it(scratch_database):
+    """A store's versions from before: an edit and an applied intent name what they changed,
+    a build started again from nothing, and the founder's product details kept their parent's."""
+    def apply(name):
+        with scratch_database.atomic():
+            importlib.import_module(f"models.migrations.{name}").upgrade(scratch_database)
+
+    for name in [n for n in migration_names() if n < "m0055"]:
+        apply(name)
+    mark, made = scratch_database.param, datetime(2026, 5, 1, 9)
+    scratch_database.execute_sql(
+        "INSERT INTO product (product_id, name, description, category, price, cost, currency, images, rank, extra, "
+        f"created_at, updated_at) VALUES ({', '.join([mark] * 12)})",
+        ("p00", "P", "D", "C", 30, 10, "USD", "[]", 1, "{}", made, made))
+    scratch_database.execute_sql(f"INSERT INTO store (product_id, slug, version, created_at, updated_at) "
+                                 f"VALUES ({', '.join([mark] * 5)})", ("p00", "p-1", 5, made, made))
+    copy = {"headline": "Made", "returns": "Made"}
+    versions = [(1, None, "Built from the product record, its evidence and the offer", copy, "hero"),
+                (2, 1, "Edited: Change the headline to Mine", {**copy, "headline": "Mine"}, "hero"),
+                (3, 2, "Applied: Show that it is trending (leads with the proof of demand)",
+                 {**copy, "headline": "Mine"}, "evidence"),
+                (4, 3, "Your own product details", {**copy, "headline": "Mine"}, "evidence"),
+                (5, 4, "Built from the product record, its evidence and the offer", copy, "hero")]
+    for number, parent, summary, text, lead in versions:
+        scratch_database.execute_sql(
+            "INSERT INTO store_version (product_id, number, document, patch, summary, dropped, parent, created_at) "
+            f"VALUES ({', '.join([mark] * 8)})",
+            ("p00", number, json.dumps({"copy": text, "lead": lead}), "[]", summary, "[]", parent, made))
+
+    apply("m0055_store_founder_changes")
+
+    rows = scratch_database.execute_sql("SELECT number, founder_changes FROM store_version ORDER BY number").fetchall()
+    assert [(number, json.loads(changes)) for number, changes in rows] == [
+        (1, []), (2, ["headline"]), (3, ["headline", "lead"]), (4, ["headline", "lead"]), (5, [])]

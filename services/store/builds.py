@@ -7,6 +7,15 @@ is assembled and every page rendered) -> verifying (the pages are checked) -> bu
 generation that fails ends the job `failed`; GET /api/store then answers
 `generation_failed`, and the next POST /api/store starts afresh. An AI backend that cannot
 be reached is tried again under the AI tasks' one retry policy (services/ai_tasks.py).
+
+What a rebuild keeps: every change the founder made that the draft carries (the parts of
+the store its versions name in `founder_changes`: edited copy fields, whatever the edit or
+applied intent that changed them, and the section the home page leads with) is put back on
+the newly written document, field by field. A sentence of the founder's that the product
+record no longer backs (their price moved, say) is left out and reported with the build's
+dropped sentences, marked as theirs; the field keeps the rest of their words, or the new
+build's where nothing of theirs would be left. Undo and redo move the draft, so a change
+the founder stepped back from is not the draft's and is not kept.
 """
 from __future__ import annotations
 
@@ -14,6 +23,8 @@ import logging
 
 from config import get_settings
 from integrations import ai
+from integrations.ai import claims
+from integrations.ai.schemas import STORE_COPY
 from integrations.payments import switched_on
 from models.catalog import Product
 from models.clock import utcnow
@@ -27,8 +38,9 @@ from services.jobs import active_job, create_job
 from services.ownership import adopter, adoption_keys, owner_of, session_key
 from services.store import facts as store_facts
 from services.store.document import build_document, slug_for
+from services.store.sections import LEADS
 from services.store.verify import problems_of
-from services.store.versions import write_version
+from services.store.versions import latest, parts_said, with_lead, write_version
 
 log = logging.getLogger("store")
 
@@ -78,10 +90,10 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     if facts is None or store is None:
         raise JobFailed("generation_failed")
     stage("writing")
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
     try:
         # A backend that cannot be reached raises TransientError here: the job tries again.
-        answer = ai_tasks.write(ai.Task(kind="store_copy", facts=ai_facts.facts_for(
-            product=facts.product, evidence=facts.evidence, offer=facts.offer)))
+        answer = ai_tasks.write(ai.Task(kind="store_copy", facts=known))
     except ai.AIError as exc:
         log.warning("store copy not written", extra={"fields": {"product_id": product_id, "reason": exc.reason}})
         # The job row keeps why (cli_failed); GET /api/store says generation_failed either way.
@@ -91,21 +103,51 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
                               slug=store.slug,
                               # Open for orders when payments are switched on.
                               checkout=switched_on(get_settings()))
+    document, not_kept = with_founder_changes(product_id, document, known)
     stage("verifying")
     found = problems_of(document, facts)
     if found:
         log.warning("generated store failed its check", extra={"fields": {"product_id": product_id, "problems": found}})
         raise JobFailed("generation_failed")
-    return document, answer.dropped
+    return document, answer.dropped + not_kept
+
+
+def with_founder_changes(product_id: str, document: dict, known) -> tuple[dict, list[dict]]:
+    """The freshly written `document` with the founder's changes the draft carries put back;
+    returns (document, the founder's sentences the product record no longer backs, each
+    marked `yours`)."""
+    draft = latest(product_id)
+    parts = set(draft.founder_changes or []) if draft is not None else set()
+    if not parts:
+        return document, []
+    theirs = draft.document
+    fields = sorted(name for name in parts if name in document["copy"] and name in (theirs.get("copy") or {}))
+    copy = {**document["copy"], **{name: theirs["copy"][name] for name in fields}}
+    # The founder's words are checked as the AI's are: an unbacked sentence goes, and a field
+    # left with nothing valid takes the new build's words instead.
+    copy, unbacked = claims.filter_copy(copy, known, document["copy"], STORE_COPY)
+    kept = {**document, "copy": copy}
+    lead = theirs.get("lead")
+    if "lead" in parts and lead in LEADS and lead != kept["lead"]:
+        kept = with_lead(kept, lead)
+    return kept, [{**sentence, "yours": True} for sentence in unbacked]
 
 
 def save(product_id: str, document: dict, dropped: list) -> dict:
     """Writes the generated document as the store's new version; answers the build's result.
     Runs in the build job's last transaction (jobs/store.py), with its done mark and the row
     of the ad job it starts: a build whose worker dies after the commit is not built again."""
-    number = write_version(product_id, document, summary="Built from the product record, its evidence and the offer",
-                           dropped=dropped)
+    draft = latest(product_id)
+    kept = parts_said(draft.founder_changes if draft is not None else [])
+    summary = "Built from the product record, its evidence and the offer"
+    if kept:
+        summary += ", keeping your changes to " + _listed([part["said"] for part in kept])
+    number = write_version(product_id, document, summary=summary, dropped=dropped)
     return {"product_id": product_id, "version": number, "dropped": len(dropped)}
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def latest_build(product_id: str, *, since=None) -> Job | None:

@@ -32,9 +32,8 @@ from services.store import builds, offline_edit
 from services.store import facts as store_facts
 from services.store import own as own_details
 from services.store.document import problems
-from services.store.intents import with_lead
 from services.store.sections import LEADS, said_in_words
-from services.store.versions import latest, write_version
+from services.store.versions import latest, with_lead, write_version
 
 EDIT = "store_edit"  # the job kind, and the AI task kind
 WAIT_SECONDS = 60
@@ -128,7 +127,7 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         if not patch:
             raise Refused("no_diff", "That edit would leave your store exactly as it is, so nothing was changed or "
                                      "charged.")
-        number = write_version(product_id, edited, summary=f"Edited: {payload['message'][:200]}")
+        number = write_version(product_id, edited, summary=f"Edited: {payload['message'][:200]}", by_founder=True)
     return {"version": number, "diff": patch}
 
 

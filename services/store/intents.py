@@ -37,7 +37,7 @@ from services.jobs import create_job, wait_for_job
 from services.store import builds, sections
 from services.store.sections import LEADS as SECTIONS
 from services.store.sections import said
-from services.store.versions import document_of, latest, write_version
+from services.store.versions import document_of, latest, lineage, with_lead, write_version
 
 CHANGE = "store_change"  # the job kind that writes an applied, ordered or reverted version
 SURFACES = ("home", "product", "faq", "shipping", "about", "ads")
@@ -263,40 +263,48 @@ def start_order(*, product_id: str, section: str) -> Job | None:
 
 
 def last_applied(product_id: str) -> StoreIntent | None:
+    """The newest applied intent the draft still carries: applied on the draft's line of
+    versions and not reverted on it. Undo and redo move the draft along that line, so this is
+    what the version being edited shows: a step back past the apply leaves nothing to undo,
+    a step back past the revert puts the intent back, and a rebuild (made from the draft, its
+    changes put back) still carries it."""
+    line = lineage(product_id, _built_store(product_id).draft)
     try:
-        return (StoreIntent.select().where(StoreIntent.store == product_id, StoreIntent.status == StoreIntent.APPLIED)
-                .order_by(StoreIntent.id.desc()).first())
+        applied = list(StoreIntent.select().where(StoreIntent.store == product_id, StoreIntent.version.in_(line))
+                       .order_by(StoreIntent.version.desc(), StoreIntent.id.desc()))
     except ValueError:  # a row whose change is not JSON: the book cannot be read
         raise Refused("intents_book_unreadable") from None
+    for intent in applied:
+        if intent.reverted_version is None:
+            # Reverted before reverts named their version: reverted on every line.
+            reverted_here = intent.status == StoreIntent.REVERTED
+        else:
+            reverted_here = intent.reverted_version in line
+        if not reverted_here:
+            return intent
+    return None
 
 
 def start_revert(*, product_id: str) -> tuple[Job, int]:
-    """Starts restoring the document the last applied intent changed."""
-    _built_store(product_id)
+    """Starts undoing the newest applied intent the draft carries (keeping every change made since)."""
+    store = _built_store(product_id)
     intent = last_applied(product_id)
-    if intent is None or intent.version is None:
-        raise Refused("nothing_to_revert")
+    if intent is None:
+        raise Refused("nothing_to_revert", f"Version {store.draft}, the one you are editing, carries no applied "
+                                           "change to undo.")
     if not intent.reversible:
         raise Refused("nothing_to_revert", "The last change applied to your store cannot be undone.")
+    lead = current_lead(product_id)
+    if lead != intent.lead:
+        raise Refused("nothing_to_revert", f"Your store leads with {said(lead)} now, not with {said(intent.lead)} as "
+                                           "the last change you applied set it, so that change is no longer in "
+                                           "force. Step back to undo your own changes.")
     if builds.busy(product_id):
         raise Refused("build_in_progress")
     with transaction():
         job, _ = create_job(kind=CHANGE, subject=builds.subject(product_id),
                             payload={"product_id": product_id, "action": "revert", "intent_id": intent.id})
     return job, intent.id
-
-
-def with_lead(document: dict, section: str) -> dict:
-    """The document with its home page leading with `section` (moved first, the rest in order)."""
-    pages = []
-    for page in document["pages"]:
-        if page["id"] == "home":
-            sections = sorted(page["sections"], key=lambda s: s.get("type") != section)
-            if all(s.get("type") != section for s in sections):
-                sections = [{"type": section}] + sections
-            page = {**page, "sections": sections}
-        pages.append(page)
-    return {**document, "lead": section, "pages": pages}
 
 
 def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
@@ -309,15 +317,20 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     with (fenced() if fenced else transaction()):
         if action == "revert":
             intent = StoreIntent.get_by_id(payload["intent_id"])
-            if intent.status == StoreIntent.REVERTED:
-                return {"product_id": product_id, "reverted": intent.id, "already": True}
-            if current.number != intent.version:
-                # The store changed after this intent (a rebuild, another change): restoring the
-                # older document would silently discard that work.
+            if intent.reverted_version in lineage(product_id, current.number):  # this job ran already
+                return {"product_id": product_id, "reverted": intent.id, "version": intent.reverted_version,
+                        "already": True}
+            if last_applied(product_id) != intent or current.document.get("lead") != intent.lead:
+                # The draft moved since the founder asked (a step back, another change): what
+                # they asked to undo is not what the version being edited shows now.
                 return {"product_id": product_id, "revert_failed": intent.id, "newer_version": current.number}
-            before = document_of(product_id, intent.base_version)
-            number = write_version(product_id, before, summary=f"Reverted: {intent.requested[:200]}")
-            StoreIntent.update(status=StoreIntent.REVERTED, reverted_at=utcnow()).where(
+            if current.number == intent.version:
+                before = document_of(product_id, intent.base_version)  # nothing since: the exact document
+            else:
+                # Changes since (an edit, a rebuild) stay: only the leading section goes back.
+                before = with_lead(current.document, intent.previous_lead)
+            number = write_version(product_id, before, summary=f"Reverted: {intent.requested[:200]}", by_founder=True)
+            StoreIntent.update(status=StoreIntent.REVERTED, reverted_at=utcnow(), reverted_version=number).where(
                 StoreIntent.id == intent.id).execute()
             return {"product_id": product_id, "reverted": intent.id, "version": number}
         if action == "apply":
@@ -325,11 +338,12 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
             if intent.version is not None:
                 return {"product_id": product_id, "applied": intent.id, "version": intent.version, "already": True}
             number = write_version(product_id, with_lead(current.document, intent.lead),
-                                   summary=f"Applied: {intent.requested[:200]} (leads with {said(intent.lead)})")
+                                   summary=f"Applied: {intent.requested[:200]} (leads with {said(intent.lead)})",
+                                   by_founder=True)
             StoreIntent.update(version=number).where(StoreIntent.id == intent.id).execute()
             return {"product_id": product_id, "applied": intent.id, "version": number}
         number = write_version(product_id, with_lead(current.document, payload["lead"]),
-                               summary=f"Leads with {said(payload['lead'])}")
+                               summary=f"Leads with {said(payload['lead'])}", by_founder=True)
         return {"product_id": product_id, "ordered": payload["lead"], "version": number}
 
 
@@ -371,6 +385,7 @@ def revert_result(job_id: str, intent_id: int, product_id: str) -> dict:
         return {**base, "status": "reverting", "version": None, "job_id": done.id}
     if "revert_failed" in (done.result or {}):
         return {**base, "status": "revert_failed", "version": None,
-                "explanation": f"Your store changed after this intent (version {done.result['newer_version']}); "
-                               "undoing it would discard that. Apply the change you want instead."}
+                "explanation": f"Your store changed while the undo waited (you are editing version "
+                               f"{done.result['newer_version']} now), so nothing was undone. Look at that version "
+                               "and undo again if it still carries the change."}
     return {**base, "status": "reverted", "version": done.result.get("version")}

@@ -19,6 +19,7 @@ from services.ownership import owner_of
 from services.reasons import sentence
 from services.research.launch import launch_fact
 from services.store import builds, publish, sections
+from services.store.versions import parts_said
 
 BUILDING, PUBLISHING, BUILT, PUBLISHED, FAILED = "building", "publishing", "built", "published", "failed"
 PUBLISH_WAIT_SECONDS = 20  # how long POST /api/store/publish waits for its check before answering `publishing`
@@ -65,10 +66,14 @@ def _versions(store, product_id: str) -> dict:
             "updated_at": iso(store.updated_at),
             # What the home page can lead with, as the editor's screen names them.
             "leads": LEADS_SAID,
-            # The sentences the AI wrote for the draft that the product record could not back:
-            # left out of the store, and reported here (reason `unbacked_claim`).
+            # The sentences written for the draft that the product record could not back: left
+            # out of the store, and reported here (reason `unbacked_claim`); `yours` when the
+            # founder wrote it and a rebuild could not keep it.
             "unbacked": [{"reason": "unbacked_claim", "field": d.get("field"), "sentence": d.get("sentence"),
-                          "why": d.get("why")} for d in ((store.dropped or []) if store.version else [])]}
+                          "why": d.get("why"), "yours": bool(d.get("yours"))}
+                         for d in ((store.dropped or []) if store.version else [])],
+            # The founder's changes the draft carries: what building a new version keeps.
+            "your_changes": parts_said(store.founder_changes) if store.version else []}
 
 
 def _running(store) -> tuple[str, str, str] | None:
@@ -116,7 +121,8 @@ def _poll_query():
     jobs = [(build, "build"), (going, "publish")]
     columns = [*(getattr(Store, name).alias(name) for name in _STORE_COLUMNS),
                *(getattr(job, name).alias(f"{prefix}_{name}") for job, prefix in jobs for name in _JOB_COLUMNS),
-               version.created_at.alias("draft_created_at"), version.dropped.alias("dropped")]
+               version.created_at.alias("draft_created_at"), version.dropped.alias("dropped"),
+               version.founder_changes.alias("founder_changes")]
     return (Store.select(*columns)
             .join_from(Store, build, pw.JOIN.LEFT_OUTER, on=(build.id == latest(builds.BUILD, Job.alias("b"))))
             .join_from(Store, going, pw.JOIN.LEFT_OUTER, on=(going.id == latest(publish.PUBLISH, Job.alias("p"))))
@@ -129,10 +135,11 @@ _STORE_COLUMNS = ("slug", "owner", "version", "draft_version", "published_versio
                   "updated_at")
 _JOB_COLUMNS = ("id", "status", "stage", "created_at", "error")
 PollRow = namedtuple("PollRow", [*_STORE_COLUMNS, *(f"{prefix}_{name}" for prefix in ("build", "publish")
-                                                    for name in _JOB_COLUMNS), "draft_created_at", "dropped"])
+                                                    for name in _JOB_COLUMNS), "draft_created_at", "dropped",
+                                                    "founder_changes"])
 # How the poll's columns are read back (read_row), in its order.
 _POLL_READERS = (*(getattr(Store, name) for name in _STORE_COLUMNS), *[getattr(Job, name) for name in _JOB_COLUMNS] * 2,
-                 StoreVersion.created_at, StoreVersion.dropped)
+                 StoreVersion.created_at, StoreVersion.dropped, StoreVersion.founder_changes)
 _POLL = KeptSQL(_poll_query)
 
 

@@ -95,11 +95,23 @@ export async function render(ctx) {
     });
   });
 
+  // What the home page leads with now: the version being edited says (GET /api/editor/draft), and
+  // the list below starts there, so it never shows a section the page does not lead with.
+  const leadsNow = h("p", { class: "hint", "aria-live": "polite" });
   const order = h("form", { class: "panel inline-form", novalidate: true },
     h("div", { class: "field" }, h("label", { for: "lead" }, "Lead the home page with"),
       h("select", { id: "lead", name: "lead" }, leads.map(({ section, said: named }) => h("option", { value: section },
         named.charAt(0).toUpperCase() + named.slice(1))))),
-    button("Set the leading section", null, { type: "submit", kind: "secondary" }));
+    button("Set the leading section", null, { type: "submit", kind: "secondary" }),
+    leadsNow);
+  async function showLead() {
+    const result = await get("/api/editor/draft");
+    if (!ctx.alive() || refusalOf(result)) return;
+    const lead = result.data.document.lead;
+    order.lead.value = lead;
+    leadsNow.dataset.leads = lead;
+    leadsNow.textContent = `Version ${result.data.number}, the one you are editing, leads with ${sectionWords(lead)}.`;
+  }
   order.addEventListener("submit", async (event) => {
     event.preventDefault();
     await busy(order.querySelector("button[type=submit]"), async () => {
@@ -121,7 +133,8 @@ export async function render(ctx) {
     fill(outcome, h("div", { class: `notice ${result.data.status === "reverted" ? "notice-success" : "notice-warn"}`, role: "status",
       dataset: { reverted: result.data.status } },
       h("p", { class: "notice-title" }, result.data.status === "reverted" ? "Undone" : "Not undone"),
-      h("p", {}, result.data.explanation || `${result.data.reverted_from.diff} That is undone.`)));
+      h("p", {}, result.data.explanation || `${result.data.reverted_from.diff} That is undone`
+        + (result.data.version ? `: you are now editing version ${result.data.version}.` : "."))));
     await loadHistory();
   }), { kind: "secondary", "data-action": "revert" });
 
@@ -133,8 +146,10 @@ export async function render(ctx) {
       : h("p", { class: "notice notice-success", role: "status" }, `You are now editing version ${result.data.version}.`));
     await loadHistory();
   });
+  // Every change and every step between versions ends here: the versions, and what the home
+  // page leads with, are read again from the version being edited.
   async function loadHistory() {
-    const result = await get("/api/editor/versions");
+    const [result] = await Promise.all([get("/api/editor/versions"), showLead()]);
     if (!ctx.alive()) return;
     const no = refusalOf(result);
     if (no) {
@@ -142,6 +157,9 @@ export async function render(ctx) {
       return;
     }
     fill(history, h("h2", { id: "history-title" }, "Versions"),
+      h("p", { class: "hint" }, "Step back and Step forward move between versions. Undo the last applied change "
+        + "undoes the newest suggestion the version you are editing carries and keeps what you changed since. "
+        + "Building a new version keeps every change the version you are editing carries."),
       signedIn
         ? h("p", { class: "actions" }, button("Step back", step({ direction: "undo" }), { kind: "secondary", "data-action": "undo" }),
           button("Step forward", step({ direction: "redo" }), { kind: "secondary", "data-action": "redo" }))

@@ -29,6 +29,30 @@ const UNBACKED = {
   origin: "a place of origin your product's record does not name",
 };
 
+/** "a, b and c" */
+function listed(words) {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+/** What building a new version does with the founder's changes, said before they build. */
+function rebuildKeeps(data) {
+  const changes = (data.your_changes || []).map((c) => c.said);
+  return h("p", { class: "hint", dataset: { yourChanges: String(changes.length) } }, changes.length
+    ? `Building a new version writes your store afresh from your product's record and keeps your changes: ${listed(changes)}.`
+    : "Building a new version writes your store afresh from your product's record.");
+}
+
+/** The founder's own sentences a rebuild could not keep, said plainly (never only in a fold). */
+function notKept(unbacked) {
+  const mine = unbacked.filter((u) => u.yours);
+  if (!mine.length) return null;
+  return h("div", { class: "notice notice-warn", role: "status", dataset: { notKept: String(mine.length) } },
+    h("p", { class: "notice-title" }, `${mine.length === 1 ? "One sentence" : `${mine.length} sentences`} of yours `
+      + "could not be kept in this version"),
+    h("ul", { class: "list" }, mine.map((u) => h("li", {}, `“${u.sentence}”: ${UNBACKED[u.why] || "not in the record"}, `
+      + "so it was left out. The rest of your changes are kept."))));
+}
+
 /** The public store's address as text a founder can copy, with a button that copies it. */
 function publicAddress(ctx, path) {
   const address = new URL(path, location.origin).href;
@@ -139,6 +163,8 @@ export async function render(ctx) {
       return;
     }
     const published = data.status === "published";
+    // The sentences the AI wrote that the record cannot back (the founder's own are said apart).
+    const written = (data.unbacked || []).filter((u) => !u.yours);
     const [metrics, drawn, stands] = await Promise.all([published ? visitors(data.product_id) : null,
       data.version ? pictures(published) : [], whereItStands(data.product_id)]);
     if (!ctx.alive()) return;
@@ -161,11 +187,13 @@ export async function render(ctx) {
           data.preview_url ? h("a", { class: "btn btn-secondary", href: data.preview_url, target: "_blank", rel: "noopener" }, "Open the preview") : null,
           data.public_url ? h("a", { class: "btn btn-secondary", href: data.public_url, target: "_blank", rel: "noopener", dataset: { publicUrl: data.public_url } }, "Open the public store") : null,
           data.version && !published ? button("Publish", publish, { "data-action": "publish" }) : null,
-          button(data.version ? "Build a new version" : "Build my store", build, { kind: data.version ? "ghost" : "primary", "data-action": "build" }))),
-      (data.unbacked || []).length ? h("details", { class: "panel", dataset: { unbacked: String(data.unbacked.length) } },
-        h("summary", {}, `${data.unbacked.length} sentence${data.unbacked.length === 1 ? " was" : "s were"} left out: `
+          button(data.version ? "Build a new version" : "Build my store", build, { kind: data.version ? "ghost" : "primary", "data-action": "build" })),
+        data.version ? rebuildKeeps(data) : null),
+      notKept(data.unbacked || []),
+      written.length ? h("details", { class: "panel", dataset: { unbacked: String(written.length) } },
+        h("summary", {}, `${written.length} sentence${written.length === 1 ? " was" : "s were"} left out: `
           + "your product's record cannot back them"),
-        h("ul", { class: "list" }, data.unbacked.map((u) => h("li", {}, `“${u.sentence}” (${UNBACKED[u.why] || "not in the record"})`)))) : null,
+        h("ul", { class: "list" }, written.map((u) => h("li", {}, `“${u.sentence}” (${UNBACKED[u.why] || "not in the record"})`)))) : null,
       drawn,
       metrics,
       h("p", { class: "hint" }, "Publishing re-checks every page, the price against your offer and every sentence "
