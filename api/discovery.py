@@ -72,6 +72,14 @@ DECISIONS: list[str] = [
     "next is null, reason (`all_held`, `passed_out`, `catalog_exhausted`, `not_servable`, or "
     "`claim_limit_reached` at the allowance) and explanation; the next card is held for the session. Passing "
     "your own claim is 409 `claimed_by_you`.",
+    f"POST /api/pass {{action: undo, product_id?}} takes back the session's latest pass (or its pass of "
+    f"product_id) for {discovery.UNDO_PASS_SECONDS} seconds after it, so a slip of the thumb does not cost a "
+    "product; after that a pass is final. It answers {status: restored, product_id, held_until, explanation}: "
+    "the product is a candidate of the founder's again, and held for them again (releasing the hold of the "
+    "card shown after the pass) unless another founder holds or claimed it meanwhile or the allowance is used "
+    "up (held_until null). Refusals: 200 `undo_window_over` (the minute is over; the answer names product_id), "
+    "200 `no_pass_to_undo` (no pass of the session's, or of that product, to take back; a second undo of the "
+    "same pass answers this).",
     f"Claim allowance: base {discovery.BASE_ALLOWANCE}, +1 per share action, at most "
     f"{discovery.BASE_ALLOWANCE + discovery.MAX_SHARE_LIFTS} (after {discovery.MAX_SHARE_LIFTS} lifting shares a "
     "share is still "
@@ -79,10 +87,12 @@ DECISIONS: list[str] = [
     "below zero. POST /api/share answers {status: share_recorded, shared: true, url: BASE_URL/r/<code>, "
     "allowance, claims_made, finds_remaining, explanation, observed}; the code is the session's (its account's "
     "once bound) referral code, to which a friend's later sign-up is credited.",
-    "GET /api/claims answers {status: ok, allowance, claims_made, finds_remaining, claimed: [the session's claimed "
-    "products as cards (yours, claimed: true), newest first]}: what a claim would spend, read before one, and the "
-    "founder's claims whatever the feed shows (after a share the feed serves a new hold, not the claim). Not "
-    "metered, and nothing is recorded as seen.",
+    "GET /api/claims answers {status: ok, allowance, claims_made, finds_remaining, max_allowance, next_claim, "
+    "claimed: [the session's claimed products as cards (yours, claimed: true), newest first]}: what a claim would "
+    "spend, read before one, and the founder's claims whatever the feed shows (after a share the feed serves a new "
+    "hold, not the claim). next_claim says in words what unlocks the next claim: nothing while claims are left, a "
+    "share while the allowance is below max_allowance, and at max_allowance that nothing does (so the empty feed "
+    "at the allowance says what comes next instead of nothing). Not metered, and nothing is recorded as seen.",
     "Watches: POST /api/notify_me {email, product_id} records a watch (200 {status: watching, product_id, email, "
     "since, because: held|claimed}) on a product held or claimed by someone else; otherwise 200 "
     "{status: refused, reason: nothing_to_watch} (free now, yours, or no such product); 400 `invalid_email`. "
@@ -147,13 +157,15 @@ class SelectAnswer(Schema):
 
 
 class PassBody(Schema):
-    action = fields.String(required=True, validate=validate.OneOf(["claim", "pass"]), metadata={"reason": "invalid_action"})
+    action = fields.String(required=True, validate=validate.OneOf(["claim", "pass", "undo"]),
+                           metadata={"reason": "invalid_action"})
     product_id = fields.String(validate=validate.Length(min=1, max=120))
 
 
 class PassAnswer(Schema):
-    status = fields.String(required=True, metadata={"enum": ["claimed", "passed"]})
+    status = fields.String(required=True, metadata={"enum": ["claimed", "passed", "restored"]})
     product_id = fields.String()
+    held_until = fields.String(allow_none=True)
     allowance = fields.Integer()
     claims_made = fields.Integer()
     finds_remaining = fields.Integer()
@@ -179,6 +191,8 @@ class ClaimsAnswer(Schema):
     allowance = fields.Integer(required=True)
     claims_made = fields.Integer(required=True)
     finds_remaining = fields.Integer(required=True)
+    max_allowance = fields.Integer(required=True)
+    next_claim = fields.String(required=True, metadata={"description": "What unlocks the next claim, in words"})
     claimed = fields.List(fields.Nested(CardSchema), required=True)
 
 
@@ -306,15 +320,21 @@ def select(body):
 
 @bp.post("/api/pass")
 @bp.declare(changes_state=True,
-            refuses={200: ["claim_limit_reached", "no_product", "not_presearch_qualified"],
+            refuses={200: ["claim_limit_reached", "no_product", "not_presearch_qualified", "no_pass_to_undo",
+                           "undo_window_over"],
                      400: ["unknown_product"],
                      409: ["claimed_by_another_founder", "held_by_another_founder", "passed_by_you", "not_shown",
                            "claimed_by_you"]})
 @bp.arguments(PassBody)
 @bp.response(200, PassAnswer)
 def pass_or_claim(body):
-    """Claims the held product (action claim) or passes on it for good and shows the next (action pass)."""
+    """Claims the held product (action claim), passes on it and shows the next (action pass), or takes a
+    pass back within its minute (action undo)."""
     session = current_session()
+    if body["action"] == "undo":
+        answer, jobs = discovery.undo_pass(session=session, product_id=body.get("product_id"))
+        send_all(jobs)
+        return answer
     if body["action"] == "claim":
         answer = discovery.claim(session=session, product_id=body.get("product_id"))
         send_all(research.request_if_missing(answer["product_id"]))  # the claim starts its product's research

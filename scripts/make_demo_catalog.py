@@ -17,6 +17,13 @@ The data deliberately contains products that a quality gate should reject:
 a handful with thin (< 20 %) or zero/negative gross margins, some whose
 evidence is all old (before 2025-06-01), and some with a single evidence row.
 
+Each hand-written reading is the newest of its metric's series: the script
+adds earlier monthly readings before it (``SERIES_READINGS`` per metric in
+all, a steady rise, fall or plateau chosen per product and metric from a hash
+of their names), so a card's "Evidence over time" shows a trend. A product
+written with a single evidence row keeps its one row: it is there to fail
+the evidence gate.
+
 Usage::
 
     python3 scripts/make_demo_catalog.py
@@ -24,6 +31,7 @@ Usage::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import textwrap
 from datetime import date, timedelta
@@ -43,6 +51,9 @@ IMAGE_URL_PREFIX = "/static/demo/"
 ANCHOR = date(2026, 11, 20)
 OLD_CUTOFF = date(2025, 6, 1)
 RECENT_WINDOW_DAYS = 120
+# Readings per metric: the hand-written one and the earlier monthly ones added before it.
+SERIES_READINGS = 6
+SERIES_STEP_DAYS = 30
 
 
 # ---------------------------------------------------------------- catalog build
@@ -51,6 +62,36 @@ def _evidence_date(when) -> date:
     if isinstance(when, int):
         return ANCHOR - timedelta(days=when)
     return date.fromisoformat(when)
+
+
+def _unit(*words: str) -> float:
+    """A number in [0, 1) fixed by the words: the same on every run and machine."""
+    digest = hashlib.sha256(":".join(words).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2 ** 64
+
+
+def _earlier_readings(pid: str, source: str, rows: list[dict]) -> list[dict]:
+    """The monthly readings before a metric's first hand-written one, so that the metric has
+    SERIES_READINGS in all: each month back moves the value by the same share (a rise toward
+    the hand-written reading, a fall or a plateau) with a small wobble, all fixed by names."""
+    first = min(rows, key=lambda row: row["date"])
+    value, start = first["value"], date.fromisoformat(first["date"])
+    # The share a month moves, from -8 % (it was higher before) to +12 % (it grew into today's value).
+    monthly = -0.08 + 0.20 * _unit(pid, source, "trend")
+    whole = isinstance(value, int)
+    added = []
+    for back in range(1, SERIES_READINGS - len(rows) + 1):
+        wobble = 1 + 0.06 * (_unit(pid, source, str(back)) - 0.5)
+        earlier = value / (1 + monthly) ** back * wobble
+        earlier = max(1, round(earlier)) if whole else max(0.01, round(earlier, 2))
+        added.append({
+            "date": (start - timedelta(days=SERIES_STEP_DAYS * back)).isoformat(),
+            "source": source,
+            "metric": SOURCE_METRIC[source],
+            "value": earlier,
+            "note": "Earlier monthly reading of the same measure.",
+        })
+    return added
 
 
 def build_records() -> list[dict]:
@@ -65,6 +106,10 @@ def build_records() -> list[dict]:
                 "value": value,
                 "note": note,
             })
+        if len(evidence) > 1:  # a single row is there to fail the gate: it stays single
+            for source in dict.fromkeys(row["source"] for row in evidence):
+                evidence += _earlier_readings(p["product_id"], source,
+                                              [row for row in evidence if row["source"] == source])
         evidence.sort(key=lambda e: e["date"])  # stable: ties keep literal order
         pid = p["product_id"]
         record = {
@@ -109,7 +154,8 @@ def validate(records: list[dict]) -> None:
         assert 0.0 <= r["rank"] <= 100.0, pid
         assert 1 <= len(r["images"]) <= 3, pid
         ev = r["evidence"]
-        assert 1 <= len(ev) <= 7, pid
+        assert len(ev) == 1 or all(sum(e["source"] == source for e in ev) >= SERIES_READINGS
+                                   for source in {e["source"] for e in ev}), pid
         assert [e["date"] for e in ev] == sorted(e["date"] for e in ev), pid
         for e in ev:
             d = date.fromisoformat(e["date"])

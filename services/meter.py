@@ -25,7 +25,7 @@ from fractions import Fraction
 import peewee as pw
 
 from models.account import Account, MeterUsage, Referral, ReferralCode
-from models.clock import clock, iso
+from models.clock import clock
 from models.db import KeptSQL, param, read_row, transaction
 from services.errors import Refused
 from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label
@@ -449,7 +449,7 @@ def _refusal(states: dict[str, BucketState], bucket_id: str, plan: Plan, *, forc
     raisers = [{"referral": "sharing your link", "upgrade": "upgrading"}[w["how"]] for w in ways
                if w["how"] == "upgrade" or w["your_multiplier"] < w["cap"]]
     explanation = (f"You have used {used} of your {limit} {name} credits for this {span} "
-                   f"(each use costs {state.bucket.cost}). It resets at {iso(_utc(until))}; "
+                   f"(each use costs {state.bucket.cost}). It resets {resets_in_words(until, clock.time())}; "
                    "other features have their own allowances")
     explanation += f", and {' or '.join(raisers)} raises your limits." if raisers else "."
     return Refused(
@@ -487,6 +487,19 @@ def ways_up(plan: Plan) -> list[dict]:
                         "detail": f"Upgrade to {tier_label(following_tier)} for {float(factor):g}x your current "
                                   "limits on every feature."})
     return entries
+
+
+def resets_in_words(until: int, now: float) -> str:
+    """When a window resets, as a founder reads it ("in 2 hours and 5 minutes, at 12:00 UTC on Dec 5,
+    2026"), not as an ISO timestamp. The server does not know the founder's time zone, so the
+    wait comes first (true wherever they are) and the moment is named in UTC, the day as the
+    app's screens write one."""
+    minutes = max(1, -(-int(until - now) // 60))  # rounded up: "in 0 minutes" would be wrong
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute")) if n]
+    moment = _utc(until)
+    return f"in {' and '.join(parts[:2])}, at {moment:%H:%M} UTC on {moment:%b} {moment.day}, {moment.year}"
 
 
 def _utc(epoch: int) -> datetime:

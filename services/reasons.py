@@ -20,6 +20,8 @@ SERVICE_REASONS: dict[str, Reason] = {
     "bound_to_another_account": Reason(409, "This session is signed in to another account, so that address cannot be saved to it; sign out first."),
     "campaign_book_full": Reason(409, "Your campaign book already holds as many campaigns as it keeps. Remove one before adding another; nothing was saved."),
     "claim_required": Reason(409, "Publishing, going live and taking money need the product to be yours alone: claim it first. Nothing was changed; building and editing its store need no claim."),
+    "no_pass_to_undo": Reason(200, "There is no pass of yours to undo: you have not passed on that product, or its pass was undone already. Nothing was changed."),
+    "undo_window_over": Reason(200, "A pass can be undone for one minute after it, and that minute is over: the pass is final now. Nothing was changed."),
     "claimed_by_you": Reason(409, "You have claimed this product, and a claim cannot be passed on; it stays yours."),
     "cross_site_request": Reason(403, "This request came from another site, so nothing was changed; use the service's own pages."),
     "database_unavailable": Reason(503, "The service cannot reach its database right now; nothing was changed. Try again in a moment."),

@@ -464,7 +464,8 @@ def test_share_records_lifts_the_allowance_and_returns_the_coded_link(client):
 def test_claims_says_what_a_claim_spends_and_keeps_the_claims_in_view_after_a_share(client, founder):
     catalog(14)
     before = client.get("/api/claims").get_json()
-    assert before == {"status": "ok", "allowance": 1, "claims_made": 0, "finds_remaining": 1, "claimed": []}
+    assert before == {"status": "ok", "allowance": 1, "claims_made": 0, "finds_remaining": 1, "max_allowance": 5,
+                      "next_claim": "You can claim 1 more product now.", "claimed": []}
     first = find(client).get_json()["product_id"]
     claim(client)
     client.post("/api/share")

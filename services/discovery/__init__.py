@@ -30,12 +30,15 @@ from services.discovery.holds import (
                                       HOLD_MINUTES,
                                       METER_BUCKET,
                                       PASSED,
+                                      RESTORED,
                                       SELECTED,
+                                      UNDO_PASS_SECONDS,
                                       claim,
                                       feed,
                                       find,
                                       pass_on,
                                       select,
+                                      undo_pass,
 )
 from services.discovery.resolver import CLAIMED, HELD, Resolved, resolve
 from services.discovery.runs import (
@@ -66,7 +69,8 @@ from services.discovery.runs import (
 __all__ = [
     "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "claims", "share",
     "card",
-    "FEED_SIZE", "HOLD_MINUTES", "METER_BUCKET", "PASSED", "SELECTED", "claim", "feed", "find", "pass_on", "select",
+    "FEED_SIZE", "HOLD_MINUTES", "METER_BUCKET", "PASSED", "RESTORED", "SELECTED", "UNDO_PASS_SECONDS", "claim", "feed", "find",
+    "pass_on", "select", "undo_pass",
     "CLAIMED", "HELD", "Resolved", "resolve",
     "DISCOVER", "DISCOVER_SCRIPT", "MAX_QUERY_CHARS", "NEVER_RUN", "OUTPUT_CAP", "RUN_STATES", "RUNNING", "STARTED",
     "ScriptRun", "account_runs", "latest_run", "run_answer", "run_capped", "run_of", "run_report", "run_script",

@@ -37,6 +37,23 @@ class Allowance:
         return {"allowance": self.allowance, "claims_made": self.claims_made, "finds_remaining": self.finds_remaining}
 
 
+MAX_ALLOWANCE_WORDS = "the most one founder can claim"
+
+
+def next_claim(allowance: Allowance) -> str:
+    """What unlocks the founder's next claim, in their words: nothing while claims are left,
+    a share while shares still lift the allowance, and at its cap that nothing does."""
+    most = BASE_ALLOWANCE + MAX_SHARE_LIFTS
+    left = allowance.finds_remaining
+    if left:
+        return f"You can claim {left} more product{'' if left == 1 else 's'} now."
+    if allowance.allowance < most:
+        return (f"Share your link to unlock your next claim: each share unlocks one more, up to {most} "
+                "claims in all.")
+    return (f"You have claimed {most} products, {MAX_ALLOWANCE_WORDS}, so sharing unlocks no more. "
+            "What you claimed stays yours.")
+
+
 def allowance_of(owner: Owner) -> Allowance:
     row = ClaimAllowance.get_or_none(ClaimAllowance.owner == owner.key)
     if row is None:
@@ -54,7 +71,9 @@ def claims(*, session: Session) -> dict:
     ids = [row.product_id for row in Claim.select(Claim.product).where(owner.owns(Claim))
            .order_by(Claim.created_at.desc(), Claim.id.desc())]
     rows = product_rows(ids)
-    return {"status": "ok", **allowance_of(owner).fields(),
+    allowance = allowance_of(owner)
+    return {"status": "ok", **allowance.fields(), "max_allowance": BASE_ALLOWANCE + MAX_SHARE_LIFTS,
+            "next_claim": next_claim(allowance),
             "claimed": with_trends([card(*rows[pid], yours=True, claimed=True) for pid in ids if pid in rows],
                                    [version_of(rows[pid][1]) for pid in ids if pid in rows])}
 

@@ -66,6 +66,10 @@ MINT_ROUNDS = 8
 
 PASSED = "passed"
 SELECTED = "selected"
+RESTORED = "restored"
+# A pass can be taken back for this long after it (a slip of the thumb on a phone should not
+# cost a founder a product); after that it is final, as the spec says a pass is.
+UNDO_PASS_SECONDS = 60
 
 
 # --- Taking and giving up holds --------------------------------------------------------------
@@ -427,3 +431,43 @@ def pass_on(*, session: Session, product_id: str | None = None) -> tuple[dict, l
     if following is None:
         body.update(reason=reason, explanation=sentence(reason))
     return body, jobs
+
+
+def undo_pass(*, session: Session, product_id: str | None = None) -> tuple[dict, list[Job]]:
+    """Takes back the session's latest pass (or its pass of the named product) within
+    UNDO_PASS_SECONDS of it: the product is back in the founder's feed, held for them again
+    when no one else has taken it since (the hold of the card shown after the pass is released)."""
+    owner, now = owner_of(session), utcnow()
+    passes = Passed.select(Passed.product, Passed.created_at).where(owner.owns(Passed))
+    if product_id is not None:
+        passes = passes.where(Passed.product == product_id)
+    latest = passes.order_by(Passed.created_at.desc(), Passed.id.desc()).first()
+    if latest is None:
+        raise Refused("no_pass_to_undo")
+    target = latest.product_id
+    if latest.created_at < now - timedelta(seconds=UNDO_PASS_SECONDS):
+        raise Refused("undo_window_over", product_id=target)
+    held_until, jobs = None, []
+    with transaction():
+        # Every pass of the owner's on the product goes (a signed-in founder may have passed on
+        # it from two devices); a second undo of the same pass finds nothing left to delete.
+        if not Passed.delete().where(owner.owns(Passed), Passed.product == target).execute():
+            raise Refused("no_pass_to_undo")
+        can_claim = allowance_of(owner).finds_remaining > 0
+        if can_claim and not _claimed_now(target):
+            until = _take_hold(owner, target, now)
+            if until is not None:
+                kept, released = _keep_only(owner, target)
+                if kept:
+                    held_until = until
+                    jobs = watches.observe_available(released, now=now)
+    name = Product.get_by_id(target).name
+    if held_until is not None:
+        explanation = f"{name} is back in your feed, held for you again."
+    elif not can_claim:
+        explanation = f"You no longer pass on {name}; your feed shows it again once you can claim one more product."
+    else:
+        explanation = (f"You no longer pass on {name}, but another founder holds or claimed it now; "
+                       "your feed shows it again if it is free.")
+    return {"status": RESTORED, "product_id": target, "held_until": iso(held_until),
+            "explanation": explanation}, jobs

@@ -1,7 +1,7 @@
 // A product card (spec 2.4 and the card decision): what a founder needs to judge a
 // candidate at a glance, with the hold timer on their own product.
 import { h, money, percent, clock } from "./dom.js";
-import { trendList } from "./charts.js";
+import { day, trendList } from "./charts.js";
 
 /** The card element; `actions` (elements) go at its foot, `slot` receives notices. */
 export function productCard(card, { actions = [], ctx, headingLevel = "h3" } = {}) {
@@ -38,7 +38,7 @@ function figure(label, value) {
 
 function evidenceText(card) {
   const rows = `${card.evidence_count} dated row${card.evidence_count === 1 ? "" : "s"}`;
-  return card.evidence_latest ? `${rows}, latest ${card.evidence_latest}` : rows;
+  return card.evidence_latest ? `${rows}, latest ${day(card.evidence_latest)}` : rows;
 }
 
 function yoursLine(card, ctx) {

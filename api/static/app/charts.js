@@ -90,7 +90,9 @@ export function sparkline(trend) {
       y2: newest.split(",")[1], class: "spark-dot", "vector-effect": "non-scaling-stroke" }) : null);
 }
 
-/** Every series of a product: its label, its line, its newest reading; each reading as text. */
+/** Every series of a product: its label, its line, its newest reading; each reading as text.
+ * A series of one reading has no trend to draw: it is its number with its date ("48 on Nov 12,
+ * 2026"), not a line of one dot. */
 export function trendList(trends, { title } = {}) {
   if (!(trends || []).length) return null;
   return h("div", { class: "trends", dataset: { trends: String(trends.length) } },
@@ -98,10 +100,13 @@ export function trendList(trends, { title } = {}) {
     h("ul", { class: "trend-list" }, trends.map((trend) => {
       const points = trend.points || [];
       const last = points[points.length - 1];
+      const drawn = points.length > 1
+        ? [sparkline(trend), h("span", { class: "trend-value" }, number(last.value))]
+        : [h("span", { class: "trend-value", dataset: { reading: "one" } },
+          last ? `${number(last.value)} on ${day(last.date)}` : "No readings yet")];
       return h("li", { class: "trend", dataset: { metric: trend.metric, source: trend.source } },
         h("span", { class: "trend-label" }, trend.label),
-        sparkline(trend),
-        h("span", { class: "trend-value" }, last ? number(last.value) : "—"),
+        ...drawn,
         h("span", { class: "visually-hidden" }, `Readings of ${trend.label} from ${trend.source}: `
           + points.map((p) => `${number(p.value)} on ${day(p.date)}`).join("; ")));
     })));

@@ -12,6 +12,9 @@ import { progress, poll } from "../poll.js";
 export const name = "find";
 export const label = "Find a product";
 
+// How long a pass can be taken back (services/discovery/holds.py UNDO_PASS_SECONDS).
+const UNDO_SECONDS = 60;
+
 /** What one claim spends, from GET /api/claims: "your 1 claim", "your last claim", "1 of your 3 claims". */
 function claimCost(allowance) {
   const left = allowance.finds_remaining;
@@ -19,11 +22,16 @@ function claimCost(allowance) {
   return `1 of your ${left} claims`;
 }
 
+/** Whether a share still unlocks one more claim (the allowance has a most, GET /api/claims max_allowance). */
+const sharingUnlocks = (allowance) => allowance.allowance < allowance.max_allowance;
+
 /** What is left after this claim, in a founder's words. */
 function afterClaim(allowance) {
   const left = allowance.finds_remaining - 1;
-  return left > 0 ? `You will have ${plural(left, "claim")} left.`
-    : "After it your feed stays empty until you share your link, which unlocks one more claim.";
+  if (left > 0) return `You will have ${plural(left, "claim")} left.`;
+  return sharingUnlocks(allowance)
+    ? "After it your feed stays empty until you share your link, which unlocks one more claim."
+    : `It is your last: ${allowance.max_allowance} claims are the most one founder can make, so no share unlocks another.`;
 }
 
 const claimedActions = () => [linkButton("See the offer", "#/app/offer", "primary"), linkButton("Dashboard", "#/app/dashboard")];
@@ -99,7 +107,7 @@ export async function render(ctx) {
 
   function yourCard(card) {
     const acts = [claimButton(card, () => node),
-      button("Pass for good", (event) => busy(event.currentTarget, () => pass(node)), { kind: "secondary", "data-action": "pass" })];
+      button("Pass for good", (event) => busy(event.currentTarget, () => pass(node, card)), { kind: "secondary", "data-action": "pass" })];
     const node = productCard(card, { actions: acts, ctx, headingLevel: "h3" });
     return node;
   }
@@ -162,14 +170,54 @@ export async function render(ctx) {
     refuseIn(node, result, productId);
   }
 
-  async function pass(node) {
+  async function pass(node, card) {
     const result = await post("/api/pass", { action: "pass" });
     if (result.data && result.data.status === "passed") {
-      fill(status); // with no next card, the feed below says why
+      // Said above the feed (with no next card, the feed below says why), with the way back.
+      fill(status, passedNotice(card));
       await loadFeed();
       return;
     }
     refuseIn(node, result);
+  }
+
+  /** What a pass did, and an Undo for the minute the service keeps it open; then it says the pass is final. */
+  function passedNotice(card) {
+    const timer = h("span", { role: "timer", "aria-live": "off" });
+    const line = h("p", {}, "It will not be shown to you again. Changed your mind? ", timer);
+    const undo = h("p", { class: "actions" }, button(`Undo: show ${card.name} again`,
+      (event) => busy(event.currentTarget, () => undoPass(card)), { kind: "secondary", "data-action": "undo-pass" }));
+    const notice = h("div", { class: "notice notice-info", role: "status", dataset: { passed: card.product_id } },
+      h("p", { class: "notice-title" }, `You passed on ${card.name}`), line, undo);
+    const until = Date.now() + UNDO_SECONDS * 1000;
+    const tick = () => {
+      const left = (until - Date.now()) / 1000;
+      if (left <= 0) {
+        line.textContent = `Passing on ${card.name} is final now: it will not be shown to you again.`;
+        undo.remove();
+        return false;
+      }
+      timer.textContent = `You can undo it for ${Math.ceil(left)} more second${Math.ceil(left) === 1 ? "" : "s"}.`;
+      return true;
+    };
+    if (tick()) {
+      const interval = setInterval(() => {
+        if (!ctx.alive() || !notice.isConnected || !tick()) clearInterval(interval);
+      }, 1000);
+    }
+    return notice;
+  }
+
+  async function undoPass(card) {
+    const result = await post("/api/pass", { action: "undo", product_id: card.product_id });
+    if (result.data && result.data.status === "restored") {
+      fill(status, h("div", { class: "notice notice-success", role: "status", dataset: { restored: card.product_id } },
+        h("p", { class: "notice-title" }, `${card.name} is back`),
+        h("p", {}, result.data.explanation)));
+      await loadFeed();
+      return;
+    }
+    fill(status, refusal(refusalOf(result), actions, result.http));
   }
 
   // Holding another card releases the one held now: the founder is told which.
@@ -215,15 +263,18 @@ export async function render(ctx) {
   await Promise.all([loadFeed(), loadWatches()]);
 }
 
-/** At the claim allowance the feed is empty: say so, and how to get one more claim. */
+/** At the claim allowance the feed is empty: say so, and what unlocks the next claim (a share, until
+ * the allowance is at its most; then that nothing does, rather than offer a share that unlocks nothing). */
 function atAllowance(actions, allowance) {
   const of = allowance && allowance.allowance;
   const used = of ? `You have used ${of === 1 ? "your one claim" : `all ${of} of your claims`}` : "You have used your claim allowance";
-  return h("div", { class: "notice notice-info", role: "status", dataset: { reason: "claim_limit_reached" } },
-    h("p", { class: "notice-title" }, used),
-    h("p", {}, "Your feed is empty until you share your link: each share unlocks one more claim. "
-      + "What you claimed stays below, and under Your products."),
-    h("p", { class: "actions" }, button("Share to unlock one more", actions.share, { kind: "secondary" })));
+  const canUnlock = !allowance || sharingUnlocks(allowance);
+  const next = allowance ? allowance.next_claim : "Share your link: each share unlocks one more claim.";
+  return h("div", { class: "notice notice-info", role: "status",
+    dataset: { reason: "claim_limit_reached", unlock: canUnlock ? "share" : "none" } },
+  h("p", { class: "notice-title" }, used),
+  h("p", {}, `${next} What you claimed stays below, and under Your products.`),
+  canUnlock ? h("p", { class: "actions" }, button("Share to unlock one more", actions.share, { kind: "secondary" })) : null);
 }
 
 /** "#/app/find/yours": the products the founder claimed, and what a claim has left. */
@@ -240,7 +291,7 @@ async function renderYours(ctx) {
     title("Your products", "What you claimed: yours alone, for good, whatever your feed shows."),
     claimed.length
       ? [h("p", { class: "muted" }, `You have used ${made} of your ${plural(allowance, "claim")}`
-        + `${left ? `: ${left} left to use on Find.` : "."}`),
+        + `${left ? `: ${left} left to use on Find.` : `. ${result.data.next_claim}`}`),
       h("div", { class: "stack", dataset: { claimed: String(claimed.length) } },
         claimed.map((card) => productCard(card, { ctx, actions: claimedActions(), headingLevel: "h2" })))]
       : [h("p", { class: "empty" }, "You have not claimed a product yet."),
