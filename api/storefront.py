@@ -52,6 +52,14 @@ DECISIONS: list[str] = [
     "Store visits are counted by the page's own script (TRACKER, POST /api/track), never by serving the page: a 304, "
     "a page from a CDN and a page from the browser's cache all run it, so each view counts once, and serving writes "
     "nothing.",
+    "The store speaks for the business (issue 47): each build writes the business name and the support address "
+    "(support_email_local @ the store's connected domain) that Settings hold then into the store document, so a "
+    "change shows after the next build and publish. The header, footer and Contact page name the business (the "
+    "product's name until it has one); the Contact page links the support address, or, without one, says a reply "
+    "to the order's receipt reaches the business. Public pages show no seller research: the evidence section "
+    "renders only in the founder's preview, the copy tells no search counts or ranks, and a founder's own product "
+    "shows no category. A receipt is From the business's name, Reply-To the store's support address, else "
+    "order+<order id>@ the host of BASE_URL, which the desk files for the founder who claimed the product.",
 ]
 
 

@@ -29,7 +29,7 @@ from models.session import Session
 from services.discovery import Resolved, resolve
 from services.domains import connected_domain
 from services.errors import Refused
-from services.ownership import Owner, adopter, adoption_keys, owner_of, session_key
+from services.ownership import Owner, adopter, adoption_keys, owner_from_key, owner_of, session_key
 from services.research.launch import launch_fact
 
 AI_EMAIL_MODES = BusinessSettings.AI_EMAIL_MODES
@@ -153,6 +153,16 @@ def support_address(owner: Owner, resolved: Resolved | None) -> str | None:
     local = settings_of(owner)["support_email_local"]
     domain = _domain(owner, resolved)
     return f"{local}@{domain}" if local and domain else None
+
+
+def store_business(owner_key: str, product_id: str) -> dict:
+    """What the owner's store of `product_id` says of the business behind it, as a build
+    writes it into the store document: {name (None: the store goes by its product's name),
+    support_email (the support address, None until a domain is connected)}."""
+    owner = owner_from_key(owner_key)
+    settings = settings_of(owner)
+    local, domain = settings["support_email_local"], connected_domain(owner, product_id)
+    return {"name": settings["business_name"], "support_email": f"{local}@{domain}" if local and domain else None}
 
 
 @launch_fact("support_address_set")

@@ -10,11 +10,14 @@ from integrations.mail.render import render
 from services.errors import TransientError
 
 
-def send_mail(to: str, template: str, *, settings=None, mailer=None, **context) -> bool:
-    """Renders `template` with `context` and mails it to `to`; True when the server took it."""
+def send_mail(to: str, template: str, *, settings=None, mailer=None, from_name: str | None = None,
+              reply_to: str | None = None, **context) -> bool:
+    """Renders `template` with `context` and mails it to `to` (from `from_name` at our own
+    address and with `reply_to` when given); True when the server took it."""
     subject, text, html = render(template, **context)
+    message = Message(to=to, subject=subject, text=text, html=html, from_name=from_name, reply_to=reply_to)
     try:
-        (mailer or get_mailer(settings or get_settings())).send(Message(to=to, subject=subject, text=text, html=html))
+        (mailer or get_mailer(settings or get_settings())).send(message)
     except MailUnavailable:
         raise TransientError("mailer unavailable") from None
     except MailRejected:

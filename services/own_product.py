@@ -46,6 +46,8 @@ MAX_PRICE = Decimal("100000")
 SUMMARY = "Founder's own product details"
 SAVED = "saved"
 CREATED = "created"  # POST /api/product made the founder's own product
+# The category a founder's own product is filed under on the founder's screens; its store and
+# its copy name no category for it (a shopper would read "Your own product" as the shop's words).
 OWN_CATEGORY = "Your own product"
 OWN_CURRENCY = "USD"  # the demo catalog's; an own product's store sells in it
 # The largest body POST /api/product reads: every image at its largest, base64 in a data:

@@ -72,12 +72,13 @@ def test_offline_copy_is_the_same_in_another_process_with_another_hash_seed():
     assert outputs == {here}
 
 
-def test_offline_copy_tells_the_offer_price_and_demand_but_no_private_figure():
+def test_offline_copy_tells_the_offer_price_but_no_research_and_no_private_figure():
     product = knife_strip()
     facts = facts_of(product)
     text = json.dumps(offline.write(store_task(facts)), ensure_ascii=False)
     assert "$34.99" in text
-    assert "22,400" in text and "October 2026" in text  # the monthly_searches row, with its month
+    # The store's copy speaks to shoppers: no search counts or ranks of the research (issue 47).
+    assert "22,400" not in text and "October 2026" not in text and "demand" not in text
     for private in (facts.offer["cost"], facts.offer["unit_margin"], facts.offer["margin_pct"], product["cost"], 7.85):
         assert f"{private:.2f}" not in text and f"{private:g}" not in text
     assert "help@wallside.example" in text and "Wallside Goods" in text

@@ -12,6 +12,7 @@ import pytest
 
 from models.store import StoreVersion
 from services.catalog import load_catalog_file
+from services.store.render import render_page
 from tests.factories import TODAY, built, claim, find, load, refusal
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
@@ -157,8 +158,10 @@ def test_the_editing_journey_runs_on_a_catalog_with_other_metric_names(founder, 
     for words in ("Units sold over 30 days: <strong>1,200</strong>", "Hashtag views: <strong>2,400,000</strong>",
                   "Category rank: <strong>12</strong>", "Search interest: <strong>72</strong>"):
         assert words in page
-    # The offline copywriter tells the demand it can read, with the rise it saw.
-    assert "Search interest for products like this reached 72, up from 55 (trends feed" in page
+    # Only the founder's preview shows the rows; the copy tells shoppers none of them (issue 47).
+    assert "Search interest for products like this" not in page
+    public = render_page(document, "home", base_path="/store/s", origin="http://localhost")
+    assert "Why this product" not in public and "Search interest" not in public
 
     # Proposals backed by those rows.
     body = client.post("/api/intent", json=TRENDING).get_json()

@@ -309,12 +309,14 @@ def test_a_sparse_document_still_renders_every_page():
     assert "<fieldset disabled>" in product
 
 
-def test_contact_page_links_the_support_address_or_says_it_is_coming(document):
+def test_contact_page_links_the_support_address_or_says_the_receipt_reaches_the_business(document):
     page = Page(render(document, "contact"))
     assert page.all("a", href="mailto:help@example.com")
     document["business"]["support_email"] = None
     html = render(document, "contact")
-    assert "mailto:" not in html and "Our contact address is coming soon." in html
+    # Issue 47: never "coming soon": a reply to the order's receipt reaches the business's desk.
+    assert "mailto:" not in html and "coming soon" not in html
+    assert "Reply to the receipt we emailed you" in html
 
 
 def test_about_text_keeps_its_simple_markup_and_loses_everything_else(document):
@@ -541,13 +543,15 @@ def _section_order(html):
 
 
 def test_home_renders_its_sections_in_document_order(document):
-    order = _section_order(render(document, "home"))
+    # The evidence is the founder's research: only their preview shows it (issue 47).
+    order = _section_order(render(document, "home", preview=True))
     assert order == ["hero", "benefits", "evidence", "price", "faq", "guarantee", "shipping"]
+    assert _section_order(render(document, "home")) == ["hero", "benefits", "price", "faq", "guarantee", "shipping"]
 
 
 def test_home_leads_with_the_documents_lead(document):
     document["lead"] = "faq"
-    html = render(document, "home")
+    html = render(document, "home", preview=True)
     assert _section_order(html) == ["faq", "hero", "benefits", "evidence", "price", "guarantee", "shipping"]
     assert Page(html).texts["h1"] == [document["copy"]["headline"]]
     document["lead"] = "gallery"  # not on the home page: nothing moves

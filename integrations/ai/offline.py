@@ -7,9 +7,14 @@ product's own description), repeats certifications and origins only where it rep
 description, and promises nothing about delivery times or options, return periods or refunds. It is
 also the fallback the claim filter uses for a field an AI answer lost. Its plain text (the
 price as a shopper reads it, cutting and joining to fit) is integrations/copy_text.py's,
-which the services' own offline writers share; the evidence told as sentences comes in the
-facts (Facts.demand: which readings a shopper is told is the services' decision,
-services/ai_facts.py).
+which the services' own offline writers share.
+
+The store's copy speaks to the shopper for the shop: it tells no seller research (no search
+counts, no best-seller ranks, no "we chose it for the demand"; Facts.demand is for the
+founder's other writers), and it names no category of a founder's own product (it is filed
+under one named for the founder). How to reach the shop is the support address when the facts
+give one, else the store's Contact page, which always says how (the support address, or the
+reply to the order's receipt: both reach the founder's desk).
 
 OfflineBackend is the `offline` backend of the seam: it writes any task with the offline
 writer its kind registered (this copywriter for store_copy).
@@ -75,13 +80,12 @@ class _Told:
     price: str  # "$34.99", "" when unknown
     cost: str  # the price sentence, "" when the price is unknown
     described: list[str]  # the description's sentences (at least one)
-    demand: list[str]  # the evidence as sentences (Facts.demand)
 
 
 def _told(facts: Facts) -> _Told:
     product = facts.product
     name = " ".join(str(product.get("name") or "").split()) or "this product"
-    category = " ".join(str(product.get("category") or "").split())
+    category = "" if product.get("own") else " ".join(str(product.get("category") or "").split())
     email = str(facts.business.get("support_email") or "").strip()
     price = price_text(facts)
     described = [s.strip() for s, _ in sentences(" ".join(str(product.get("description") or "").split())) if s.strip()]
@@ -89,10 +93,9 @@ def _told(facts: Facts) -> _Told:
     # asks for and one total. It offers no delivery options or shipping charges, so none are promised.
     cost = f"It costs {price}, and the checkout shows the total for your order before you pay." if price else ""
     return _Told(name=name, category=category, shop=" ".join(str(facts.business.get("business_name") or "").split()),
-                 contact=f"write to us at {email}" if email else "contact us through this store", price=price,
+                 contact=f"write to us at {email}" if email else "get in touch as our Contact page says", price=price,
                  cost=cost, described=described or [f"The {name}, from our {category} range." if category
-                                                    else f"Meet the {name}."],
-                 demand=list(facts.demand))
+                                                    else f"Meet the {name}."])
 
 
 @dataclass(frozen=True)
@@ -127,12 +130,12 @@ def _benefits(told: _Told) -> list[dict]:
     described = told.described
     benefits = [item for item in [
         ("Good to know", described[1] if len(described) > 1 else ""),
-        ("Why shoppers want it", join(told.demand, 240)),
         ("One clear price", told.cost),
         ("Details", described[2] if len(described) > 2 else ""),
-        ("Help when you need it", f"Questions before or after you buy? Just {told.contact}."),
-        ("Written from the facts", "Every detail on this page comes from the product's own record."),
+        ("Help when you need it", f"Questions about your order? Just {told.contact}."),
         ("Simple returns", "Returns are accepted on unused items in their original condition."),
+        ("Put right if it goes wrong", "If your order arrives damaged or is not what this page describes, we "
+                                       "will put it right."),
     ] if 10 <= len(item[1]) <= 240][:5]
     return [{"title": title, "text": text} for title, text in benefits]
 
@@ -143,24 +146,22 @@ def _faq(told: _Told, policies: _Policies) -> list[dict]:
     faq = [
         (question if len(question) <= 140 else "What is this product?", join(told.described, 400)),
         ("How much does it cost?", told.cost),
-        ("Why do shoppers want it?", join(told.demand, 400)),
         ("How is my order shipped?", policies.shipping),
         ("Can I return it?", policies.returns),
-        ("How do I get in touch?", f"Just {told.contact} with any question, before or after you buy."),
+        ("What if my order arrives damaged?", policies.guarantee),
+        ("How do I get in touch?", f"Just {told.contact}, and give your order number if you have ordered."),
     ]
     return [{"question": q, "answer": a} for q, a in faq if len(a) >= 5]
 
 
 def _about(told: _Told) -> str:
+    """The shop to the shopper: what it sells, what the product is, and how to reach it."""
     opening = f"{told.shop} sells the {told.name}" if told.shop else f"We sell the {told.name}"
-    demand = told.demand
     return join([
-        f"{opening}, from the {told.category} category." if told.category else f"{opening}.",
-        "We chose it for the demand behind it." if demand else "",
-        # One figure is enough here: the benefits and the questions carry the rest.
-        demand[0] if demand else "",
-        "Everything on this page is written from the product's own details"
-        + (" and that research" if demand else "") + ", so you know what you are buying.",
+        f"{opening}, part of our {told.category} range." if told.category else f"{opening}.",
+        join(told.described, 600),
+        "This page tells you what it is, what it costs and how shipping and returns work, so you know what you "
+        f"are buying before you order. Questions about your order? Just {told.contact}.",
     ], 900)
 
 

@@ -70,7 +70,12 @@ def sender_domain(base_url: str) -> str:
 
 def default_from_address(base_url: str) -> str:
     """no-reply@<host of BASE_URL>."""
-    return f"no-reply@{sender_domain(base_url)}"
+    return service_address("no-reply", base_url)
+
+
+def service_address(local: str, base_url: str) -> str:
+    """An address of the service's own mail domain (the host of BASE_URL): `local`@<that host>."""
+    return f"{local}@{sender_domain(base_url)}"
 
 
 def compose(message: Message, from_address: str) -> EmailMessage:
@@ -136,4 +141,5 @@ def get_mailer(settings) -> Mailer:
         return mailer
 
 
-__all__ = ["Message", "MailUnavailable", "MailRejected", "Mailer", "get_mailer", "compose", "default_from_address"]
+__all__ = ["Message", "MailUnavailable", "MailRejected", "Mailer", "get_mailer", "compose", "default_from_address",
+           "sender_domain", "service_address"]

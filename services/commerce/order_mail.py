@@ -14,10 +14,13 @@ The notice goes to the address of the account that claimed the product, once tha
 is verified (an address saved but never proven may be anyone's, and the notice carries a
 customer's name and address). A store whose founder has no verified account gets no notice:
 the order is on their Orders screen all the same.
+
+The receipt comes from the business: its name (the store's, as the version the customer
+bought from says it) is the From address's name, and its Reply-To reaches the founder's desk
+(the store's support address, else the order's reply address at the service's mail domain:
+services/desk/inbound.py), so a customer's answer to it becomes a ticket.
 """
 from __future__ import annotations
-
-import re
 
 from config import get_settings
 from integrations.mail import get_mailer
@@ -27,11 +30,11 @@ from models.discovery import Claim
 from models.payment import CustomerOrder
 from models.store import Store, StoreVersion
 from services.commerce.shipping import address_lines, order_address
+from services.desk.inbound import order_reply_address, support_address_of
 from services.mailing import send_mail
 from services.money import display
 
 ORDER_MAIL = "order_mail"
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 # What the founder and the thank-you page read of the receipt.
 NOT_PAID, SENDING, SENT, REFUSED = "not_paid", "sending", "sent", "refused"
@@ -69,7 +72,7 @@ def _receipt(order: CustomerOrder, facts: dict, mailer) -> str:
         return "sent_before"
     if order.receipt_error:
         return "refused_before"
-    outcome = _send(mailer, order.email, "order_receipt", facts)
+    outcome = _send_receipt(mailer, order, facts)
     if outcome == SENT:
         CustomerOrder.update(receipt_sent_at=utcnow()).where(CustomerOrder.id == order.id,
                                                             CustomerOrder.receipt_sent_at.is_null()).execute()
@@ -100,10 +103,17 @@ def founder_address(product_id: str) -> str | None:
     return row.email if row else None
 
 
-def _send(mailer, to: str, template: str, facts: dict) -> str:
+def _send(mailer, to: str, template: str, facts: dict, *, from_name: str | None = None,
+          reply_to: str | None = None) -> str:
     """sent, or refused when the server refused the address for good; TransientError when
     the mailer cannot take mail now (the job tries again later)."""
-    return SENT if send_mail(to, template, mailer=mailer, **facts) else REFUSED
+    return SENT if send_mail(to, template, mailer=mailer, from_name=from_name, reply_to=reply_to, **facts) else REFUSED
+
+
+def _send_receipt(mailer, order: CustomerOrder, facts: dict) -> str:
+    """The receipt, from the business's name with a Reply-To that reaches its desk."""
+    return _send(mailer, order.email, "order_receipt", facts, from_name=facts["store_name"],
+                 reply_to=facts["answers_to"])
 
 
 def _facts(order: CustomerOrder, base_url: str) -> dict:
@@ -114,12 +124,15 @@ def _facts(order: CustomerOrder, base_url: str) -> dict:
     business = document.get("business") if isinstance(document.get("business"), dict) else {}
     product = document.get("product") if isinstance(document.get("product"), dict) else {}
     product_name = _text(product.get("name")) or _text(business.get("name")) or order.product_id
-    support = _text(business.get("support_email"))
+    # Where the customer's answer reaches the desk now (the support address may have come or
+    # changed since the version was built): the receipt says it and replies go to it.
+    support = support_address_of(order.product_id)
     store = Store.get_or_none(Store.product == order.product_id)
     order_link = f"{base_url}/store/{store.slug}/thanks?order={order.id}" if store is not None else None
     return {
         "store_name": _text(business.get("name")) or product_name,
-        "support_email": support if _EMAIL.fullmatch(support) else None,
+        "support_email": support,
+        "answers_to": support or order_reply_address(order.id),
         "product_name": product_name,
         "quantity": order.quantity,
         "unit_price": display(order.unit_price_minor, order.currency),

@@ -6,8 +6,12 @@ and for each one:
 1. Parses it (email.policy.default) and finds whose it is by its recipients (To, Cc,
    Delivered-To, X-Original-To): a founder's support address is their
    support_email_local @ the domain connected to a store whose product they claimed
-   (services/business.py, services/domains.py). Mail for no founder's address is given to
-   nobody: it is counted in the poll's result (`unrouted`) and marked read.
+   (services/business.py, services/domains.py). A customer's answer to their order's receipt
+   reaches the desk too: the receipt's Reply-To is the store's support address, or, while the
+   store has none, the order's reply address (`order_reply_address`: order+<order id> at the
+   service's own mail domain, the host of BASE_URL), which files the mail for the founder who
+   claimed the order's product. Mail for no founder's address is given to nobody: it is
+   counted in the poll's result (`unrouted`) and marked read.
 2. Threads it: a message whose In-Reply-To or References names a message of one of the
    founder's tickets (the customer's earlier mail, or our reply's Message-ID) joins that
    ticket, which opens again; anything else is a new ticket, and the founder's keyword
@@ -44,6 +48,7 @@ from html.parser import HTMLParser
 import peewee as pw
 
 from config import get_settings
+from integrations.mail import sender_domain, service_address
 from integrations.mail.inbound import InboundMail, InboundUnavailable, source_for
 from models.clock import iso, utcnow
 from models.db import db, transaction
@@ -51,7 +56,8 @@ from models.desk import Ticket, TicketMessage
 from models.discovery import Claim
 from models.domain import DomainOrder
 from models.job import Job
-from services.business import settings_of
+from models.payment import CustomerOrder
+from services.business import settings_of, store_business
 from services.desk import agent, rules
 from services.ownership import Owner
 
@@ -67,6 +73,8 @@ MAX_SUBJECT = 300
 MAX_ID = 300
 NO_SUBJECT = "(no subject)"
 RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")
+# The local part of an order's reply address begins so; the order's id follows.
+ORDER_REPLY = "order+"
 
 
 @dataclass
@@ -266,21 +274,47 @@ def _html_text(html: str) -> str:
 
 # --- Whose it is --------------------------------------------------------------------------------
 
+def support_address_of(product_id: str) -> str | None:
+    """The support address of the store of `product_id`, as the Settings of the founder who
+    claimed it and its connected domain make it now (None: it has none)."""
+    owner = _claimant(product_id)
+    return store_business(owner.key, product_id)["support_email"] if owner is not None else None
+
+
+def order_reply_address(order_id: str) -> str:
+    """The order's reply address: mail to it reaches the desk of the founder who claimed the
+    order's product, whether or not their store has a support address."""
+    return service_address(f"{ORDER_REPLY}{order_id}", get_settings().base_url)
+
+
+def _claimant(product_id: str) -> Owner | None:
+    claim = Claim.get_or_none(Claim.product == product_id)
+    return Owner(session_id=claim.session_id, account_id=claim.account_id) if claim is not None else None
+
+
 def _founders_for(recipients: tuple[str, ...]) -> list[tuple[Owner, str, str]]:
-    """(owner, support address, product id) for each recipient that is a founder's support address."""
+    """(owner, support address, product id) for each recipient that is a founder's support
+    address or an order's reply address."""
     found: dict[str, tuple[Owner, str, str]] = {}
+    service_domain = sender_domain(get_settings().base_url)
     for address in recipients:
         local, _, domain = address.rpartition("@")
         if not local or not domain:
+            continue
+        if domain == service_domain:
+            order_id = local.removeprefix(ORDER_REPLY) if local.startswith(ORDER_REPLY) else None
+            order = CustomerOrder.get_or_none(CustomerOrder.id == order_id) if order_id else None
+            owner = _claimant(order.product_id) if order is not None else None
+            if owner is not None:
+                found.setdefault(owner.key, (owner, address, order.product_id))
             continue
         order = (DomainOrder.select(DomainOrder.product, DomainOrder.session, DomainOrder.account)
                  .where(DomainOrder.domain == domain, DomainOrder.state == DomainOrder.CONNECTED).first())
         if order is None:
             continue
-        claim = Claim.get_or_none(Claim.product == order.product_id)
-        if claim is None:
+        owner = _claimant(order.product_id)
+        if owner is None:
             continue
-        owner = Owner(session_id=claim.session_id, account_id=claim.account_id)
         # The domain must be the claimant's own (they ordered it for their store), and the
         # local part the one their settings name: anything else reaches nobody.
         if not owner.has(order) or (settings_of(owner)["support_email_local"] or "") != local:

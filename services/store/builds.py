@@ -99,8 +99,11 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
         # The job row keeps why (cli_failed); GET /api/store says generation_failed either way.
         raise JobFailed(_FAILED_BECAUSE.get(exc.reason, "generation_failed")) from None
     stage("rendering")
+    # Imported here: services.business reads the connected domain (services.domains), which imports this module.
+    from services.business import store_business
+    business = store_business(store.owner, product_id)  # the name and support address Settings hold now
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
-                              slug=store.slug,
+                              slug=store.slug, business_name=business["name"], support_email=business["support_email"],
                               # Open for orders when payments are switched on.
                               checkout=switched_on(get_settings()))
     document, not_kept = with_founder_changes(product_id, document, known)

@@ -103,6 +103,9 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
                    checkout: bool = False) -> dict:
     """The document of a freshly built store."""
     name = product["name"]
+    # A founder's own product is filed under a category named for the founder ("Your own
+    # product", services/own_product.py): the store shows a shopper no category for it.
+    category = "" if product.get("own") else product.get("category", "")
     titles = {**PAGE_TITLES, "home": copy["seo_title"], "product": name}
     return {
         "format": FORMAT,
@@ -116,7 +119,7 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
         "business": {"name": business_name or name, "support_email": support_email},
         "theme": {"palette": palette_for(product.get("category", ""))},
         "product": {"name": name, "description": product.get("description", ""),
-                    "category": product.get("category", ""), "images": list(product.get("images") or [])},
+                    "category": category, "images": list(product.get("images") or [])},
         "copy": copy,
         "evidence": evidence_rows(evidence),
         "lead": "hero",
