@@ -40,10 +40,11 @@ DECISIONS: list[str] = [
     "asks the provider too and says paid, not yet confirmed, declined or expired, in the store's own look (its "
     "palette, header and navigation, footer, and the product's photo); on a paid order its script sends "
     "the `paid` funnel event (browser-reported, unverified; revenue comes from the payment ledger only).",
-    "GET /api/tracking (session) lists the orders of the founder's stores (the products they claimed), newest "
+    "GET /api/tracking (session) lists the paid orders of the founder's stores (the products they claimed), newest "
     "first: 200 {status: ok, orders: [{order_id, product_id, product_name, state, email, quantity, unit_price_minor, "
-    "amount_minor, currency, store_version, created_at, paid_at, shipping, shipping_lines, receipt, "
-    "receipt_sent_at}]} (limit 1-200, default 50), or 200 {status: no_orders_yet, reason, explanation, orders: []}. "
+    "amount_minor, profit_minor, currency, store_version, created_at, paid_at, shipping, shipping_lines, receipt, "
+    "receipt_sent_at}], checkouts: [the same rows], profit_basis} (limit 1-200, default 50), or 200 {status: "
+    "no_orders_yet, reason, explanation, orders: [], checkouts, profit_basis}. "
     "shipping is {name, line1, line2, city, region, postal_code, country (ISO 3166-1 alpha-2)} or null (no address "
     "collected: not paid yet, or paid before addresses were collected); shipping_lines is the same address as the "
     "lines of a label. receipt says what became of the customer's receipt: not_paid, sending (paid; its mail job "
@@ -77,6 +78,18 @@ DECISIONS: list[str] = [
     "address only once the mail server took it; until then it says the receipt has not been mailed yet and is being "
     "sent, and it says so when the server refused the address. It shows the address masked (b…@example.com) and "
     "not where the order ships: anyone holding the order id may open the page.",
+    "An order is what a customer paid for (issue 47): GET /api/tracking's `orders` are the paid orders only, "
+    "newest first (at most `limit`), and `checkouts` lists apart, newest first (at most `limit`), the checkouts "
+    "customers opened and did not pay: open (awaiting payment), failed (declined) or expired (abandoned, or closed "
+    "when the product stopped selling), in the same row shape. status is no_orders_yet while no order is paid, "
+    "with the checkouts still listed and counted in the explanation. ?order_id= answers that one row in `orders` "
+    "when paid, else in `checkouts`. Each row has profit_minor: what a paid order leaves at the founder's offer, "
+    "amount - quantity x (the offer's unit cost + shipping) - (amount x OFFER_FEE_PCT / 100 + OFFER_FEE_FIXED), "
+    "each part rounded to cents, in the order's minor units; the unit cost is the one GET /api/offer answers (the "
+    "connected supplier's, when one counts for the product), so the Orders screen and the offer read one figure. "
+    "profit_minor is null for a checkout, for a product without an offer yet, and for an order in another "
+    "currency than the offer's; profit_basis says the rule in words. The Orders screen and the assistant count "
+    "paid orders only (the assistant's orders cite: {kind: orders, count (paid orders), open_checkouts, route}).",
     "GET /api/revenue (session) answers {status: ok, stores: [{product_id, product_name, currency, confirmed_minor, "
     "orders}]}: "
     "confirmed (provider-paid) revenue per store and currency, in minor units, from running totals kept in the "
@@ -141,6 +154,10 @@ class OrderRow(Schema):
     quantity = fields.Integer(required=True)
     unit_price_minor = fields.Integer(required=True)
     amount_minor = fields.Integer(required=True)
+    profit_minor = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "What a paid order leaves at the founder's offer (its unit cost and shipping per unit, the "
+                       "payment fees on the amount), in minor units of currency; null for a checkout not paid, a "
+                       "product without an offer, or an order in another currency than the offer's"})
     currency = fields.String(required=True)
     store_version = fields.Integer(required=True)
     created_at = fields.String(required=True)
@@ -156,7 +173,11 @@ class TrackingAnswer(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok", "no_orders_yet"]})
     reason = fields.String()
     explanation = fields.String()
-    orders = fields.List(fields.Nested(OrderRow), required=True)
+    orders = fields.List(fields.Nested(OrderRow), required=True, metadata={
+        "description": "The paid orders, newest first"})
+    checkouts = fields.List(fields.Nested(OrderRow), required=True, metadata={
+        "description": "Checkouts customers opened and did not pay (open, failed, expired), newest first: not orders"})
+    profit_basis = fields.String(required=True, metadata={"description": "How profit_minor is computed, in words"})
 
 
 class RevenueRow(Schema):
@@ -201,7 +222,7 @@ def store_confirm(query):
 @bp.arguments(TrackingQuery, location="query")
 @bp.response(200, TrackingAnswer)
 def tracking(query):
-    """The orders of the founder's own stores, newest first."""
+    """The paid orders of the founder's own stores, newest first, and the checkouts not paid, apart."""
     return orders.tracking(session=current_session(), order_id=query.get("order_id"), limit=query["limit"])
 
 

@@ -129,6 +129,8 @@ class OutcomeSchema(Schema):
     note = fields.String(required=True, allow_none=True)
     result = fields.String(required=True, metadata={"enum": [outcomes.WIN, outcomes.MISS]})
     declared_at = fields.String(required=True)
+    revenue_from_orders = fields.Boolean(required=True, metadata={
+        "description": "True when revenue is the store's confirmed revenue from paid orders (none was sent)"})
 
 
 class RecordedAnswer(Schema):
@@ -171,8 +173,10 @@ def track_record():
 # --- Offer, analysis, dashboard, launch ------------------------------------------------------
 
 class SourceSchema(Schema):
-    """Where a figure comes from: a catalog field, a dated evidence row, a setting, or an offer figure."""
-    type = fields.String(required=True, metadata={"enum": ["catalog", "evidence", "setting", "offer", "none"]})
+    """Where a figure comes from: a catalog field, a dated evidence row, a setting, an offer figure, or the
+    founder's connected supplier's offer line."""
+    type = fields.String(required=True, metadata={"enum": ["catalog", "evidence", "setting", "offer", "supplier",
+                                                           "none"]})
     field = fields.String()
     date = fields.String()
     source = fields.String()
@@ -184,6 +188,9 @@ class SourceSchema(Schema):
     formula = fields.String()
     inputs = fields.List(fields.String())
     detail = fields.String()
+    supplier = fields.String(metadata={"description": "supplier: the connected offer line's supplier"})
+    sku = fields.String(metadata={"description": "supplier: the connected offer line's SKU"})
+    currency = fields.String(metadata={"description": "supplier: the currency the line is priced in"})
 
 
 class InputSchema(Schema):
@@ -205,6 +212,24 @@ def _state_fields():
             "job_id": fields.String(allow_none=True)}
 
 
+class OfferSupplierSchema(Schema):
+    """The offer line the founder connected for the product, and whether its unit cost is the offer's cost."""
+    supplier = fields.String(required=True)
+    sku = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "What the line offers, as the feed names it"})
+    unit_cost = fields.Float(required=True)
+    currency = fields.String(required=True)
+    moq = fields.Integer(required=True, allow_none=True, metadata={"description": "The line's minimum order"})
+    minimum_order_quantity = fields.Integer(required=True, metadata={
+        "description": "The units a first order must buy: the minimum order, 1 when the line has none"})
+    minimum_order_total = fields.Float(required=True, metadata={
+        "description": "What that first order costs up front: unit_cost x minimum_order_quantity, in currency"})
+    used_as_cost = fields.Boolean(required=True, metadata={
+        "description": "True: unit_cost is the offer's cost; false: the line is priced in another currency"})
+    explanation = fields.String(required=True, allow_none=True, metadata={
+        "description": "Why the unit cost is not the offer's cost (null when it is)"})
+
+
 class OfferAnswer(Schema.from_dict(_state_fields())):
     status = fields.String(required=True, metadata={"enum": ["ok", "not_yet_researched", "refused"]})
     product_id = fields.String()
@@ -221,6 +246,8 @@ class OfferAnswer(Schema.from_dict(_state_fields())):
     target_margin_pct = fields.Float()
     figures = fields.List(fields.Nested(FigureSchema))
     inputs = fields.List(fields.Nested(InputSchema))
+    supplier = fields.Nested(OfferSupplierSchema, allow_none=True, metadata={
+        "description": "The founder's connected offer line for this product (null: none counts)"})
     researched_at = fields.String()
     refreshing = fields.Boolean()
 
@@ -313,6 +340,7 @@ class FactSchema(Schema):
 class DashboardOfferSchema(Schema):
     currency = fields.String(required=True)
     price = fields.Float(required=True)
+    cost = fields.Float(required=True, metadata={"description": "The unit cost, as GET /api/offer answers it"})
     unit_margin = fields.Float(required=True)
     margin_pct = fields.Float(required=True)
     break_even_cpa = fields.Float(required=True)

@@ -59,6 +59,22 @@ DECISIONS: list[str] = [
     "INSERT ... ON CONFLICT). A founder may connect before claiming a product (sourcing comes before the claim): "
     "product_id is the product claimed when connecting, else null. When an anonymous session signs in to an "
     "account its connection becomes the account's; if the account has one too, the one connected last stays.",
+    "One figure for one fact (issue 47): the connected offer line's unit cost is the offer's cost. GET and POST "
+    "/api/supplier-connection also answer the line's terms as the feed gives them today: unit_cost, currency, moq, "
+    "minimum_order_quantity (moq, 1 when the line has none) and minimum_order_total (unit_cost x that quantity, "
+    "rounded to cents: what the first order costs up front); all null when not connected, for a connection without "
+    "a sku, or a line the feed no longer has. The connection counts for a product when it was made for it (the "
+    "product claimed when connecting) or before any claim, as the supplier_connected fact counts it. For that "
+    "product GET /api/offer answers `supplier`: {supplier, sku, name, unit_cost, currency, moq, "
+    "minimum_order_quantity, minimum_order_total, used_as_cost, explanation} (null when no connection counts). "
+    "used_as_cost true: cost is the line's unit_cost, its figure's inputs are [supplier_unit_cost] with the source "
+    "{type: supplier, supplier, sku, currency}, the catalog cost and the supplier quote are no longer inputs, and "
+    "every figure after the cost (unit_margin, margin_pct, break-even, price_for_target_margin) is computed from it "
+    "by the same rules. used_as_cost false (the line is priced in another currency than the offer's; no exchange "
+    "rate is assumed): the offer keeps the researched cost and explanation says why. GET /api/dashboard (its "
+    "verdict, facts, a `cost` fact naming the supplier and the minimum order's total, offer.cost, the margin "
+    "figure) and GET /api/analysis (the margin figure) read the same priced offer; so do GET /api/tracking's "
+    "profit_minor and the assistant's price answer (which names the unit cost).",
     "The launch fact supplier_connected (GET /api/launch) is true when the founder has a connected offer line, "
     "for the product they have claimed or made before any claim (product_id null); its detail names the "
     "supplier and SKU. A connection made for another product than the one claimed now reads false and says to "
@@ -126,6 +142,14 @@ class ConnectionAnswer(Schema):
     product_id = fields.String(required=True, allow_none=True,
                                metadata={"description": "The product claimed when connecting"})
     connected_at = fields.String(required=True, allow_none=True)
+    unit_cost = fields.Float(required=True, allow_none=True, metadata={
+        "description": "The connected line's unit cost as the feed gives it today (null: none, or not in the feed)"})
+    currency = fields.String(required=True, allow_none=True)
+    moq = fields.Integer(required=True, allow_none=True, metadata={"description": "The line's minimum order"})
+    minimum_order_quantity = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The units a first order must buy: the minimum order, 1 when the line has none"})
+    minimum_order_total = fields.Float(required=True, allow_none=True, metadata={
+        "description": "What that first order costs up front: unit_cost x minimum_order_quantity"})
 
 
 @bp.get("/api/suppliers")

@@ -19,8 +19,9 @@ from models.db import transaction
 from models.discovery import Claim
 from models.job import Job
 from models.payment import CustomerOrder, RevenueTotal
+from models.research import Research
 from models.session import Session
-from services import ai_tasks, pages
+from services import ai_tasks, pages, suppliers
 from services.discovery import resolve
 from services.errors import Refused
 from services.jobs import create_job
@@ -166,12 +167,17 @@ def _owned_products(session: Session):
 
 
 def _orders(session: Session) -> tuple[str, list[dict]]:
+    """An order is what a customer paid for, as the Orders screen counts it; a checkout still
+    awaiting payment is said apart."""
     query = CustomerOrder.select().where(CustomerOrder.product.in_(_owned_products(session)))
-    total = query.count()
     paid = query.where(CustomerOrder.state == CustomerOrder.PAID).count()
-    said = (f"You have {total} order{'s' if total != 1 else ''}, {paid} of them paid." if total
-            else "You have no orders yet: no customer has ordered from your store.")
-    return said, [{"kind": "orders", "count": total, "paid": paid, "route": "#/app/orders"}]
+    waiting = query.where(CustomerOrder.state == CustomerOrder.OPEN).count()
+    said = (f"You have {paid} paid order{'s' if paid != 1 else ''}." if paid
+            else "You have no orders yet: no customer has paid for one in your store.")
+    if waiting:
+        said += (f" {waiting} checkout{'s are' if waiting != 1 else ' is'} open, awaiting payment: "
+                 f"{'they are' if waiting != 1 else 'it is'} not an order until paid.")
+    return said, [{"kind": "orders", "count": paid, "open_checkouts": waiting, "route": "#/app/orders"}]
 
 
 def _revenue(session: Session) -> tuple[str, list[dict]]:
@@ -207,8 +213,14 @@ def _price(session: Session) -> tuple[str, list[dict]]:
         " (your offer)." if found.offer else " (the catalog's market price; there is no offer yet).")
     cites = [{"kind": source, "product_id": resolved.product_id, "price": found.price, "currency": currency,
               "route": "#/app/offer"}]
-    if found.offer and found.offer.get("margin_pct") is not None:
-        cites[0]["margin_pct"] = found.offer["margin_pct"]
+    researched = Research.get_or_none(Research.product == resolved.product_id) if found.offer else None
+    if researched is not None:
+        # The cost and margin the Offer screen shows: priced with the founder's connected supplier.
+        offer = suppliers.priced_offer(owner_of(session), resolved.product_id, researched.offer)
+        line = offer["supplier"]
+        said += f" Each unit costs you {display_major(offer['cost'], currency)}" + (
+            f" from your supplier {line['supplier']}." if line and line["used_as_cost"] else ".")
+        cites[0].update(cost=offer["cost"], margin_pct=offer["margin_pct"])
     return said, cites
 
 

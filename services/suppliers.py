@@ -12,6 +12,11 @@ A connection (and a sample, services/commerce/samples.py) names the offer line, 
 and SKU, because a supplier offers many goods: `offer_line` is how a request's supplier
 (and SKU) becomes one line, for both.
 
+The connected line is the founder's unit cost: `priced_offer` gives the research's offer
+of a product priced with it (services/research/offer.with_supplier), which the offer, the
+dashboard, the analysis, the orders' profit and the assistant all read, so every screen
+shows one cost.
+
 The feed is read through integrations.suppliers; the connection is one row per founder
 (models/supplier.py), written with INSERT ... ON CONFLICT on its owner key, so connecting
 again replaces it and two connects at once leave one row.
@@ -28,6 +33,7 @@ from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.ownership import Owner, adopter, adoption_keys, owner_of, session_key
 from services.reasons import sentence
+from services.research import offer as offer_math
 from services.research.launch import launch_fact
 
 OK, NO_SUPPLIERS = "ok", "no_suppliers"
@@ -114,13 +120,56 @@ def offer_line(*, supplier, sku, product_id: str | None,
                                    "name the SKU of the offer line you mean; nothing was connected or ordered.")
 
 
+NO_TERMS = {"unit_cost": None, "currency": None, "moq": None, "minimum_order_quantity": None,
+            "minimum_order_total": None}
+
+
 def _answer(row: SupplierConnection | None) -> dict:
     if row is None:
         return {"status": NOT_CONNECTED, "supplier": None, "sku": None, "name": None, "offers_product_id": None,
-                "product_id": None, "connected_at": None}
+                "product_id": None, "connected_at": None, **NO_TERMS}
+    line = _line_of(row)
+    terms = line.terms() if line is not None else {}
     return {"status": CONNECTED, "supplier": row.supplier, "sku": row.sku, "name": row.name,
             "offers_product_id": row.offers_product_id, "product_id": row.product_id,
-            "connected_at": iso(row.connected_at)}
+            "connected_at": iso(row.connected_at),
+            **{field: terms.get(field) for field in NO_TERMS}}
+
+
+def _line_of(row: SupplierConnection) -> offer_math.SupplierLine | None:
+    """A connection's offer line as the feed prices it today; None for a connection that
+    names no SKU (made before m0024), or when the feed no longer has the line or cannot
+    be read."""
+    if not row.sku:
+        return None
+    try:
+        line = feed.offer(row.supplier, row.sku)
+    except feed.SuppliersUnavailable:
+        return None
+    if line is None:
+        return None
+    return offer_math.SupplierLine(supplier=line.supplier, sku=line.sku, name=line.name,
+                                   unit_cost=offer_math.money(line.unit_cost), currency=line.currency, moq=line.moq)
+
+
+def counts_for(row: SupplierConnection, product_id: str) -> bool:
+    """Whether a connection is the supplier of `product_id`: it was made for that product,
+    or before any claim (as the supplier_connected launch fact counts it)."""
+    return row.product_id is None or row.product_id == product_id
+
+
+def line_for(owner: Owner, product_id: str) -> offer_math.SupplierLine | None:
+    """The offer line the founder connected for `product_id`, as the feed prices it today;
+    None when none counts for it."""
+    row = _row_of(owner)
+    return _line_of(row) if row is not None and counts_for(row, product_id) else None
+
+
+def priced_offer(owner: Owner, product_id: str, offer: dict) -> dict:
+    """A product's researched offer as its founder reads it on every screen: priced with
+    the offer line they connected for it, when there is one the feed still has, with
+    `supplier` saying so (null when none counts)."""
+    return offer_math.with_supplier(offer, line_for(owner, product_id))
 
 
 def _row_of(owner: Owner) -> SupplierConnection | None:

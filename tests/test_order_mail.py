@@ -167,8 +167,11 @@ def test_a_declined_or_abandoned_payment_mails_nothing(signed_shop, founder, run
     assert CustomerOrder.get_by_id(order["order_id"]).state == state
     assert receipts() == [] and notices() == []
     assert Job.select().where(Job.kind == order_mail.ORDER_MAIL).count() == 0
-    tracked = signed_shop.get("/api/tracking").get_json()["orders"][0]
-    assert (tracked["receipt"], tracked["shipping"], tracked["shipping_lines"]) == ("not_paid", None, [])
+    # Not paid, so not an order (issue 47): the founder sees it among the checkouts not paid.
+    tracked = signed_shop.get("/api/tracking").get_json()
+    assert tracked["orders"] == []
+    (checkout,) = tracked["checkouts"]
+    assert (checkout["receipt"], checkout["shipping"], checkout["shipping_lines"]) == ("not_paid", None, [])
 
 
 def test_an_anonymous_founder_gets_no_notice_and_the_customer_still_a_receipt(anonymous_shop, founder, run_jobs):

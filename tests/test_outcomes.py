@@ -24,7 +24,8 @@ def test_an_outcome_attaches_to_the_claimed_product(founder):
     body = outcome(client, spend=120.5, revenue=300, note="first month").get_json()
     assert body["status"] == "recorded"
     assert {k: v for k, v in body["outcome"].items() if k != "declared_at"} == {
-        "product_id": product_id, "spend": 120.5, "revenue": 300.0, "note": "first month", "result": "win"}
+        "product_id": product_id, "spend": 120.5, "revenue": 300.0, "note": "first month", "result": "win",
+        "revenue_from_orders": False}
     assert body["outcome"]["declared_at"].endswith("Z")
 
 

@@ -86,8 +86,10 @@ def lines_named(*words) -> list[dict]:
     return [line for line in FEED if all(word in line["name"].lower() for word in words)]
 
 
+NO_TERMS = {"unit_cost": None, "currency": None, "moq": None, "minimum_order_quantity": None,
+            "minimum_order_total": None}
 NOT_CONNECTED = {"status": "not_connected", "supplier": None, "sku": None, "name": None, "offers_product_id": None,
-                 "product_id": None, "connected_at": None}
+                 "product_id": None, "connected_at": None, **NO_TERMS}
 
 
 # --- The bundled feed, its generator and the ratings ----------------------------------------------
@@ -287,7 +289,10 @@ def test_connect_an_offer_line_read_it_and_disconnect(client):
     assert response.status_code == 200, response.get_data(as_text=True)
     body = response.get_json()
     assert body == {"status": "connected", "supplier": line["supplier"], "sku": line["sku"], "name": line["name"],
-                    "offers_product_id": KNIFE_STRIP, "product_id": None, "connected_at": body["connected_at"]}
+                    "offers_product_id": KNIFE_STRIP, "product_id": None, "connected_at": body["connected_at"],
+                    # The line's terms as the feed gives them (issue 47): the first order's total up front.
+                    "unit_cost": line["cost"], "currency": line["currency"], "moq": line["moq"],
+                    "minimum_order_quantity": line["moq"], "minimum_order_total": round(line["cost"] * line["moq"], 2)}
     assert body["connected_at"].endswith("Z")
     assert connection(client) == body
     assert disconnect(client).get_json() == NOT_CONNECTED

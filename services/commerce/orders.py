@@ -8,19 +8,26 @@ and the running RevenueTotal, in the transaction that marks the payment paid. Th
 transaction also keeps the shipping address the provider's page collected and creates the
 order's mail job (the receipt and the founder's notice: services/commerce/order_mail.py),
 which the confirming caller sends after the commit.
+
+An order is what a customer paid for: the founder's orders (GET /api/tracking `orders`, the
+Orders screen, the assistant) are the paid ones, each with the profit it leaves at the
+founder's offer (the unit cost of their connected supplier, shipping and payment fees:
+services/research/offer.order_profit). A checkout a customer opened and did not pay is not
+an order: it is listed apart (`checkouts`), open, declined or expired.
 """
 from __future__ import annotations
 
 import secrets
 
 from config import get_settings
-from integrations.payments import CheckoutState, ProviderUnavailable, minor_units
+from integrations.payments import CheckoutState, ProviderUnavailable, major_units, minor_units
 from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.discovery import Claim
 from models.launch import ProductLaunch
 from models.payment import CustomerOrder, Payment, RevenueCredit, RevenueTotal
+from models.research import Research
 from models.session import Session
 from models.store import Store, StoreVersion
 from services.accounts import normalize_email
@@ -29,10 +36,12 @@ from services.commerce.order_mail import ORDER_MAIL, mail_subject, receipt_state
 from services.commerce.shipping import address_lines, order_address
 from services.errors import Refused, TransientError
 from services.jobs import create_job
-from services.ownership import owner_of
+from services.ownership import Owner, owner_of
 from services.research.launch import launch_fact
+from services.research.offer import order_profit
 from services.store.own import name_of
 from services.store.state import page_source
+from services.suppliers import priced_offer
 
 MAX_QUANTITY = 99  # the buy box's own ceiling
 # The job that closes a product's open checkouts once it is not on sale (subject: the product).
@@ -207,32 +216,64 @@ def _owned_products(session: Session):
     return Claim.select(Claim.product).where(owner_of(session).owns(Claim))
 
 
+PROFIT_BASIS = ("An order's profit is its amount less, for each unit, your offer's unit cost (your connected "
+                "supplier's, when you have one) and shipping, and less the payment fees on the amount at the offer's "
+                "rates. It is not shown when the product has no offer yet or the order is in another currency.")
+
+
 def tracking(*, session: Session, order_id: str | None = None, limit: int = 50) -> dict:
-    """The founder's own orders, newest first (GET /api/tracking); one when `order_id` names it."""
+    """The founder's own orders, the paid ones, newest first, each with its profit, and the
+    checkouts not paid listed apart (GET /api/tracking); one when `order_id` names it."""
     query = (CustomerOrder.select().where(CustomerOrder.product.in_(_owned_products(session)))
              .order_by(CustomerOrder.created_at.desc(), CustomerOrder.id.desc()))
     if order_id is not None:
-        order = query.where(CustomerOrder.id == order_id).first()
-        if order is None:
+        found = query.where(CustomerOrder.id == order_id).first()
+        if found is None:
             raise Refused("order_not_found")
-        return {"status": "ok", "orders": [_order_row(order)]}
-    orders = [_order_row(row) for row in query.limit(max(1, min(limit, MAX_TRACKING)))]
-    if not orders:
-        return {"status": "no_orders_yet", "reason": "no_orders_yet",
-                "explanation": "No customer has ordered from your store yet.", "orders": []}
-    return {"status": "ok", "orders": orders}
+        paid, unpaid = ([found], []) if found.state == CustomerOrder.PAID else ([], [found])
+    else:
+        limit = max(1, min(limit, MAX_TRACKING))
+        paid = list(query.where(CustomerOrder.state == CustomerOrder.PAID).limit(limit))
+        unpaid = list(query.where(CustomerOrder.state != CustomerOrder.PAID).limit(limit))
+    offers = _offers_of(owner_of(session), {order.product_id for order in paid})
+    answer = {"status": "ok", "orders": [_order_row(order, offers.get(order.product_id)) for order in paid],
+              "checkouts": [_order_row(order, None) for order in unpaid], "profit_basis": PROFIT_BASIS}
+    if not paid and order_id is None:
+        started = f" {len(unpaid)} checkout{'s' if len(unpaid) != 1 else ''} started and not paid: not orders." \
+            if unpaid else ""
+        answer.update(status="no_orders_yet", reason="no_orders_yet",
+                      explanation="No customer has paid for an order from your store yet." + started)
+    return answer
 
 
-def _order_row(order: CustomerOrder) -> dict:
+def _offers_of(owner: Owner, product_ids: set[str]) -> dict[str, dict]:
+    """Each product's offer as its founder reads it (priced with their connected supplier),
+    for the products that have one."""
+    if not product_ids:
+        return {}
+    rows = Research.select(Research.product, Research.offer).where(Research.product.in_(product_ids))
+    return {row.product_id: priced_offer(owner, row.product_id, row.offer) for row in rows}
+
+
+def _profit_minor(order: CustomerOrder, offer: dict | None) -> int | None:
+    """What a paid order leaves at the founder's offer, in the order's minor units; None
+    without an offer in the order's currency."""
+    if order.state != CustomerOrder.PAID or offer is None or offer["currency"] != order.currency:
+        return None
+    amount = major_units(order.amount_minor, order.currency)
+    return minor_units(order_profit(offer, quantity=order.quantity, amount=amount), order.currency)
+
+
+def _order_row(order: CustomerOrder, offer: dict | None) -> dict:
     shipping = order_address(order)
     return {"order_id": order.id, "product_id": order.product_id, "product_name": name_of(order.product_id),
             "state": order.state, "email": order.email,
             "quantity": order.quantity, "unit_price_minor": order.unit_price_minor,
-            "amount_minor": order.amount_minor, "currency": order.currency, "store_version": order.store_version,
+            "amount_minor": order.amount_minor, "profit_minor": _profit_minor(order, offer),
+            "currency": order.currency, "store_version": order.store_version,
             "created_at": iso(order.created_at), "paid_at": iso(order.paid_at),
             "shipping": shipping, "shipping_lines": address_lines(shipping),
             "receipt": receipt_state(order), "receipt_sent_at": iso(order.receipt_sent_at)}
-
 
 
 def revenue(*, session: Session) -> dict:

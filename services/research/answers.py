@@ -18,7 +18,7 @@ from models.job import Job
 from models.research import Research
 from models.session import Session
 from services import evidence_kinds as kinds
-from services import launch_state, milestones, next_step, watches
+from services import launch_state, milestones, next_step, suppliers, watches
 from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.money import display_major
@@ -26,6 +26,7 @@ from services.ownership import owner_of
 from services.reasons import sentence
 from services.research import analysis as analyser
 from services.research import launch, records, verdict
+from services.research.offer import SUPPLIER_INPUT, SupplierLine, catalog, with_supplier
 from services.store import own as own_details
 
 OFFER_READY = "offer_ready"  # why a watch closes when its product's offer becomes real
@@ -72,7 +73,20 @@ def offer(*, session: Session) -> tuple[dict, list[Job]]:
         return _not_yet(resolved.product_id, current), jobs
     # The offer is real now: watches on the product close (spec 3), wherever it is held.
     jobs += watches.observe_available([resolved.product_id], because=OFFER_READY, require_free=False)
-    return {"status": "ok", **current.row.offer, **_dated(current.row, current)}, jobs
+    priced = suppliers.priced_offer(owner_of(session), resolved.product_id, current.row.offer)
+    return {"status": "ok", **priced, **_dated(current.row, current)}, jobs
+
+
+def _margin_read_from(offer_: dict, analysis_: dict) -> dict:
+    """The analysis with its margin figure read from the offer the founder reads: the
+    research judged the margin of the catalog's cost, and a connected supplier's unit cost
+    changes it."""
+    if not (offer_.get("supplier") or {}).get("used_as_cost"):
+        return analysis_
+    source = [{"type": "offer", "figure": "margin_pct", "inputs": ["price", "cost", "shipping", "fees"]},
+              catalog("price"), next(i["source"] for i in offer_["inputs"] if i["name"] == SUPPLIER_INPUT)]
+    margin = analyser.margin(offer_["margin_pct"], source)
+    return {**analysis_, "figures": [margin if f["id"] == "margin" else f for f in analysis_["figures"]]}
 
 
 # --- Analysis --------------------------------------------------------------------------------
@@ -85,7 +99,9 @@ def analysis(*, session: Session) -> tuple[dict, list[Job]]:
                                     "an idea below to analyse it.")
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
-    body = {"status": "ok", "product_id": resolved.product_id, "figures": current.row.analysis["figures"],
+    priced = suppliers.priced_offer(owner_of(session), resolved.product_id, current.row.offer)
+    figures = _margin_read_from(priced, current.row.analysis)["figures"]
+    body = {"status": "ok", "product_id": resolved.product_id, "figures": figures,
             "fresh_days": current.row.analysis["fresh_days"], **_dated(current.row, current)}
     return body, _jobs(current)
 
@@ -139,6 +155,7 @@ def _facts(offer_: dict, analysis_: dict) -> list[dict]:
     roas = offer_["break_even_roas"]
     facts = [
         from_offer("price", f"Recommended retail price {display_major(offer_['price'], currency)}."),
+        from_offer("cost", _cost_text(offer_)),
         from_offer("unit_margin", f"Each sale leaves {display_major(offer_['unit_margin'], currency)} after cost, shipping and "
                                   "fees."),
         from_offer("margin_pct", f"The margin is {offer_['margin_pct']:g}% of the price."),
@@ -156,16 +173,31 @@ def _facts(offer_: dict, analysis_: dict) -> list[dict]:
     return facts
 
 
+def _cost_text(offer_: dict) -> str:
+    """The unit cost in a sentence: whose price it is and, with a supplier, what their
+    minimum order costs up front."""
+    cost = display_major(offer_["cost"], offer_["currency"])
+    line = offer_.get("supplier")
+    if line is None:
+        return f"Each unit costs {cost}, the catalog's cost: connect a supplier to count their price."
+    minimum = (f"their minimum order of {line['minimum_order_quantity']} units costs "
+               f"{display_major(line['minimum_order_total'], line['currency'])} up front")
+    if not line["used_as_cost"]:
+        return f"Each unit costs {cost}, the catalog's cost. {line['explanation']} At their price, {minimum}."
+    return f"Each unit costs {cost} from your supplier {line['supplier']} (SKU {line['sku']}); {minimum}."
+
+
 def _sources(offer_: dict, analysis_: dict) -> list[dict]:
     """Every source behind the figures, once each (catalog fields, evidence rows, settings)."""
     seen, sources = set(), []
     cited = [i["source"] for i in offer_["inputs"]]
     for f in analysis_["figures"]:
-        cited += [{k: v for k, v in e.items() if k in ("type", "date", "source", "metric", "field", "name")}
+        cited += [{k: v for k, v in e.items() if k in ("type", "date", "source", "metric", "field", "name",
+                                                       "supplier", "sku", "currency")}
                   for e in f["evidence"]]
     for source in cited:
         key = tuple(sorted(source.items()))
-        if source.get("type") in ("catalog", "evidence", "setting") and key not in seen:
+        if source.get("type") in ("catalog", "evidence", "setting", "supplier") and key not in seen:
             seen.add(key)
             sources.append(source)
     return sources
@@ -173,20 +205,24 @@ def _sources(offer_: dict, analysis_: dict) -> list[dict]:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A dashboard answer with a verdict. Its body is made from the research row alone (and
-    whether it is being refreshed), so one `key` always makes the same body: the key is the
-    row's stored content (records.Current.content), not a note of when it last changed, and
-    a cache under it is right whoever rewrote the row (api/research.py keeps dumped bodies)."""
+    """A dashboard answer with a verdict. Its body is made from the research row (and
+    whether it is being refreshed) and the offer line the founder connected, so one `key`
+    always makes the same body: the key is the row's stored content (records.Current.content),
+    not a note of when it last changed, and the line's terms, so a cache under it is right
+    whoever rewrote the row (api/research.py keeps dumped bodies)."""
 
     product_id: str
     current: records.Current
+    # The offer line the founder connected for the product (its price is the offer's cost),
+    # or None: part of the key, since it changes the body.
+    supplier: SupplierLine | None = None
 
     @property
     def key(self) -> tuple:
-        return self.current.content, self.current.stale
+        return self.current.content, self.current.stale, self.supplier
 
     def body(self) -> dict:
-        return _verdict_body(self.product_id, self.current.row, self.current)
+        return _verdict_body(self.product_id, self.current.row, self.current, self.supplier)
 
 
 def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
@@ -199,16 +235,19 @@ def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
     reached_dashboard(session)
-    return Verdict(resolved.product_id, current), _jobs(current)
+    supplier = suppliers.line_for(owner_of(session), resolved.product_id)
+    return Verdict(resolved.product_id, current, supplier), _jobs(current)
 
 
-def _verdict_body(product_id: str, row: Research, current: records.Current) -> dict:
-    offer_, analysis_ = row.offer, row.analysis
+def _verdict_body(product_id: str, row: Research, current: records.Current,
+                  supplier: SupplierLine | None) -> dict:
+    offer_ = with_supplier(row.offer, supplier)
+    analysis_ = _margin_read_from(offer_, row.analysis)
     decided, rule, because = verdict.decide(verdict_inputs(offer_, analysis_))
     return {"status": "ok", "product_id": product_id, "verdict": decided, "rule": rule, "because": because,
             "facts": _facts(offer_, analysis_), "sources": _sources(offer_, analysis_),
-            "offer": {k: offer_[k] for k in ("currency", "price", "unit_margin", "margin_pct", "break_even_cpa",
-                                             "break_even_roas")},
+            "offer": {k: offer_[k] for k in ("currency", "price", "cost", "unit_margin", "margin_pct",
+                                             "break_even_cpa", "break_even_roas")},
             "trends": _trends(analysis_), **_dated(row, current)}
 
 

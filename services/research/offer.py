@@ -5,6 +5,10 @@ Plain arithmetic over plain values, so the hand-checked cases in tests pin it ex
 Every figure is rounded to cents as soon as it is computed and the next figure is
 computed from the rounded one, so a founder can redo the sums on paper. Each input names
 its source: a catalog field, a dated evidence row or a documented setting.
+
+The research computes one offer per catalog product. A founder who connected a supplier's
+offer line reads that offer priced with the line (`with_supplier`): the unit cost they will
+pay is the offer's one cost, and every screen that shows a cost or a margin reads it.
 """
 from __future__ import annotations
 
@@ -92,48 +96,70 @@ def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSetting
         inputs.append({"name": name, "value": float(value), "source": source})
         return Decimal(str(value))
 
-    market_price = given("market_price", money(record.price), catalog("price"))
+    given("market_price", money(record.price), catalog("price"))
     catalog_cost = given("catalog_cost", money(record.cost), catalog("cost"))
     quote = latest_quote(rows, today)
     quoted = given("supplier_quote", money(quote.value), quote.cite()) if quote else None
-    weight = given("weight_grams", record.weight_grams, catalog("weight_grams")) if record.weight_grams else None
-    fee_pct = given("payment_fee_pct", settings.fee_pct, setting("OFFER_FEE_PCT"))
-    fee_fixed = given("payment_fee_fixed", settings.fee_fixed, setting("OFFER_FEE_FIXED"))
-    ship_flat = given("shipping_flat", settings.shipping_flat, setting("OFFER_SHIPPING_FLAT"))
-    ship_kg = given("shipping_per_kg", settings.shipping_per_kg, setting("OFFER_SHIPPING_PER_KG")) if weight else None
-    target = given("target_margin_pct", settings.target_margin_pct, setting("TARGET_MARGIN_PCT"))
+    if record.weight_grams:
+        given("weight_grams", record.weight_grams, catalog("weight_grams"))
+    given("payment_fee_pct", settings.fee_pct, setting("OFFER_FEE_PCT"))
+    given("payment_fee_fixed", settings.fee_fixed, setting("OFFER_FEE_FIXED"))
+    given("shipping_flat", settings.shipping_flat, setting("OFFER_SHIPPING_FLAT"))
+    if record.weight_grams:
+        given("shipping_per_kg", settings.shipping_per_kg, setting("OFFER_SHIPPING_PER_KG"))
+    given("target_margin_pct", settings.target_margin_pct, setting("TARGET_MARGIN_PCT"))
 
-    figures: list[dict] = []
-
-    def figure(name: str, value: Decimal | None, formula: str, uses: list[str]) -> Decimal | None:
-        figures.append({"name": name, "value": None if value is None else float(value), "formula": formula,
-                        "inputs": uses})
-        return value
-
-    price = figure("price", market_price, "the market price of the catalog record", ["market_price"])
     # The catalog cost is what one unit costs a founder who starts small; a fresh quote
     # counts only when it is higher (prices went up), so the offer never shows a margin
     # that only a bulk order would earn.
     if quoted is not None and quoted > catalog_cost:
-        cost = figure("cost", quoted, "the fresh supplier quote, which is above the catalog cost",
-                      ["supplier_quote", "catalog_cost"])
+        cost = Cost(quoted, "the fresh supplier quote, which is above the catalog cost",
+                    ["supplier_quote", "catalog_cost"])
     elif quoted is not None:
-        cost = figure("cost", catalog_cost, "the catalog cost (the fresh supplier quote is not above it: a bulk "
-                                            "price is not what a first order pays)", ["catalog_cost", "supplier_quote"])
+        cost = Cost(catalog_cost, "the catalog cost (the fresh supplier quote is not above it: a bulk price is not "
+                                  "what a first order pays)", ["catalog_cost", "supplier_quote"])
     else:
-        cost = figure("cost", catalog_cost, "the catalog cost (no supplier quote in the last "
-                                            f"{QUOTE_FRESH_DAYS} days)", ["catalog_cost"])
+        cost = Cost(catalog_cost, f"the catalog cost (no supplier quote in the last {QUOTE_FRESH_DAYS} days)",
+                    ["catalog_cost"])
+    return {"product_id": record.product_id, "currency": record.currency,
+            **_priced(inputs, cost), "inputs": inputs}
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one unit costs the founder, how that was chosen, and the inputs it read."""
+
+    value: Decimal
+    formula: str
+    uses: list[str]
+
+
+def _priced(inputs: list[dict], cost: Cost) -> dict:
+    """Every figure after the cost, from the named inputs (market price, weight, the fee,
+    shipping and target settings) and the unit cost chosen."""
+    value = {i["name"]: Decimal(str(i["value"])) for i in inputs}
+    fee_pct, fee_fixed, target = value["payment_fee_pct"], value["payment_fee_fixed"], value["target_margin_pct"]
+    weight = value.get("weight_grams")
+    figures: list[dict] = []
+
+    def figure(name: str, amount: Decimal | None, formula: str, uses: list[str]) -> Decimal | None:
+        figures.append({"name": name, "value": None if amount is None else float(amount), "formula": formula,
+                        "inputs": uses})
+        return amount
+
+    price = figure("price", value["market_price"], "the market price of the catalog record", ["market_price"])
+    figure("cost", cost.value, cost.formula, cost.uses)
     if weight is not None:
-        shipping = figure("shipping", money(ship_flat + ship_kg * weight / GRAMS_PER_KG),
+        shipping = figure("shipping", money(value["shipping_flat"] + value["shipping_per_kg"] * weight / GRAMS_PER_KG),
                           "shipping_flat + shipping_per_kg x weight in kg", ["shipping_flat", "shipping_per_kg",
                                                                             "weight_grams"])
     else:
-        shipping = figure("shipping", money(ship_flat), "shipping_flat (the catalog record has no weight)",
+        shipping = figure("shipping", money(value["shipping_flat"]), "shipping_flat (the catalog record has no weight)",
                           ["shipping_flat"])
     fees = figure("fees", money(price * fee_pct / HUNDRED) + money(fee_fixed),
                   "price x payment_fee_pct / 100 (rounded to cents) + payment_fee_fixed",
                   ["market_price", "payment_fee_pct", "payment_fee_fixed"])
-    unit_margin = figure("unit_margin", price - cost - shipping - fees, "price - cost - shipping - fees",
+    unit_margin = figure("unit_margin", price - cost.value - shipping - fees, "price - cost - shipping - fees",
                          ["price", "cost", "shipping", "fees"])
     margin_pct = figure("margin_pct", money(unit_margin * HUNDRED / price), "unit_margin / price x 100",
                         ["unit_margin", "price"])
@@ -146,15 +172,13 @@ def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSetting
     # The price at which the target margin would be met, with the same cost, shipping and
     # fee rates: price = (cost + shipping + fee_fixed) / (1 - fee_pct/100 - target/100).
     share_left = 1 - fee_pct / HUNDRED - target / HUNDRED
-    target_price = money((cost + shipping + money(fee_fixed)) / share_left) if share_left > 0 else None
+    target_price = money((cost.value + shipping + money(fee_fixed)) / share_left) if share_left > 0 else None
     figure("price_for_target_margin", target_price,
            "(cost + shipping + payment_fee_fixed) / (1 - payment_fee_pct/100 - target_margin_pct/100)",
            ["cost", "shipping", "payment_fee_fixed", "payment_fee_pct", "target_margin_pct"])
     return {
-        "product_id": record.product_id,
-        "currency": record.currency,
         "price": float(price),
-        "cost": float(cost),
+        "cost": float(cost.value),
         "shipping": float(shipping),
         "fees": float(fees),
         "unit_margin": float(unit_margin),
@@ -164,5 +188,67 @@ def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSetting
         "price_for_target_margin": None if target_price is None else float(target_price),
         "target_margin_pct": float(target),
         "figures": figures,
-        "inputs": inputs,
     }
+
+
+# --- The founder's connected supplier --------------------------------------------------------
+
+SUPPLIER_INPUT = "supplier_unit_cost"
+# The inputs a connected supplier's unit cost stands in for: the offer shows one unit cost.
+CATALOG_COST_INPUTS = ("catalog_cost", "supplier_quote")
+
+
+@dataclass(frozen=True)
+class SupplierLine:
+    """The offer line a founder connected (services/suppliers.py), as the offer reads it."""
+
+    supplier: str
+    sku: str
+    name: str
+    unit_cost: Decimal
+    currency: str
+    moq: int | None
+
+    def cite(self) -> dict:
+        return {"type": "supplier", "supplier": self.supplier, "sku": self.sku, "currency": self.currency}
+
+    def terms(self) -> dict:
+        """The line's unit cost and what its minimum order costs up front (a line with no
+        minimum sells one unit)."""
+        quantity = self.moq if self.moq and self.moq > 0 else 1
+        return {"supplier": self.supplier, "sku": self.sku, "name": self.name, "unit_cost": float(self.unit_cost),
+                "currency": self.currency, "moq": self.moq, "minimum_order_quantity": quantity,
+                "minimum_order_total": float(money(self.unit_cost * quantity))}
+
+
+def with_supplier(offer: dict, line: SupplierLine | None) -> dict:
+    """The offer priced with the founder's connected supplier (`supplier` null with none):
+    its unit cost is the offer's
+    cost, in place of the catalog cost and any quote, and every figure after the cost is
+    computed again from the offer's own inputs. `supplier` carries the line's terms. A line
+    priced in another currency than the offer's is not its cost (no exchange rate is
+    assumed): the offer stays as it was and `supplier` says why."""
+    if line is None:
+        return {**offer, "supplier": None}
+    terms = line.terms()
+    if line.currency != offer["currency"]:
+        return {**offer, "supplier": {**terms, "used_as_cost": False, "explanation": (
+            f"{line.supplier} prices this offer in {line.currency} and your offer is in {offer['currency']}, so its "
+            "unit cost is not counted: connect an offer priced in your product's currency.")}}
+    supplier_input = {"name": SUPPLIER_INPUT, "value": float(line.unit_cost), "source": line.cite()}
+    inputs = [supplier_input if i["name"] == "catalog_cost" else i
+              for i in offer["inputs"] if i["name"] != "supplier_quote"]
+    cost = Cost(line.unit_cost, f"the unit cost of your connected supplier's offer ({line.supplier}, SKU {line.sku})",
+                [SUPPLIER_INPUT])
+    return {**offer, **_priced(inputs, cost), "inputs": inputs,
+            "supplier": {**terms, "used_as_cost": True, "explanation": None}}
+
+
+def order_profit(offer: dict, *, quantity: int, amount: Decimal) -> Decimal:
+    """What a paid order of `quantity` units for `amount` (major units, the offer's currency)
+    leaves: the amount less the offer's cost and shipping for each unit and the payment fees
+    on the amount at the offer's rates, each rounded to cents as the offer rounds them."""
+    rate = {i["name"]: Decimal(str(i["value"])) for i in offer["inputs"]}
+    fees = money(amount * rate["payment_fee_pct"] / HUNDRED) + money(rate["payment_fee_fixed"])
+    per_unit = Decimal(str(offer["cost"])) + Decimal(str(offer["shipping"]))
+    return money(amount) - quantity * per_unit - fees

@@ -2,6 +2,10 @@
 
 A founder declares what a claimed product cost (spend) and earned (revenue); the track
 record counts those declarations across all founders: a win is revenue above spend.
+
+What the store earned is known already: a declaration that sends no revenue takes the
+store's confirmed revenue (the paid orders the Orders screen counts, in the product's
+currency), so the founder is asked for it only when no order was paid.
 """
 from __future__ import annotations
 
@@ -9,9 +13,12 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import peewee as pw
 
+from integrations.payments import major_units
+from models.catalog import Product
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.discovery import Claim
+from models.payment import RevenueTotal
 from models.research import Outcome
 from models.session import Session
 from services.discovery import resolve
@@ -29,7 +36,8 @@ def _money(value: float | None) -> Decimal | None:
 
 
 def record_outcome(*, session: Session, spend: float | None, revenue: float | None, note: str | None) -> dict:
-    """Records the outcome of the session's claimed product; figures not sent keep their
+    """Records the outcome of the session's claimed product; revenue not sent is the
+    store's confirmed revenue when it has any, and other figures not sent keep their
     earlier value."""
     if spend is None and revenue is None:
         raise Refused("nothing_to_record", "Send spend, revenue or both (non-negative amounts); nothing was recorded.")
@@ -40,6 +48,10 @@ def record_outcome(*, session: Session, spend: float | None, revenue: float | No
         raise Refused("no_claim", "You hold this product but have not claimed it; claim it before recording its "
                                   "outcome. Nothing was recorded.")
     claim = Claim.get(Claim.product == resolved.claimed_product_id)
+    from_orders = False
+    if revenue is None:  # what the store's paid orders earned, when they earned anything
+        revenue = orders_revenue(claim.product_id)
+        from_orders = revenue is not None
     now = utcnow()
     values = {"claim": claim.id, "declared_at": now, "spend": _money(spend), "revenue": _money(revenue), "note": note}
     # Later declarations replace what they send and keep the rest (one row per claim,
@@ -50,7 +62,17 @@ def record_outcome(*, session: Session, spend: float | None, revenue: float | No
             changed[getattr(Outcome, name)] = value
     with transaction():
         Outcome.insert(**values).on_conflict(conflict_target=[Outcome.claim], update=changed).execute()
-    return {"status": "recorded", "outcome": describe(Outcome.get(Outcome.claim == claim.id), claim.product_id)}
+    return {"status": "recorded", "outcome": {**describe(Outcome.get(Outcome.claim == claim.id), claim.product_id),
+                                              "revenue_from_orders": from_orders}}
+
+
+def orders_revenue(product_id: str) -> Decimal | None:
+    """The store's confirmed revenue in the product's currency (major units), or None when
+    no order of it was paid."""
+    total = (RevenueTotal.select(RevenueTotal.confirmed_minor, RevenueTotal.currency)
+             .join(Product, on=(RevenueTotal.product == Product.product_id))
+             .where(RevenueTotal.product == product_id, RevenueTotal.currency == Product.currency).first())
+    return None if total is None else major_units(total.confirmed_minor, total.currency)
 
 
 def describe(outcome: Outcome, product_id: str) -> dict:

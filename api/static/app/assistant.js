@@ -7,7 +7,8 @@ import { refusal } from "./reasons.js";
 
 // What each cite read, in the founder's words.
 const CITED = {
-  orders: (c) => `Your orders: ${c.count} in all, ${c.paid} paid`,
+  orders: (c) => `Your orders: ${c.count} paid`
+    + (c.open_checkouts ? `, ${c.open_checkouts} checkout${c.open_checkouts === 1 ? "" : "s"} not paid` : ""),
   revenue: (c) => (c.product_id ? `Confirmed revenue of ${c.product_id}: ${c.orders} paid orders` : "Confirmed revenue: none yet"),
   offer: (c) => `Your offer for ${c.product_id}`,
   catalog: (c) => `The catalog's price of ${c.product_id}`,

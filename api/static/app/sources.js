@@ -17,6 +17,7 @@ export const FIGURE_WORDS = {
   market_price: "Market price",
   catalog_cost: "Catalog cost",
   supplier_quote: "Supplier quote",
+  supplier_unit_cost: "Your supplier's unit cost",
   weight_grams: "Weight in grams",
   payment_fee_pct: "Payment fee rate",
   payment_fee_fixed: "Fixed payment fee",
@@ -77,6 +78,8 @@ export function sourceText(source) {
       return `Set by the service: ${SETTING_WORDS[source.name] || "one of its settings"}`;
     case "offer":
       return `From the offer: ${figureWords(source.figure, { inSentence: true })}`;
+    case "supplier":
+      return `Your connected supplier: ${source.supplier}, SKU ${source.sku}`;
     case "none":
       return "No evidence";
     default:

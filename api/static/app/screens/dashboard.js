@@ -1,6 +1,6 @@
 // Dashboard: the verdict on your product by the published rules, the facts behind it with
 // their sources, the 3D preview, and the outcome you declare once you have sold.
-import { h, fill, title, button, busy, field, money, linkButton } from "../dom.js";
+import { h, fill, title, button, busy, field, money, moneyMinor, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching, poll, progress } from "../poll.js";
@@ -37,8 +37,11 @@ export async function render(ctx) {
     return;
   }
   const board = result.data;
-  const productTitle = await productName(board.product_id);
+  const [productTitle, revenue] = await Promise.all([productName(board.product_id), get("/api/revenue")]);
   if (!ctx.alive()) return;
+  // What the store's paid orders earned in the product's currency: Orders knows it, so it is not asked for.
+  const earned = ((revenue.data && revenue.data.stores) || [])
+    .find((store) => store.product_id === board.product_id && store.currency === board.offer.currency) || null;
   const [word, gloss] = VERDICTS[board.verdict] || [board.verdict, ""];
   const modelSlot = h("div", {});
   fill(body,
@@ -63,20 +66,26 @@ export async function render(ctx) {
       h("ul", { class: "list" }, (board.sources || []).map((source) => h("li", {}, sourceText(source))))),
     h("section", { class: "panel", "aria-labelledby": "outcome-title" },
       h("h2", { id: "outcome-title" }, "How did it go?"),
-      h("p", { class: "hint" }, "Once you have sold, declare what you spent and what it earned. Every founder's "
-        + "outcomes make the public track record."),
-      outcomeForm()),
+      earned
+        ? h("p", { dataset: { ordersRevenueMinor: String(earned.confirmed_minor) } },
+          `Your paid orders earned ${moneyMinor(earned.confirmed_minor, earned.currency)} (${earned.orders} paid `
+          + `order${earned.orders === 1 ? "" : "s"}, on the Orders screen); it is counted as your revenue. Declare what you spent.`)
+        : h("p", { class: "hint" }, "Once you have sold, declare what you spent and what it earned. Every founder's "
+          + "outcomes make the public track record."),
+      outcomeForm(earned, board.offer.currency)),
     h("section", { class: "panel", "aria-labelledby": "model-title" },
       h("h2", { id: "model-title" }, "3D preview"), modelSlot),
     h("p", { class: "actions" }, linkButton("Launch facts", "#/app/launch", "primary"), linkButton("The offer", "#/app/offer")));
   loadModel(ctx, modelSlot); // not awaited: the verdict is the screen; the preview shows its own progress
 }
 
-function outcomeForm() {
+// `earned`: the store's confirmed revenue (GET /api/revenue); with it the form asks for spend
+// only, and the service counts the orders' revenue.
+function outcomeForm(earned, currency) {
   const message = h("div", { "aria-live": "polite" });
   const form = h("form", { class: "form-grid", novalidate: true },
     field("Spend (ads and samples)", { type: "number", name: "spend", min: "0", step: "0.01", inputmode: "decimal" }),
-    field("Revenue", { type: "number", name: "revenue", min: "0", step: "0.01", inputmode: "decimal" }),
+    earned ? null : field("Revenue", { type: "number", name: "revenue", min: "0", step: "0.01", inputmode: "decimal" }),
     field("Note", { type: "text", name: "note", maxlength: "500" }),
     h("div", { class: "form-actions" }, button("Record the outcome", null, { type: "submit" })),
     message);
@@ -84,6 +93,7 @@ function outcomeForm() {
     event.preventDefault();
     const payload = {};
     for (const key of ["spend", "revenue"]) {
+      if (!form[key]) continue;
       const raw = form[key].value.trim();
       if (raw !== "") payload[key] = Number(raw);
     }
@@ -93,8 +103,8 @@ function outcomeForm() {
       if (result.data && result.data.status === "recorded") {
         const outcome = result.data.outcome;
         fill(message, h("p", { class: "notice notice-success", role: "status" },
-          `Recorded: spent ${money(outcome.spend ?? 0)}, earned ${money(outcome.revenue ?? 0)}; `
-          + `that counts as a ${outcome.result}.`));
+          `Recorded: spent ${money(outcome.spend ?? 0, currency)}, earned ${money(outcome.revenue ?? 0, currency)}`
+          + `${outcome.revenue_from_orders ? " (from your paid orders)" : ""}; that counts as a ${outcome.result}.`));
       } else {
         fill(message, refusal(refusalOf(result), {}, result.http));
       }

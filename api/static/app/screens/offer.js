@@ -1,5 +1,6 @@
 // Offer: the researched price and margins of your product; each figure shows its formula
-// and the inputs behind it, and each input its source.
+// and the inputs behind it, and each input its source. The unit cost is one figure: your
+// connected supplier's price when you have one, with what their minimum order costs up front.
 import { h, fill, title, money, percent, when, linkButton, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -10,6 +11,12 @@ import { priceSplit } from "../charts.js";
 
 export const name = "offer";
 export const label = "Offer";
+
+/** An input's value as a founder reads it: money with its currency, a rate as a percent. */
+function inputValue(name, value, currency) {
+  if (name === "weight_grams") return `${value} g`;
+  return formatFigure(name, value, currency);
+}
 
 export function formatFigure(key, value, currency) {
   if (key === "margin_pct" || key.endsWith("_pct")) return percent(value);
@@ -34,13 +41,14 @@ export async function render(ctx) {
 
 function offerView(offer, productTitle) {
   const inputs = Object.fromEntries((offer.inputs || []).map((input) => [input.name, input]));
-  const headline = ["price", "unit_margin", "margin_pct", "break_even_roas"];
+  const headline = ["price", "cost", "unit_margin", "margin_pct", "break_even_roas"];
   return [
     h("p", { class: "muted" }, `${productTitle} · researched ${when(offer.researched_at)}`,
       offer.refreshing ? " · new evidence arrived: refreshing the figures" : ""),
     h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
       h("p", { class: "stat-label" }, LABELS[key]),
       h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
+    firstOrder(offer),
     h("section", { class: "panel", "aria-labelledby": "split-title" },
       h("h2", { id: "split-title" }, "Where the price goes"),
       priceSplit(offer)),
@@ -57,11 +65,34 @@ function offerView(offer, productTitle) {
 
 function figureRow(figure, inputs, currency) {
   const sources = (figure.inputs || []).map((name) => h("li", {}, inputs[name]
-    ? [h("span", { class: "input-name" }, `${figureWords(name)}: ${inputs[name].value}`), " ", sourceChip(inputs[name].source)]
+    ? [h("span", { class: "input-name" }, `${figureWords(name)}: ${inputValue(name, inputs[name].value, currency)}`), " ",
+      sourceChip(inputs[name].source)]
     : sourceChip({ type: "offer", figure: name })));
   return h("tr", { dataset: { figure: figure.name } },
     h("th", { scope: "row" }, figureWords(figure.name)),
     h("td", { class: "num" }, formatFigure(figure.name, figure.value, currency)),
     h("td", {}, formulaWords(figure.formula)),
     h("td", {}, h("ul", { class: "chips" }, sources)));
+}
+
+/** Whose price the unit cost is, and what the connected supplier's minimum order costs up front. */
+function firstOrder(offer) {
+  const line = offer.supplier;
+  const section = (state, ...children) => h("section", { class: "panel", "aria-labelledby": "supplier-title",
+    dataset: { supplierCost: state } }, h("h2", { id: "supplier-title" }, "Your supplier and your first order"), ...children);
+  if (!line) {
+    return section("none",
+      h("p", {}, `The unit cost, ${money(offer.cost, offer.currency)}, is the catalog's. Connect a supplier's offer to `
+        + "count their price here and see what your first order costs up front."),
+      h("p", { class: "actions" }, linkButton("Choose a supplier", "#/app/suppliers")));
+  }
+  const minimum = h("p", { dataset: { minimumOrderTotal: String(line.minimum_order_total) } },
+    `Their minimum order is ${line.minimum_order_quantity} unit${line.minimum_order_quantity === 1 ? "" : "s"} at `
+    + `${money(line.unit_cost, line.currency)}: your first order costs ${money(line.minimum_order_total, line.currency)} up front.`);
+  if (!line.used_as_cost) return section("other-currency", h("p", { class: "notice notice-warn" }, line.explanation), minimum);
+  return section("supplier",
+    h("p", {}, `Your unit cost is ${money(offer.cost, offer.currency)}, the price of your connected supplier `
+      + `${line.supplier} (SKU ${line.sku}). Every figure below counts it.`),
+    minimum,
+    h("p", { class: "actions" }, linkButton("Your supplier", "#/app/suppliers")));
 }

@@ -1,5 +1,7 @@
 // Orders: the confirmed revenue of your stores (per store and currency, from the payment
-// ledger), then the customers' orders, newest first, with their payment state.
+// ledger), then the customers' orders, newest first: an order is one a customer paid for, each
+// with the profit it leaves at your offer's unit cost. Checkouts customers opened and did not
+// pay are not orders: they are listed apart.
 import { h, fill, title, when, moneyMinor, linkButton, button, busy, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -32,7 +34,9 @@ export async function render(ctx) {
       funnel(visitors.data)) : null,
     h("section", { class: "panel", "aria-labelledby": "orders-title" },
       h("h2", { id: "orders-title" }, "Orders"),
-      saidOrders ? refusal(saidOrders, { retry: () => ctx.rerender() }, tracking.http) : ordersView(tracking.data.orders || [])),
+      saidOrders ? refusal(saidOrders, { retry: () => ctx.rerender() }, tracking.http)
+        : [ordersView(tracking.data.orders || []), h("p", { class: "hint" }, tracking.data.profit_basis)]),
+    checkoutsView((tracking.data && tracking.data.checkouts) || []),
     h("p", { class: "actions" }, refresh, linkButton("Your store", "#/app/store")));
 }
 
@@ -55,10 +59,10 @@ function revenueView(stores) {
 
 function ordersView(orders) {
   return scrollingTable("Orders", h("table", { class: "orders" },
-    h("caption", { class: "visually-hidden" }, "Orders of your stores, newest first"),
+    h("caption", { class: "visually-hidden" }, "Paid orders of your stores, newest first"),
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Order"), h("th", { scope: "col" }, "State"),
-      h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
+      h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"), h("th", { scope: "col" }, "Profit"),
       h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Ship to"),
       h("th", { scope: "col" }, "Placed"), h("th", { scope: "col" }, "Paid"))),
     h("tbody", {}, orders.map((order) => h("tr", { dataset: { orderId: order.order_id, state: order.state } },
@@ -69,11 +73,36 @@ function ordersView(orders) {
       h("td", { class: "num" }, String(order.quantity)),
       h("td", { class: "num" }, moneyMinor(order.amount_minor, order.currency), h("br"),
         h("span", { class: "muted" }, `${moneyMinor(order.unit_price_minor, order.currency)} each`)),
+      h("td", { class: "num", dataset: { profitMinor: order.profit_minor === null ? "" : String(order.profit_minor) } },
+        order.profit_minor === null ? "—" : moneyMinor(order.profit_minor, order.currency)),
       h("td", {}, order.email, h("br"),
         h("span", { class: "muted", dataset: { receipt: order.receipt } }, RECEIPT[order.receipt] || "")),
       h("td", { dataset: { shipping: order.shipping ? "given" : "none" } }, shippingView(order)),
       h("td", {}, when(order.created_at)),
       h("td", {}, order.paid_at ? when(order.paid_at) : "—"))))));
+}
+
+// Checkouts a customer opened and did not pay: not orders, so listed apart and never counted.
+function checkoutsView(checkouts) {
+  if (!checkouts.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "checkouts-title", dataset: { checkouts: String(checkouts.length) } },
+    h("h2", { id: "checkouts-title" }, "Checkouts not paid"),
+    h("p", { class: "hint" }, "A customer opened these checkouts and has not paid, or gave up or was declined. They are "
+      + "not orders and count in no revenue."),
+    scrollingTable("Checkouts not paid", h("table", { class: "checkouts" },
+      h("caption", { class: "visually-hidden" }, "Checkouts not paid, newest first"),
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, "Checkout"), h("th", { scope: "col" }, "State"),
+        h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
+        h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Opened"))),
+      h("tbody", {}, checkouts.map((checkout) => h("tr", { dataset: { orderId: checkout.order_id, state: checkout.state } },
+        h("th", { scope: "row" }, h("span", { title: checkout.order_id }, checkout.order_id.slice(0, 8)), h("br"),
+          h("span", { class: "muted" }, checkout.product_name || "Your product")),
+        h("td", {}, stateTag(checkout.state)),
+        h("td", { class: "num" }, String(checkout.quantity)),
+        h("td", { class: "num" }, moneyMinor(checkout.amount_minor, checkout.currency)),
+        h("td", {}, checkout.email),
+        h("td", {}, when(checkout.created_at))))))));
 }
 
 // What became of the customer's receipt (the mail after a sale).

@@ -2,8 +2,10 @@
 // the goods, the SKU: unit cost, minimum order, lead time, where it ships from, rating), the
 // one offer you connect, a sample of that offer paid through the payment provider, and your
 // samples with their payment state. When no supplier offers your product itself, the rows
-// are similar goods and the screen says so before anything else.
-import { h, fill, title, field, button, busy, when, linkButton, scrollingTable, plural } from "../dom.js";
+// are similar goods and the screen says so before anything else. The connected offer's unit
+// cost is your offer's cost: the panel says so from the offer itself, with what the minimum
+// order costs up front.
+import { h, fill, title, field, button, busy, when, linkButton, scrollingTable, plural, money } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { stateTag, goToCheckout, returnedPayment, afterPayment, paymentNotice } from "../checkout.js";
@@ -86,6 +88,7 @@ export async function render(ctx) {
     }
     showConnection(result.data);
     for (const [slot, [answer, searched]] of shown) showOffers(slot, answer, { searched });
+    await showOfferCost();
     ctx.toast(result.data.status === "connected"
       ? `Connected: ${result.data.supplier}, SKU ${result.data.sku}.` : "Supplier disconnected.");
   });
@@ -113,6 +116,33 @@ export async function render(ctx) {
     return [form, outcome];
   }
 
+  // The unit cost your offer counts now (GET /api/offer), the same figure the Offer screen shows.
+  const offerCostSlot = h("div", { "aria-live": "polite" });
+  async function showOfferCost() {
+    const result = connected && productId ? await get("/api/offer") : null;
+    if (!ctx.alive()) return;
+    const offer = result && result.data && result.data.status === "ok" ? result.data : null;
+    const line = offer && offer.supplier;
+    if (!line) {
+      fill(offerCostSlot);
+      return;
+    }
+    fill(offerCostSlot, line.used_as_cost
+      ? h("p", { class: "notice notice-success", dataset: { offerCost: String(offer.cost) } },
+        `Your offer now counts ${money(offer.cost, offer.currency)} a unit, this supplier's price: each sale leaves `
+        + `${money(offer.unit_margin, offer.currency)}. `, h("a", { href: "#/app/offer" }, "See the offer"))
+      : h("p", { class: "notice notice-warn", dataset: { offerCost: "not_counted" } }, line.explanation));
+  }
+
+  function terms(answer) {
+    if (answer.unit_cost === null || answer.unit_cost === undefined) return null;
+    return [
+      h("dt", {}, "Unit cost"), h("dd", {}, money(answer.unit_cost, answer.currency)),
+      h("dt", {}, "Minimum order"), h("dd", { dataset: { minimumOrderTotal: String(answer.minimum_order_total) } },
+        `${plural(answer.minimum_order_quantity, "unit")}: ${money(answer.minimum_order_total, answer.currency)} up front`),
+    ];
+  }
+
   function showConnection(answer) {
     connected = answer.status === "connected" ? answer : null;
     if (!connected) {
@@ -127,7 +157,9 @@ export async function render(ctx) {
         h("dt", {}, "Supplier"), h("dd", {}, connected.supplier),
         h("dt", {}, "Their code (SKU)"), h("dd", {}, connected.sku || "none chosen"),
         h("dt", {}, "Goods"), h("dd", {}, connected.name || "—"),
+        terms(connected),
         h("dt", {}, "Connected"), h("dd", {}, when(connected.connected_at))),
+      offerCostSlot,
       otherGoods ? h("p", { class: "notice notice-warn", dataset: { otherGoods: "true" } },
         "This offer is for other goods than your product: connect one of your product's offers if a supplier has one.") : null,
       h("p", { class: "actions" },
@@ -188,6 +220,8 @@ export async function render(ctx) {
   const saidConnection = refusalOf(connection);
   if (saidConnection) fill(connectionSlot, refusal(saidConnection, { retry: () => ctx.rerender() }, connection.http));
   else showConnection(connection.data);
+  await showOfferCost();
+  if (!ctx.alive()) return;
 
   if (productId) {
     const result = await get(`/api/suppliers?product=${encodeURIComponent(productId)}`);
