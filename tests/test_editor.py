@@ -165,11 +165,16 @@ def test_fifty_concurrent_edits_charge_exactly_the_versions_they_made(founder, r
 
     answers = in_threads(50, one)
     made = [a for a in answers if a.status_code == 200 and a.get_json()["status"] == "edited"]
-    assert 1 <= len(made) <= 2
-    assert {a.get_json().get("reason") for a in answers if a not in made} <= {"build_in_progress",
-                                                                              "usage_limit_reached"}
-    assert Store.get().version == 1 + len(made)
-    assert website_edit_used(client) == 50 * len(made)
+    # An edit whose job outlived the request's wait (a loaded machine) answers `editing` and
+    # finishes in the background: it is counted once its job has run.
+    waiting = [a for a in answers if a.status_code == 200 and a.get_json()["status"] == "editing"]
+    others = [a for a in answers if a not in made and a not in waiting]
+    assert {a.get_json().get("reason") for a in others} <= {"build_in_progress", "usage_limit_reached"}, [
+        (a.status_code, a.get_json()) for a in others]
+    run_jobs()
+    versions_made = Store.get().version - 1
+    assert len(made) <= versions_made <= len(made) + len(waiting) and 1 <= versions_made <= 2
+    assert website_edit_used(client) == 50 * versions_made
 
 
 def test_a_model_backend_edits_through_the_same_checks(founder, run_jobs, settings_with, tmp_path):
