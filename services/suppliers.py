@@ -26,7 +26,7 @@ from __future__ import annotations
 import integrations.suppliers as feed
 from models.catalog import Product
 from models.clock import iso, utcnow
-from models.db import transaction
+from models.db import KeptSQL, param, transaction
 from models.session import Session
 from models.supplier import SupplierConnection
 from services.discovery import Resolved, resolve
@@ -161,7 +161,11 @@ def counts_for(row: SupplierConnection, product_id: str) -> bool:
 def line_for(owner: Owner, product_id: str) -> offer_math.SupplierLine | None:
     """The offer line the founder connected for `product_id`, as the feed prices it today;
     None when none counts for it."""
-    row = _row_of(owner)
+    return line_from(_row_of(owner), product_id)
+
+
+def line_from(row: SupplierConnection | None, product_id: str) -> offer_math.SupplierLine | None:
+    """line_for of a connection already read (the dashboard reads it with its other reads)."""
     return _line_of(row) if row is not None and counts_for(row, product_id) else None
 
 
@@ -173,7 +177,13 @@ def priced_offer(owner: Owner, product_id: str, offer: dict) -> dict:
 
 
 def _row_of(owner: Owner) -> SupplierConnection | None:
-    return SupplierConnection.get_or_none(SupplierConnection.owner == owner.key)
+    # The offer, the analysis and every dashboard poll ask this (line_for), so its SQL text
+    # is kept (models/db.KeptSQL) and the row is made by peewee's own raw query.
+    sql, values = _CONNECTION.sql(owner=owner.key)
+    return next(iter(SupplierConnection.raw(sql, *values)), None)
+
+
+_CONNECTION = KeptSQL(lambda: SupplierConnection.select().where(SupplierConnection.owner == param("owner")))
 
 
 def connection(*, session: Session) -> dict:

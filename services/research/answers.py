@@ -17,6 +17,7 @@ from models.db import KeptSQL, param
 from models.job import Job
 from models.research import Research
 from models.session import Session
+from models.supplier import SupplierConnection
 from services import evidence_kinds as kinds
 from services import launch_state, milestones, next_step, suppliers, watches
 from services.discovery import Resolved, resolve
@@ -234,8 +235,8 @@ def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
         return _state(reason="not_claimed"), []
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
-    reached_dashboard(session)
-    supplier = suppliers.line_for(owner_of(session), resolved.product_id)
+    connected = reached_dashboard(session)
+    supplier = suppliers.line_from(connected, resolved.product_id)
     return Verdict(resolved.product_id, current, supplier), _jobs(current)
 
 
@@ -257,9 +258,11 @@ def _trends(analysis_: dict) -> list[dict]:
     return kinds.trends(risk["evidence"])
 
 
-def reached_dashboard(session: Session) -> None:
+def reached_dashboard(session: Session) -> SupplierConnection | None:
     """Records the milestone (session and account) and qualifies a pending referral: the
-    friend has now used the product, so their referral counts (spec 8.3).
+    friend has now used the product, so their referral counts (spec 8.3). Answers the
+    founder's supplier connection, which the same read fetches (the verdict is priced with
+    its line: services/suppliers.line_from), or None.
 
     Every dashboard poll comes here, and after the first there is nothing to write. So the
     database is asked first, in one read, what is missing (the session's milestone row, the
@@ -270,10 +273,11 @@ def reached_dashboard(session: Session) -> None:
     is made by the next poll. No process remembers the answer: a row erased or restored is seen
     by the next poll."""
     bound = session.account_id is not None
-    values = {"session": session.id, "name": milestones.REACHED_DASHBOARD}
+    values = {"session": session.id, "name": milestones.REACHED_DASHBOARD, "owner": owner_of(session).key}
     if bound:
         values["account"] = session.account_id
-    session_missing, account_missing, referral_pending = _DASHBOARD_WORK.run(bound, **values).fetchone()
+    (session_missing, account_missing, referral_pending,
+     supplier, sku, for_product) = _DASHBOARD_WORK.run(bound, **values).fetchone()
     now = utcnow()
     rows = [{"name": milestones.REACHED_DASHBOARD, "session": session.id, "account": None,
              "created_at": now}] if session_missing else []
@@ -285,18 +289,28 @@ def reached_dashboard(session: Session) -> None:
     if referral_pending:
         (Referral.update(qualified_at=now)
          .where(Referral.friend == session.account_id, Referral.qualified_at.is_null()).execute())
+    if supplier is None:
+        return None
+    return SupplierConnection(owner=values["owner"], supplier=supplier, sku=sku, product_id=for_product)
 
 
 def _dashboard_work_query(bound: bool):
     """One row: is the session's dashboard milestone missing, is its account's (false when
-    anonymous), is the account's referral still pending (false when anonymous)?"""
+    anonymous), is the account's referral still pending (false when anonymous), and the
+    founder's supplier connection's supplier, SKU and product (null without one)? One round
+    trip for what every poll reads besides the session, its product and its research."""
     def missing(owner):
         return ~pw.fn.EXISTS(Milestone.select(Milestone.id).where(owner == param(owner.name),
                                                                    Milestone.name == param("name")))
+
+    def connected(column):
+        return SupplierConnection.select(column).where(SupplierConnection.owner == param("owner"))
+    line = [connected(SupplierConnection.supplier), connected(SupplierConnection.sku),
+            connected(SupplierConnection.product)]
     if not bound:
-        return pw.Select(columns=[missing(Milestone.session), pw.SQL("0"), pw.SQL("0")])
+        return pw.Select(columns=[missing(Milestone.session), pw.SQL("0"), pw.SQL("0"), *line])
     pending = Referral.select(Referral.id).where(Referral.friend == param("account"), Referral.qualified_at.is_null())
-    return pw.Select(columns=[missing(Milestone.session), missing(Milestone.account), pw.fn.EXISTS(pending)])
+    return pw.Select(columns=[missing(Milestone.session), missing(Milestone.account), pw.fn.EXISTS(pending), *line])
 
 
 _DASHBOARD_WORK = KeptSQL(_dashboard_work_query)
