@@ -86,12 +86,25 @@ DECISIONS: list[str] = [
     "could take a shipping cost or a fee for it.",
     "GET /api/dashboard: {status: ok, product_id, verdict: go|test_small|pass, rule, because, facts: [{id, text, "
     "value, source}], sources: [every catalog field, evidence row and setting behind the figures], offer: {currency, "
-    "price, unit_margin, margin_pct, break_even_cpa, break_even_roas}, trends (the fresh evidence rows behind the "
+    "price, cost, unit_margin, margin_pct, break_even_cpa, break_even_roas}, trends (the fresh evidence rows behind the "
     "risk figure as series, shaped as a card's trends), researched_at, refreshing}; 200 "
     "{status: not_claimed, reason: not_claimed} when the session has no product. Verdict rules, tried in order: "
     + " ".join(_verdict_rules()) + " A dashboard with a verdict records the reached_dashboard milestone (session and "
     "account) and qualifies the account's pending referral; a friend who reached it before signing in qualifies on "
-    "first sign-in.",
+    "first sign-in. Each web process keeps a verdict's dumped answer under a digest of the research row as stored "
+    "(its offer and analysis text, fingerprint and researched_at), whether it is refreshing and the founder's "
+    "connected supplier line: the body is a function of those alone, so a row rewritten by any writer is answered "
+    "afresh on the next poll.",
+    "GET /api/offer adds `supplier` (null, or {supplier, sku, name, unit_cost, currency, moq, minimum_order_quantity, "
+    "minimum_order_total, used_as_cost, explanation}). When the founder's connected offer line counts for the product "
+    "(connected for it, or before any claim) and shares the offer's currency, cost is its unit_cost: the cost "
+    "figure's inputs are [supplier_unit_cost] (source {type: supplier, supplier, sku, currency}), the catalog cost "
+    "and the supplier quote are no longer inputs, and every later figure is recomputed by the same rules. A line in "
+    "another currency is not used (no exchange rate is assumed) and `explanation` says so. GET /api/dashboard and GET "
+    "/api/analysis read the same offer; the dashboard adds a `cost` fact and `offer.cost`.",
+    "POST /api/outcome without revenue records the store's confirmed revenue in the product's currency (GET "
+    "/api/revenue) when it has any, and outcome.revenue_from_orders says so; a revenue the founder sends is "
+    "recorded as sent.",
     "GET /api/launch: {status: ok, product_id (null without a product), product_name (its name as its store shows "
     "it, the founder's own where set: what screens call it), facts: [{id, label, true_today, detail}]} "
     "with the facts " + ", ".join(launch.FACT_IDS) + ", in that order; each is computed from the records of its "
@@ -326,6 +339,7 @@ class TrendSchema(Schema):
     metric = fields.String(required=True)
     label = fields.String(required=True, metadata={"description": "The metric in words"})
     source = fields.String(required=True)
+    source_label = fields.String(required=True, metadata={"description": "The source in words (Google Trends)"})
     lower_is_better = fields.Boolean(required=True, metadata={"description": "True for a rank"})
     points = fields.List(fields.Nested(TrendPointSchema), required=True)
 

@@ -260,6 +260,16 @@ SOURCE_NAMES = {
 }
 
 
+def day_label(value: str) -> str:
+    """An ISO date as the app's screens write a day ("Nov 12, 2026"); the value as it is
+    when it is not one."""
+    try:
+        day = date.fromisoformat(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return f"{day:%b} {day.day}, {day.year}"
+
+
 def source_label(source: str) -> str:
     """Human words for an evidence source: `google_trends` -> "Google Trends", `trends_feed` -> "Trends feed"."""
     if source in SOURCE_NAMES:
@@ -378,7 +388,8 @@ def trends(rows, *, most: int = TREND_SERIES, points: int = TREND_POINTS) -> lis
     metric and source, those with the most readings first, each its newest `points` readings,
     oldest first. A screen has room for a few small lines, not for every metric a catalog has."""
     ordered = sorted(series(rows).items(), key=lambda item: (-len(item[1]), -item[1][-1].date.toordinal(), item[0]))
-    return [{"metric": metric, "label": label(metric), "source": source, "lower_is_better": lower_is_better(metric),
+    return [{"metric": metric, "label": label(metric), "source": source, "source_label": source_label(source),
+             "lower_is_better": lower_is_better(metric),
              "points": [{"date": r.date.isoformat(), "value": r.value} for r in found[-points:]]}
             for (source, metric), found in ordered[:most]]
 

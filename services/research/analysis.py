@@ -88,7 +88,8 @@ def _signal_figure(name: str, rows: list[Row], role: str, today: date, what: str
         scale = kinds.scale_of(signal.metric)
         against = (f"{scale.label}" if scale else f"{signal.label}, against {signal.peers} other catalog products' "
                    f"readings")
-        because = (f"{best['value']:g} {against} ({best['source']}, {best['date']}) reads {best['level']}; "
+        because = (f"{best['value']:g} {against} ({kinds.source_label(best['source'])}, "
+                   f"{kinds.day_label(best['date'])}) reads {best['level']}; "
                    f"the strongest of {len(cited)} fresh {what} reading{plural}.")
     return {"id": name, "level": best["level"], "value": best["value"], "no_evidence": False,
             "because": because + _moves(signals), "evidence": cited,

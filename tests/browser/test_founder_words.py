@@ -1,9 +1,10 @@
 """Every screen of the app in a founder's words: a founder who has signed in, claimed a
 product and built its store walks every entry of the navigation, every subject's lessons on
 the Learn screen, the account and the sign-in screens (and, signed out, the screens open to
-anyone: Fix among them), and no screen shows an API route, a
-setting's name, a JSON path, a code of the service's or a product's id where its name
-belongs. The footer (the API document's links) is left out:
+anyone: Fix among them), then the published store's pages as a shopper reads them, and no
+screen or page shows an API route, a setting's name, a JSON path, a code of the service's
+(snake_case), a time as a machine writes it, a 32-character id or a product's id where its
+name belongs. The footer (the API document's links) is left out:
 it is for the operator. What sits in a closed <details> is small print for the operator
 and is not visible text either (innerText skips what is not rendered)."""
 from __future__ import annotations
@@ -13,13 +14,16 @@ import re
 import pytest
 
 from services import brief
-from tests.browser.steps import build_store, catalog, claim_own_card, screen, sign_in_by_link
+from tests.browser.steps import build_store, catalog, claim_own_card, publish_store, screen, sign_in_by_link
 
 FORBIDDEN = {
     "an API route": re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE) /|/api/"),
     "a setting's name": re.compile(r"\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b"),
     "a JSON path": re.compile(r"\$\.[\w\[]"),
     "an internal key": re.compile(r"\b(?:window\.start|window\.end|gate\.on|copy\.[a-z_]+)\b"),
+    "a time as a machine writes it": re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}"),
+    "an id of 32 characters": re.compile(r"\b[0-9a-fA-F]{32}\b"),
+    "a code of the service's": re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),
 }
 
 # The visible text of the page but its footer, as the founder reads it.
@@ -113,6 +117,14 @@ def test_every_screen_speaks_a_founders_words(open_app, run_jobs, viewport):
     subjects = [link.get_attribute("href") for link in page.locator("main a.subject").all()]
     assert len(subjects) == 5 and all(s.startswith("#/app/learn/") for s in subjects), subjects
     found.update(walk(app, subjects, ids, who="signed-in"))
+    # The published store's pages, as a shopper reads them.
+    screen(app, "/#/app/store", "store")
+    page = publish_store(app)
+    public = page.get_by_role("link", name="Open the public store").get_attribute("href")
+    for name in ("", "product", "faq", "shipping", "contact", "privacy", "terms"):
+        page.goto(app.base_url + public + name)
+        if problems := problems_on(page, ids):
+            found[f"the public store's {name or 'home'} page"] = problems
     # Signed out, the sign-in screen and the screens that ask for an account speak too.
     page = screen(app, "/#/app/account", "account")
     page.get_by_role("button", name=re.compile("Sign out", re.I)).click()

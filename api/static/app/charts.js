@@ -60,7 +60,7 @@ const PAD = 4;
 /** The words of one series: what it is, how many readings, first and newest. */
 export function trendWords(trend) {
   const points = trend.points || [];
-  const what = `${trend.label} (${trend.source}${trend.lower_is_better ? ", lower is better" : ""})`;
+  const what = `${trend.label} (${trend.source_label}${trend.lower_is_better ? ", lower is better" : ""})`;
   if (!points.length) return `${what}: no readings`;
   const last = points[points.length - 1];
   if (points.length === 1) return `${what}: one reading, ${number(last.value)} on ${day(last.date)}`;
@@ -107,7 +107,7 @@ export function trendList(trends, { title } = {}) {
       return h("li", { class: "trend", dataset: { metric: trend.metric, source: trend.source } },
         h("span", { class: "trend-label" }, trend.label),
         ...drawn,
-        h("span", { class: "visually-hidden" }, `Readings of ${trend.label} from ${trend.source}: `
+        h("span", { class: "visually-hidden" }, `Readings of ${trend.label} from ${trend.source_label}: `
           + points.map((p) => `${number(p.value)} on ${day(p.date)}`).join("; ")));
     })));
 }
