@@ -45,7 +45,8 @@ DECISIONS: list[str] = [
     "ETag (a hash of the store, the published version, when it was published, the page, its host's base and origin, "
     "whether payments are on, the build); If-None-Match with it answers 304 with no body and no database query, and "
     "after a publish the old ETag no longer matches (publishing even the same version again gives new ETags). A page "
-    "sent compressed has the ETag `<tag>:br` (or `:gzip`), as flask-compress writes it, and revalidates with it too. "
+    "sent compressed has the ETag `<tag>:br` (or `:gzip`), as flask-compress writes it, and revalidates with it too; "
+    "each web process compresses a page once per encoding and ETag and keeps it (flask-compress's cache settings). "
     "Cache-Control is `public, max-age=0, s-maxage=30, must-revalidate`: a shared cache (a CDN) may keep a page 30 s "
     "and then asks again with its ETag, a browser asks on every view, and neither serves a page stale, so a publish "
     "is seen at once by browsers and within 30 s behind a CDN. A preview stays `private, no-store`, without ETag.",
