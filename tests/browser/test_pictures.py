@@ -52,7 +52,7 @@ def day(iso: str) -> str:
 
 
 def trend_words(trend: dict) -> str:
-    what = f"{trend['label']} ({trend['source']}{', lower is better' if trend['lower_is_better'] else ''})"
+    what = f"{trend['label']} ({trend['source_label']}{', lower is better' if trend['lower_is_better'] else ''})"
     points = trend["points"]
     first, last = points[0], points[-1]
     if len(points) == 1:
@@ -128,7 +128,7 @@ def test_each_picture_states_the_figures_the_api_answers(open_app, founder, run_
         article = page.locator(f"article[data-product-id='{card['product_id']}']")
         assert titles(article, "svg[data-chart=spark]") == [trend_words(t) for t in card["trends"]]
     assert titles(page.locator("article.card-yours"), "svg[data-chart=spark]")[0] == (
-        "search interest index (google_trends): 3 readings, from 40 on "
+        "search interest index (Google Trends): 3 readings, from 40 on "
         f"{day((TODAY - timedelta(days=90)).isoformat())} to 61.5 on {day((TODAY - timedelta(days=10)).isoformat())}")
     drawn(page.locator("article.card-yours svg[data-chart=spark]").first)
     app.shot("find-trend-lines")
