@@ -147,12 +147,12 @@ def test_a_session_bound_to_an_account_under_the_same_token_records_the_account_
     """A session's account can change without a new token (unbound when another session
     proves the address it only saved: services/sign_in.py)."""
     client.get("/api/usage")
-    answers.reached_dashboard(session_of(client))
+    answers.visit_dashboard(session_of(client))
     assert milestones.reached(milestones.REACHED_DASHBOARD, session_id=session_of(client).id)
     account = Account.create(email="bound@x.com", verified=True)
     token = hash_token(client.get_cookie("ff_session").value)
     assert Session.update(account_id=account.id).where(Session.token_hash == token).execute() == 1
-    answers.reached_dashboard(session_of(client))
+    answers.visit_dashboard(session_of(client))
     assert milestones.reached(milestones.REACHED_DASHBOARD, account_id=account.id)
 
 

@@ -235,7 +235,7 @@ def dashboard(*, session: Session) -> tuple[dict | Verdict, list[Job]]:
         return _state(reason="not_claimed"), []
     if current.row is None:
         return _not_yet(resolved.product_id, current), _jobs(current)
-    connected = reached_dashboard(session)
+    connected = visit_dashboard(session)
     supplier = suppliers.line_from(connected, resolved.product_id)
     return Verdict(resolved.product_id, current, supplier), _jobs(current)
 
@@ -258,8 +258,8 @@ def _trends(analysis_: dict) -> list[dict]:
     return kinds.trends(risk["evidence"])
 
 
-def reached_dashboard(session: Session) -> SupplierConnection | None:
-    """Records the milestone (session and account) and qualifies a pending referral: the
+def visit_dashboard(session: Session) -> SupplierConnection | None:
+    """A founder's visit to the dashboard, in one read: records the milestone (session and account) and qualifies a pending referral: the
     friend has now used the product, so their referral counts (spec 8.3). Answers the
     founder's supplier connection, which the same read fetches (the verdict is priced with
     its line: services/suppliers.line_from), or None.

@@ -143,8 +143,9 @@ def mentions(text: str, words: str) -> bool:
 # A store's copy out of bounds is told as the founder's part of the store, never as the
 # schema's path ("$.faq: must have at most 6 items (has 7)").
 
-# copy field -> (what it is called, what one of its items is called, if it is a list)
-_PARTS = {
+# copy field -> (what it is called, what one of its items is called, if it is a list). The
+# founder's changed parts (services/store/versions.PART_WORDS) are named from the same table.
+COPY_PARTS = {
     "headline": ("The headline", None), "subheadline": ("The line under the headline", None),
     "call_to_action": ("The buy button's words", None), "benefits": ("The benefits", "benefit"),
     "faq": ("The questions", "question"), "about": ("The About text", None),
@@ -163,9 +164,9 @@ def in_words(problem) -> str:
     founder reads it: "The questions can hold at most 6 (this would make 7)"."""
     path, words = getattr(problem, "path", ""), getattr(problem, "words", str(problem))
     where, bound = _PATH.match(path), _BOUND.match(words)
-    if not where or where["field"] not in _PARTS:
+    if not where or where["field"] not in COPY_PARTS:
         return f"Part of your store {words}" if words.startswith("must") else words
-    whole, item = _PARTS[where["field"]]
+    whole, item = COPY_PARTS[where["field"]]
     if where["index"] is not None and item:
         number = int(where["index"]) + 1
         whole = f"The {_ITEM_PARTS.get(where['part'], 'text')} of {item} {number}" if where["part"] \

@@ -16,6 +16,7 @@ from models.clock import utcnow
 from models.db import is_sqlite
 from models.store import Store, StoreVersion
 from services.store.document import problems
+from services.store.sections import COPY_PARTS
 
 
 def latest(product_id: str) -> StoreVersion | None:
@@ -67,14 +68,10 @@ def changed_parts(before: dict, after: dict) -> set[str]:
     return parts | ({"lead"} if before.get("lead") != after.get("lead") else set())
 
 
-# A part of the store the founder changed, as their screens name it.
-PART_WORDS = {
-    "headline": "the headline", "subheadline": "the line under the headline",
-    "call_to_action": "the buy button's words", "benefits": "the benefits", "faq": "the questions",
-    "about": "the About text", "shipping": "the shipping text", "returns": "the returns text",
-    "guarantee": "the guarantee", "seo_title": "the title search engines show",
-    "seo_description": "the description search engines show", "lead": "the section the home page leads with",
-}
+# A part of the store the founder changed, as their screens name it: the copy's parts in the
+# words its bounds are told in (sections.COPY_PARTS), and the home page's lead.
+PART_WORDS = {field: whole[0].lower() + whole[1:] for field, (whole, _item) in COPY_PARTS.items()} \
+    | {"lead": "the section the home page leads with"}
 
 
 def parts_said(parts) -> list[dict]:
