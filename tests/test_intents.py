@@ -199,10 +199,7 @@ def test_a_revert_whose_draft_moved_while_it_waited_fails_and_says_why(founder, 
     held_worker.resume()
     client = founder_with_store(founder, run_jobs)
     client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
-    held_worker.pause()
-    thread, answer = _in_background(lambda: client.post("/api/intent/revert"))
-    assert wait_for(lambda: any(job.payload.get("action") == "revert"
-                                for job in Job.select().where(Job.kind == intents.CHANGE)), 10, "the revert's job")
+    thread, answer = revert_waiting_for_its_job(client, held_worker)
     editor.move("p00", direction="undo")  # the founder steps back to version 1 meanwhile
     held_worker.resume()
     thread.join(timeout=30)
@@ -230,15 +227,22 @@ def _in_background(call):
     return thread, answer
 
 
+def revert_waiting_for_its_job(client, held_worker):
+    """Asks for a revert in the background while the worker is held, and returns (thread,
+    answer) once the revert waits for its job (the job's row exists); the test resumes the worker."""
+    held_worker.pause()
+    thread, answer = _in_background(lambda: client.post("/api/intent/revert"))
+    assert wait_for(lambda: any(job.payload.get("action") == "revert"
+                                for job in Job.select().where(Job.kind == intents.CHANGE)), 10, "the revert's job")
+    return thread, answer
+
+
 def test_a_revert_whose_job_fails_answers_revert_build_raised(founder, run_jobs, held_worker):  # noqa: F811
     held_worker.resume()
     client = founder_with_store(founder, run_jobs)
     client.post("/api/intent/apply", json={"intent_change": propose(client)["proposal"]["intent_change"]})
-    held_worker.pause()
-    thread, answer = _in_background(lambda: client.post("/api/intent/revert"))
-    # Once the revert waits for its job (its row exists), the version it must restore is lost.
-    assert wait_for(lambda: any(job.payload.get("action") == "revert"
-                                for job in Job.select().where(Job.kind == intents.CHANGE)), 10, "the revert's job")
+    thread, answer = revert_waiting_for_its_job(client, held_worker)
+    # While the revert waits for its job, the version it must restore is lost.
     StoreVersion.delete().where(StoreVersion.store == "p00", StoreVersion.number == 1).execute()
     held_worker.resume()
     thread.join(timeout=30)

@@ -25,6 +25,15 @@ def apply_trending(client) -> dict:
     return client.post("/api/intent/apply", json={"intent_change": change}).get_json()
 
 
+def undone_keeping_the_headline(client, *, version: int) -> None:
+    """Undoes the last applied change (the trending lead) and checks what stays: the home page
+    leads with the hero again and the founder's headline is kept, in the new version `version`."""
+    body = client.post("/api/intent/revert").get_json()
+    assert (body["status"], body["version"]) == ("reverted", version)
+    document = draft(client)["document"]
+    assert document["lead"] == "hero" and document["copy"]["headline"] == HEADLINE
+
+
 def test_a_rebuild_keeps_the_headline_and_returns_text_the_founder_wrote(founder, run_jobs):
     client = signed_in_founder_with_store(founder, run_jobs)
     assert edit(client, f"Change the headline to {HEADLINE}").get_json()["status"] == "edited"

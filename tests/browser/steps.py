@@ -58,6 +58,15 @@ def build_store(app):
     return page
 
 
+def claimed_and_built(app, run_jobs):
+    """The founder's first steps to a built store: claims the card the feed holds for them,
+    lets the worker research it (the offer, the verdict and the analysis are there), and builds
+    the store; answers the Store screen."""
+    claim_own_card(app)
+    run_jobs()
+    return build_store(app)
+
+
 def publish_store(app):
     """Publishes the built store from the Store screen and waits until it is live."""
     page = app.page

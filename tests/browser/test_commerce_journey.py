@@ -15,8 +15,7 @@ from tests.browser.steps import (
     DEMO_PHOTOS,
     HOSTED_PAGE,
     PAY,
-    build_store,
-    claim_own_card,
+    claimed_and_built,
     order_a_paid_sample,
     pay_on_the_hosted_page,
     screen,
@@ -65,9 +64,7 @@ def test_a_customer_pays_the_founder_sees_the_order_then_orders_a_sample_and_buy
     catalog_with_a_sourceable_product()
     founder = open_app("desktop")
     sign_in_by_link(founder, FOUNDER, new=True)
-    claim_own_card(founder)
-    run_jobs()  # the claim's research
-    page = build_store(founder)
+    page = claimed_and_built(founder, run_jobs)
     page.get_by_role("button", name="Publish").click()
     page.locator("[data-store-status=published]").wait_for(timeout=60_000)
     public_url = page.get_by_role("link", name="Open the public store").get_attribute("href")

@@ -16,7 +16,7 @@ from models.desk import Ticket
 from services import business, domains
 from services.sessions import find_session
 from tests import mailbox
-from tests.browser.steps import build_store, catalog, claim_own_card, screen
+from tests.browser.steps import catalog, claimed_and_built, screen
 from tests.factories import customer_mail, deliver
 
 NOT_FOUNDER_WORDS = re.compile(r"/api/|ticket_id|customer_email|support_email_local|INBOUND_MAILDIR|IMAP_URL|"
@@ -41,9 +41,7 @@ def support_address_set_up(app, domain: str) -> None:
 def test_a_customers_mail_becomes_a_ticket_the_founder_answers_and_closes(open_app, run_jobs, viewport):
     catalog(1)
     app = open_app(viewport)
-    claim_own_card(app)
-    run_jobs()  # the claim's research
-    build_store(app)
+    claimed_and_built(app, run_jobs)
     support_address_set_up(app, "knife-co.shop")
 
     page = screen(app, "/#/app/desk", "desk")

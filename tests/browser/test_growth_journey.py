@@ -19,9 +19,8 @@ from tests.browser.steps import (
     MEASURE,
     TOUCH_PX,
     api_answer,
-    build_store,
     catalog,
-    claim_own_card,
+    claimed_and_built,
     pay_on_the_hosted_page,
     screen,
     sign_in_by_link,
@@ -37,9 +36,7 @@ PICTURE_LOADED = "img => img.complete && img.naturalWidth > 0 ? [img.naturalWidt
 def a_founder_with_a_built_store(app, run_jobs, *, address: str | None = None):
     if address:
         sign_in_by_link(app, address, new=True)
-    claim_own_card(app)
-    run_jobs()  # the claim's research
-    build_store(app)
+    claimed_and_built(app, run_jobs)
     run_jobs()  # the ad the build sent: the screen shows the ad rather than its progress
 
 

@@ -5,7 +5,14 @@ axe-core passes. The navigation is a Menu button there, a disclosure a keyboard 
 close, which closes on choosing an entry; on the desktop it stays a list."""
 from __future__ import annotations
 
-from tests.browser.steps import MEASURE, TOUCH_PX, build_store, catalog, claim_own_card, screen, sign_in_by_link
+from tests.browser.steps import (
+    MEASURE,
+    TOUCH_PX,
+    catalog,
+    claimed_and_built,
+    screen,
+    sign_in_by_link,
+)
 
 
 def name_of(route: str) -> str:
@@ -32,9 +39,7 @@ def test_every_screen_fits_a_phone(open_app, run_jobs):
     fits(app, "/#/app/account", "account-anonymous", problems)
 
     sign_in_by_link(app, "phone@example.com", new=True)
-    claim_own_card(app)
-    run_jobs()  # the claim's research: the offer, the verdict, the suppliers' page have content
-    build_store(app)
+    claimed_and_built(app, run_jobs)
     run_jobs()
 
     # Every entry of the navigation, read from the page: an entry added later is covered too.

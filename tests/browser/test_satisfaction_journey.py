@@ -14,7 +14,13 @@ from models.desk import Ticket, TicketMessage
 from models.satisfaction import SatisfactionRating
 from services.desk.satisfaction import rating_link
 from services.sessions import find_session
-from tests.browser.steps import api_answer, build_store, catalog, claim_own_card, publish_store, screen
+from tests.browser.steps import (
+    api_answer,
+    catalog,
+    claimed_and_built,
+    publish_store,
+    screen,
+)
 
 FOUNDER_WORDS_ONLY = re.compile(r"/api/|satisfied_share|worst_categories|\bnull\b|undefined|NaN")
 
@@ -55,9 +61,7 @@ def trend_words(trend: list[dict]) -> str:
 def test_a_customer_rates_a_reply_in_one_click_and_the_founder_sees_the_score(open_app, run_jobs):
     catalog(1)
     app = open_app("desktop")
-    claim_own_card(app)
-    run_jobs()  # the claim's research
-    build_store(app)
+    claimed_and_built(app, run_jobs)
     publish_store(app)
     key = owner_key(app)
     link = rating_link(sent_reply(key).id)

@@ -10,7 +10,13 @@ import pytest
 
 from models.payment import CustomerOrder
 from services.store.render import NOT_ON_SALE
-from tests.browser.steps import api_answer, build_store, catalog, claim_own_card, publish_store, screen
+from tests.browser.steps import (
+    api_answer,
+    catalog,
+    claimed_and_built,
+    publish_store,
+    screen,
+)
 
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here.
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
@@ -39,9 +45,7 @@ def store_sells(app) -> tuple[str, str]:
 def test_a_paused_product_stops_selling_and_every_screen_says_so(open_app, run_jobs, width):
     catalog(3)
     founder = open_app(width)
-    claim_own_card(founder)
-    run_jobs()  # the claim's research
-    build_store(founder)
+    claimed_and_built(founder, run_jobs)
     assert store_sells(founder)[0] == "false"
     step, selling, says = home_step(founder)
     assert (step, selling) == ("publish", "false") and "publish it" in says

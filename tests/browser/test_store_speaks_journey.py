@@ -12,9 +12,8 @@ import pytest
 
 from tests.browser.steps import (
     api_answer,
-    build_store,
     catalog,
-    claim_own_card,
+    claimed_and_built,
     pay_on_the_hosted_page,
     publish_store,
     screen,
@@ -47,9 +46,7 @@ def buy_domain(app, domain: str) -> None:
 def test_the_public_store_names_the_business_shows_its_address_and_no_research(open_app, run_jobs, width):
     catalog(3)
     founder = open_app(width)
-    claim_own_card(founder)
-    run_jobs()  # the claim's research
-    build_store(founder)
+    claimed_and_built(founder, run_jobs)
 
     # Settings: the business's name and the support address's name.
     page = screen(founder, "/#/app/settings", "settings")
