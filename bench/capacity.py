@@ -29,7 +29,7 @@ Usage::
 
     python bench/capacity.py [--ref HEAD] [--web 1 2] [--workers 1 2] [--start-founders 10]
         [--step-founders 10] [--step-seconds 20] [--max-founders 150] [--visitors-per-founder 2]
-        [--arrival-rate 1] [--p99-ms 500] [--threads 4] [--database-url URL] [--redis-url URL]
+        [--arrival-rate 1] [--newcomers 0] [--p99-ms 500] [--threads 4] [--database-url URL] [--redis-url URL]
         [--ref-redis-url URL] [--out DIR] [--json]
 
 The database's name must contain "capacity": it is dropped and made again for each case.
@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.capacity_ramp import add_ramp_options, ramp_arguments  # noqa: E402
+from bench.capacity_ramp import add_ramp_options, claims_at_most, ramp_arguments  # noqa: E402
 from bench.load_run import LOCUST, start_topology  # noqa: E402
 from tests.topology import Topology  # noqa: E402
 
@@ -263,7 +263,8 @@ def run_case(args, tree_label: str, tree: Path, topology_class, redis_url: str, 
              out: Path) -> dict:
     prefix = out / f"{tree_label}-web{web}-workers{workers}"
     began, commit = time.perf_counter(), commit_of(tree)
-    topo = start_topology(args, web, workers, founders=args.max_founders, redis_url=redis_url,
+    # start_topology copies the catalog for two claims a founder: enough for every claim the ramp can make.
+    topo = start_topology(args, web, workers, founders=claims_at_most(args) // 2 + 1, redis_url=redis_url,
                           topology_class=topology_class, label=f"capacity-{tree_label}")
     sampler = None
     try:

@@ -10,6 +10,10 @@ step after `--max-founders`, ends the run. Each window is written to `--steps-fi
 line (wall-clock start and end, founders and users, requests, failures, p50/p95/p99 over all
 and per endpoint, held or not); bench/capacity.py reads them with the CPU it sampled.
 
+With `--newcomers N`, N founders at a time also arrive, read the feed, claim, open the offer
+and leave, the next in their place a few seconds later, all through the run: the feed and the
+claim, asked once per founder of the ramp, then have hundreds of samples per window.
+
 Each founder is a closed loop of its own (its journey, then a read every 1-3 s): the ramp is
 open (founders keep arriving), a founder's own requests wait for their answers as a browser's do.
 """
@@ -23,12 +27,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from locust import LoadTestShape, events
+from locust import HttpUser, LoadTestShape, between, events, task
 from urllib3 import PoolManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import locustfile as journey  # noqa: E402  (its users, imported as a module so Locust runs only the ones below)
-from capacity_ramp import add_ramp_options  # noqa: E402
+from capacity_ramp import NEWCOMER_SECONDS, add_ramp_options  # noqa: E402
 
 
 @events.init_command_line_parser.add_listener
@@ -61,11 +65,34 @@ class RampVisitor(OwnAddress, journey.StoreVisitor):
     weight = 2
 
 
+class Newcomer(OwnAddress, HttpUser):
+    """A founder arriving: reads the feed, claims the card it holds for them, opens the offer
+    and leaves; the next founder takes their place (a new cookie jar, so a new session) after
+    NEWCOMER_SECONDS. A founder asks for the feed and claims once, so the ramp's founders give
+    those routes a few dozen samples a window, too few for a p99; `--newcomers` of these give
+    them hundreds, as a service with founders coming and going would see."""
+
+    fixed_count = 0  # set from --newcomers
+    wait_time = between(*NEWCOMER_SECONDS)
+
+    def on_start(self):
+        self.client.headers["Origin"] = self.host.rstrip("/")
+
+    @task
+    def arrive(self):
+        self.client.cookies.clear()  # a new founder's browser
+        try:
+            journey.claim_own_card(self.client)
+        except journey.JourneyFailed:
+            pass  # filed as a failure (the window does not hold); the next newcomer comes all the same
+
+
 @events.init.add_listener
 def _weights(environment, **_kwargs):
     options = environment.parsed_options
     if options is not None:
         RampVisitor.weight = max(1, options.visitors_per_founder)
+        Newcomer.fixed_count = options.newcomers
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -132,7 +159,7 @@ class FounderRamp(LoadTestShape):
     def _open(self, step: int, founders: int) -> None:
         options = self.runner.environment.parsed_options
         self.founders, self.step_started = founders, self.get_run_time()
-        WINDOW[:] = [Window(step, founders, founders * (1 + options.visitors_per_founder))]
+        WINDOW[:] = [Window(step, founders, founders * (1 + options.visitors_per_founder) + options.newcomers)]
 
     def tick(self):
         options = self.runner.environment.parsed_options
@@ -147,4 +174,6 @@ class FounderRamp(LoadTestShape):
                 WINDOW.clear()
                 return None
             self._open(closed["step"] + 1, self.founders + options.step_founders)
-        return (self.founders * per_founder, options.arrival_rate * per_founder, [RampFounder, RampVisitor])
+        newcomers = [Newcomer] if options.newcomers else []
+        return (self.founders * per_founder + options.newcomers, options.arrival_rate * per_founder,
+                [RampFounder, RampVisitor, *newcomers])

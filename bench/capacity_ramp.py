@@ -8,8 +8,21 @@ RAMP = {  # option: (type, default, help)
     "max-founders": (int, 150, "the ramp ends after this step"),
     "visitors-per-founder": (int, 2, "store visitors per founder"),
     "arrival-rate": (float, 1.0, "founders arriving a second in a step (their visitors alongside)"),
+    "newcomers": (int, 0, "founders at a time who each read the feed, claim their card, open the offer and leave, "
+                          "the next arriving after NEWCOMER_SECONDS (feed and claim, once per founder, get hundreds "
+                          "of samples a window)"),
     "p99-ms": (float, 500.0, "a window holds while the p99 of its requests is at most this (and none failed)"),
 }
+
+
+NEWCOMER_SECONDS = (2.0, 6.0)  # a newcomer's successor arrives this long after it left (uniform)
+
+
+def claims_at_most(args) -> int:
+    """The claims a ramp can make: one per founder, and one per newcomer every NEWCOMER_SECONDS
+    at the shortest over every step (bench/capacity.py gives the catalog that many products)."""
+    steps = max(0, args.max_founders - args.start_founders) // max(1, args.step_founders) + 1
+    return args.max_founders + int(args.newcomers * steps * args.step_seconds / NEWCOMER_SECONDS[0])
 
 
 def add_ramp_options(parser) -> None:

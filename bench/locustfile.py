@@ -156,6 +156,22 @@ def answer(response, *statuses: int, want: dict | None = None) -> dict | None:
     return body
 
 
+def claim_own_card(client) -> str:
+    """A founder's first three requests: the feed, a claim of the card it holds for them, the
+    offer of what they claimed. Answers the claimed product's id."""
+    with FEED.send(client) as r:
+        cards = answer(r, 200)
+        if not isinstance(cards, list) or not cards or not cards[0].get("yours"):
+            r.failure(f"no card of one's own: {r.text[:200]}")
+            raise JourneyFailed("feed")
+    product_id = cards[0]["product_id"]
+    with CLAIM.send(client, json={"action": "claim", "product_id": product_id}) as r:
+        answer(r, 200, want={"status": ["claimed"]})
+    with OFFER.send(client) as r:
+        answer(r, 200)
+    return product_id
+
+
 class Outbox:
     """The service's outbox folder (the mailer writes one .eml per message), read as an inbox:
     each file is parsed once, into its recipient and the links it carries."""
@@ -219,16 +235,7 @@ class Founder(HttpUser):
             self.answer_a_customer()
 
     def claim(self):
-        with FEED.send(self.client) as r:
-            cards = answer(r, 200)
-            if not isinstance(cards, list) or not cards or not cards[0].get("yours"):
-                r.failure(f"no card of one's own: {r.text[:200]}")
-                raise JourneyFailed("feed")
-        self.product_id = cards[0]["product_id"]
-        with CLAIM.send(self.client, json={"action": "claim", "product_id": self.product_id}) as r:
-            answer(r, 200, want={"status": ["claimed"]})
-        with OFFER.send(self.client) as r:
-            answer(r, 200)
+        self.product_id = claim_own_card(self.client)
 
     def build(self):
         with BUILD.send(self.client) as r:
