@@ -29,6 +29,13 @@ DECISIONS: list[str] = [
     "body edits that product's details in place of the catalog's (`cost` only for an own product: 400 "
     "`invalid_cost` for a catalog product); with only a hold: 409 `claim_required` (details set on a hold would "
     "reach the product's next founder). The values' shapes are checked before any state is looked at.",
+    "`create: true` makes a new own product from the body whatever the founder holds or claims (the same "
+    "required fields and refusals as with no product; status `created`): any founder may sell something of their "
+    "own, not only one with nothing claimed. It spends no claim allowance and never refuses for one "
+    "(`claim_limit_reached` is not among its answers). The new product is the founder's most recent claim, so "
+    "from then on it is the product their session resolves to (offer, dashboard, store, editing); the product "
+    "they claimed before stays theirs alone, with its store. Without `create` the body means what it always "
+    "meant: with a claimed product it edits that product's details.",
     f"Bounds: name 1-{own_product.MAX_NAME} characters (runs of whitespace become one space, ends trimmed), "
     f"description 1-{own_product.MAX_DESCRIPTION:,} characters (ends trimmed), price "
     f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE:,} in the store's currency in whole cents (a third decimal "
@@ -101,6 +108,9 @@ DECISIONS: list[str] = [
 
 
 class ProductBody(Schema):
+    create = fields.Boolean(metadata={"description": "true: make a new product of your own from these values, even "
+                                                     "with a product held or claimed (which stays yours); absent or "
+                                                     "false: as before"})
     name = fields.String(allow_none=True, metadata={"reason": "invalid_name", "description":
                          f"1-{own_product.MAX_NAME} characters; null: back to the catalog's"})
     description = fields.String(allow_none=True, metadata={"reason": "invalid_description", "description":

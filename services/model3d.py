@@ -7,9 +7,15 @@ The `model3d` job builds it (jobs/model3d.py calls `build_asset` and `store_asse
 - A demo photo (an SVG under api/static/) is rasterised to PNG with resvg (the
   `resvg-py` wheel: Rust, no system library), because glTF core textures are PNG or
   JPEG only. A PNG or JPEG under api/static/ is used as it is.
+- A photo the founder uploaded (/media/<id>.<ext>, services/own_product.py) is read from
+  the database, where the store serves it from, and fitted to UPLOAD_TEXTURE_SIDE: a PNG
+  stays PNG, a JPEG or WebP (no glTF core texture format) becomes JPEG.
 - A photo anywhere else (a supplier feed's https address) is never fetched: the service
   is offline by default and fetching would make the build depend on another site. The
   card then shows the product's name instead, and its description says exactly that.
+
+The photo is the one the store shows: the founder's own images where they set them, else
+the catalog's (services/store/own.py), so an own product's upload is its card's picture.
 
 The asset is one .gltf JSON document with its buffer and its image embedded as data:
 URIs (services/gltf_card.py writes it), stored on the product's row and served at
@@ -19,6 +25,7 @@ founder never surfaces on another's session).
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import struct
@@ -28,6 +35,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 import resvg_py
+from PIL import Image, UnidentifiedImageError
 
 from config import ROOT, get_settings
 from models.catalog import Product
@@ -35,12 +43,14 @@ from models.clock import utcnow
 from models.db import transaction
 from models.job import Job
 from models.model3d import Model3D
+from models.own_product import FounderImage
 from models.session import Session
 from services.discovery import resolve
 from services.errors import Refused
 from services.gltf_card import Texture, card_gltf
 from services.health import worker_status
 from services.jobs import create_job
+from services.store import own as own_details
 
 MODEL3D = "model3d"  # the job kind
 
@@ -60,6 +70,13 @@ DESCRIPTIONS = {
                  "hosted elsewhere is never fetched), or could not be read, and no font is installed to write its "
                  "name with."),
 }
+# A product with no photo at all (a founder's own product saved without one): the same cards,
+# said truthfully, since there is no photo that could not be read.
+NO_PHOTO_DESCRIPTIONS = {
+    NAME_CARD: "A flat card showing the product's name in plain text, not a scan of the product: it has no photo yet.",
+    PLAIN_CARD: ("A flat plain card, not a scan of the product: it has no photo yet, and no font is installed to "
+                 "write its name with."),
+}
 
 GLTF_CONTENT_TYPE = "model/gltf+json"
 # Where the catalog's local photo paths (/static/...) live: the app's static folder.
@@ -67,6 +84,9 @@ STATIC_DIR = ROOT / "api" / "static"
 STATIC_PREFIX = "/static/"
 MAX_PHOTO_BYTES = 5 * 1024 * 1024  # the founder-product image ceiling (decisions.md) applies to catalog photos too
 TEXTURE_PX = 512  # the width a vector photo is rasterised at (a power of two: mipmaps on every viewer)
+# An upload is stored at up to 2048 x 2048; the preview is drawn a few hundred pixels wide, and
+# the whole texture travels base64 inside the glTF document, so it is fitted to this first.
+UPLOAD_TEXTURE_SIDE = 1024
 CARD_BACKGROUND = "#FFFFFF"  # what shows through a photo's transparent parts
 
 # Sans-serif fonts the photos' text can be drawn with, first found wins: resvg is given
@@ -97,7 +117,7 @@ def model_for(*, session: Session) -> tuple[dict, list[Job]]:
     product = Product.get_or_none(Product.product_id == resolved.product_id)
     if product is None:  # removed from the catalog since it was resolved
         raise Refused("no_product", "Your product is no longer in the catalog, so there is nothing to preview.")
-    source = first_image(product)
+    source = shown_photo(product)
     row = Model3D.get_or_none(Model3D.product == product.product_id)
     if row is not None and row.status == READY and row.source == source:
         return _answer(row.status, product, source, row), []
@@ -127,7 +147,7 @@ def _answer(status: str, product: Product, source: str, row: Model3D | None) -> 
     body = {"status": status, "product_id": product.product_id}
     if status == READY:
         body["url"] = asset_url(product.product_id)
-    body["description"] = row.description if status == READY and row.description else DESCRIPTIONS[texture]
+    body["description"] = row.description if status == READY and row.description else describe(texture, source)
     body["texture"] = texture
     body["image"] = source or None
     if status == NO_WORKER:
@@ -161,18 +181,29 @@ class Asset:
     gltf: str
 
 
-def first_image(product: Product) -> str:
-    images = product.images or []
-    first = images[0] if images else ""
+def shown_photo(product: Product) -> str:
+    """The address of the photo the product's store shows first: the founder's own images
+    where they set them (an own product's uploads live only there), else the catalog's; ""
+    for none."""
+    own = own_details.override_of(product.product_id)
+    images = own.images if own is not None and own.images is not None else product.images
+    first = (images or [""])[0]
     return first if isinstance(first, str) else ""
 
 
 def texture_kind(source: str) -> str:
     """What the texture will be for this photo address (a file that then fails to read
     still falls back to the name card)."""
-    if _static_path(source) is not None:
+    if _static_path(source) is not None or own_details.parse_media_url(source) is not None:
         return PHOTO
     return NAME_CARD if sans_serif_font()[0] else PLAIN_CARD
+
+
+def describe(texture: str, source: str) -> str:
+    """What the card honestly is, in words: a card without its photo says whether there was one."""
+    if texture != PHOTO and not source:
+        return NO_PHOTO_DESCRIPTIONS[texture]
+    return DESCRIPTIONS[texture]
 
 
 def build_asset(product_id: str) -> Asset | None:
@@ -180,10 +211,11 @@ def build_asset(product_id: str) -> Asset | None:
     product = Product.get_or_none(Product.product_id == product_id)
     if product is None:
         return None
-    source = first_image(product)
-    texture = photo_texture(source) or name_card_texture(product)
-    document = card_gltf(texture, name=product.name)
-    return Asset(product_id=product_id, source=source, texture=texture.kind, description=DESCRIPTIONS[texture.kind],
+    source = shown_photo(product)
+    name = own_details.name_of(product_id) or product.name  # the founder's own name where they set one
+    texture = photo_texture(source, product_id=product_id) or name_card_texture(product, name=name)
+    document = card_gltf(texture, name=name)
+    return Asset(product_id=product_id, source=source, texture=texture.kind, description=describe(texture.kind, source),
                  gltf=json.dumps(document, separators=(",", ":")))
 
 
@@ -203,7 +235,7 @@ def is_current(product_id: str) -> bool:
     job has nothing to do)."""
     product = Product.get_or_none(Product.product_id == product_id)
     row = Model3D.get_or_none(Model3D.product == product_id)
-    return product is not None and row is not None and row.status == READY and row.source == first_image(product)
+    return product is not None and row is not None and row.status == READY and row.source == shown_photo(product)
 
 
 def _static_path(source: str) -> Path | None:
@@ -217,8 +249,11 @@ def _static_path(source: str) -> Path | None:
     return path
 
 
-def photo_texture(source: str) -> Texture | None:
-    """The photo as a PNG or JPEG texture, or None when it is not a local file that reads."""
+def photo_texture(source: str, *, product_id: str | None = None) -> Texture | None:
+    """The photo as a PNG or JPEG texture, or None when it is not a local file or an upload
+    of this product that reads."""
+    if product_id is not None and own_details.parse_media_url(source) is not None:
+        return upload_texture(source, product_id)
     path = _static_path(source)
     if path is None:
         return None
@@ -243,11 +278,40 @@ def photo_texture(source: str) -> Texture | None:
     return Texture(PHOTO, png, "image/png", *size) if size else None
 
 
-def name_card_texture(product: Product) -> Texture:
-    """A card that shows the product's name (and category) in plain text; a plain card
-    when no font is installed to write it with (its description must not promise a name)."""
+def upload_texture(source: str, product_id: str) -> Texture | None:
+    """A photo the founder uploaded for this product, from the database (the store serves it
+    from there): fitted to UPLOAD_TEXTURE_SIDE, flattened on the card's white (the material
+    ignores alpha), PNG kept PNG and the rest (JPEG, WebP, which glTF core cannot carry) JPEG.
+    Another product's upload is never read, even if its address were named."""
+    image_id, extension = own_details.parse_media_url(source)
+    image = FounderImage.get_or_none(FounderImage.id == image_id, FounderImage.extension == extension,
+                                     FounderImage.product == product_id)
+    if image is None:
+        return None
+    try:
+        with Image.open(io.BytesIO(bytes(image.data))) as decoded:
+            decoded.thumbnail((UPLOAD_TEXTURE_SIDE, UPLOAD_TEXTURE_SIDE))
+            picture = decoded.convert("RGBA")
+    except (OSError, UnidentifiedImageError, Image.DecompressionBombError):
+        return None
+    flat = Image.new("RGB", picture.size, CARD_BACKGROUND)
+    flat.paste(picture, mask=picture.getchannel("A"))
+    out = io.BytesIO()
+    if image.content_type == "image/png":
+        flat.save(out, "PNG", compress_level=6)
+        mime = "image/png"
+    else:
+        flat.save(out, "JPEG", quality=90)
+        mime = "image/jpeg"
+    return Texture(PHOTO, out.getvalue(), mime, *flat.size)
+
+
+def name_card_texture(product: Product, *, name: str | None = None) -> Texture:
+    """A card that shows the product's name (`name`, else the catalog's) and category in plain
+    text; a plain card when no font is installed to write it with (its description must not
+    promise a name)."""
     kind = NAME_CARD if sans_serif_font()[0] else PLAIN_CARD
-    lines = wrap(product.name, width=20, most=5, empty="(unnamed)")
+    lines = wrap(name or product.name, width=20, most=5, empty="(unnamed)")
     top = 256 - 22 * len(lines)
     text = "".join(f'<tspan x="256" y="{top + 44 * i + 30}">{escape(line)}</tspan>' for i, line in enumerate(lines))
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512" viewBox="0 0 512 512">'

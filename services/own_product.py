@@ -68,13 +68,18 @@ def read(*, session: Session) -> dict:
 def save(*, session: Session, values: dict) -> tuple[dict, list[Job]]:
     """POST /api/product: with a claimed product, checks and saves the founder's own values
     for it, and writes a new store version with them when the store is built (a null field
-    goes back to the catalog's value); with no product resolved, makes the founder's own
-    product from them. Answers the product and the jobs to send after commit."""
+    goes back to the catalog's value); with no product resolved, or when asked to (`create`),
+    makes the founder's own product from them. Answers the product and the jobs to send after
+    commit."""
     given = {name: values[name] for name in (*own_details.FIELDS, "cost") if name in values}
     if not given:
         raise Refused("nothing_to_change")
     # The values' own shape first, before any state is looked at (images need the product).
     checked = _checked_values(given)
+    # `create` says which of the two the founder meant: without it, the same body from a
+    # founder with a claim would overwrite their claimed product's details instead.
+    if values.get("create") is True:
+        return _create_own(session, given, checked)
     resolved = resolve(session)
     if resolved is None:
         return _create_own(session, given, checked)
@@ -117,7 +122,8 @@ def _create_own(session: Session, given: dict, checked: dict) -> tuple[dict, lis
     catalog line may take), claimed by them at once. The claim keeps it out of every feed
     and search of anyone else, and spends no claim allowance: the product never was the
     catalog's. From then on it resolves like a claimed product (offer, store, editing,
-    publishing, checkout)."""
+    publishing, checkout): being their most recent claim, it is the product the founder's
+    screens work on even when they held or claimed another, which stays theirs."""
     for name, reason in (("name", "invalid_name"), ("description", "invalid_description"), ("price", "invalid_price")):
         if given.get(name) is None:
             raise Refused(reason, "A product of your own needs a name, a description and a price (images and what "

@@ -15,22 +15,60 @@ export const PALETTES = {
   slate: ["#334155", "#eff2f6"],
   berry: ["#9b1c56", "#fbedf3"],
 };
-// The home page's sections as a founder calls them; `reviews` shows nothing in format 1.
+// Every section a page can hold, as a founder calls it (services/store/sections.py NAMES).
 const WORDS = {
-  hero: "Headline and photo", benefits: "Why buy", evidence: "Proof of demand", price: "Price and buy button",
-  faq: "Questions and answers", guarantee: "Guarantee", shipping: "Shipping",
+  hero: "Headline and photo", benefits: "Why buy", evidence: "Proof of demand (only you see it)",
+  price: "Price and buy button", reviews: "Reviews", faq: "Questions and answers", guarantee: "Guarantee",
+  shipping: "Shipping", returns: "Returns", gallery: "Photos", about: "About the product", contact: "Contact",
+  privacy: "Privacy", terms: "Terms of sale",
 };
+// The home page a document without one gets (services/store/sections.py PAGES, render.py DEFAULT_PAGES).
 const HOME = ["hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping"];
 const WIDTH = 200;
 const INK = "#1b2430";
 const MUTED = "#4a5363";
 
-/** The home page's sections in the order it shows them: the lead first (services/store/render.py). */
+// Text as the renderer reads it (render.py `_text`): a string without control characters, trimmed.
+const plain = (value) => (typeof value === "string"
+  ? value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]/g, "").trim()
+  : "");
+const list = (value) => (Array.isArray(value) ? value : []);
+const dict = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
+const anyPair = (items, first, second) => list(items).some((item) => plain(dict(item)[first]) || plain(dict(item)[second]));
+// An image address the page shows (render.py `_image`): absolute http(s), or a path on the store's origin.
+const shownImage = (value) => /^https?:\/\/[^\s"'<>\\]+$/i.test(plain(value)) || /^\/(?![/\\])[^\s"'<>\\]*$/.test(plain(value));
+
+// Whether a section shows anything on the owner's preview of the page: a section with nothing to
+// say renders nothing (templates/storefront/sections/*.html), so the drawing leaves it out too.
+// Proof of demand shows on the preview only; format 1 documents carry no reviews.
+const SHOWS = {
+  hero: () => true,
+  benefits: (doc) => anyPair(dict(doc.copy).benefits, "title", "text"),
+  evidence: (doc) => list(doc.evidence).some((row) => plain(dict(row).text) || plain(dict(row).note)),
+  price: () => true,
+  reviews: () => false,
+  faq: (doc) => anyPair(dict(doc.copy).faq, "question", "answer"),
+  guarantee: (doc) => Boolean(plain(dict(doc.copy).guarantee)),
+  shipping: (doc) => Boolean(plain(dict(doc.copy).shipping)),
+  returns: (doc) => Boolean(plain(dict(doc.copy).returns)),
+  gallery: (doc) => list(dict(doc.product).images).some(shownImage),
+  // The about text is cleaned HTML on the page; without its tags it is near enough to tell empty from not.
+  about: (doc) => Boolean(plain(dict(doc.copy).about).replace(/<[^>]*>/g, "").trim() || plain(dict(doc.product).description)),
+  contact: () => true,
+  privacy: () => true,
+  terms: () => true,
+};
+
+/** The home page's sections as its preview shows them, top to bottom: the page's own sections in
+ * the document's order, the lead moved first, less those with nothing to show (services/store/render.py
+ * `_page` and the section templates). */
 export function homeSections(documentBody) {
-  const home = (documentBody.pages || []).find((page) => page && page.id === "home");
-  const types = (home ? (home.sections || []).map((section) => section && section.type) : HOME).filter((t) => WORDS[t]);
-  const lead = documentBody.lead;
-  return types.includes(lead) ? [lead, ...types.filter((t) => t !== lead)] : types;
+  const home = list(documentBody.pages).find((page) => dict(page).id === "home");
+  const types = (home ? list(home.sections).map((section) => plain(dict(section).type)) : [...HOME])
+    .filter((type) => WORDS[type]);
+  const lead = plain(documentBody.lead);
+  if (types.includes(lead)) types.unshift(...types.splice(types.indexOf(lead), 1)); // its first place only, as render.py
+  return types.filter((type) => SHOWS[type](documentBody));
 }
 
 /** Cuts text into at most `lines` lines of about `chars` characters, "…" when it is longer. */
@@ -108,7 +146,7 @@ export function storeThumbnail(doc, { version } = {}) {
   const listed = sections.map((type) => WORDS[type].toLowerCase());
   const words = `A picture of your store's home page${palette ? ` in its ${palette} colours` : ""}: the headline `
     + `“${(doc.copy || {}).headline || ""}”, then, from top to bottom, ${listed.join(", ")}`;
-  return h("figure", { class: "chart-figure store-thumb", dataset: { picture: "store-thumbnail" } },
+  return h("figure", { class: "chart-figure store-thumb", dataset: { picture: "store-thumbnail", sections: sections.join(" ") } },
     picture(words, { width: WIDTH, height: y, kind: "thumb" }, parts,
       s("rect", { x: 0.5, y: 0.5, width: WIDTH - 1, height: y - 1, fill: "none", stroke: MUTED, rx: 6 })),
     h("figcaption", { class: "hint" }, version ? `Home page of version ${version}, top to bottom: ` : "Home page, top to bottom: ",

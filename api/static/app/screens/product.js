@@ -1,7 +1,8 @@
-// Your product: sell something of your own (a founder with no product yet makes one here),
-// or publish your own name, description, price and photos in place of the catalog's. Photos are read in the browser into data: URLs (FileReader) and checked by the
-// server by their content; a saved change becomes a new version of a built store at once.
-import { h, fill, title, button, busy, field, money, linkButton } from "../dom.js";
+// Your product: sell something of your own (any founder, whatever they hold or claim, makes one
+// here), or publish your own name, description, price and photos in place of the catalog's.
+// Photos are read in the browser into data: URLs (FileReader) and checked by the server by their
+// content; a saved change becomes a new version of a built store at once.
+import { h, fill, title, button, busy, field, money, linkButton, uid } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 
@@ -35,23 +36,76 @@ export async function render(ctx) {
     return;
   }
   if (said) {
-    fill(body, refusal(said, { retry: () => ctx.rerender() }, result.http));
+    // A hold only (or another refusal): nothing of theirs to change here, but a product of
+    // their own is still theirs to start.
+    fill(body, refusal(said, { retry: () => ctx.rerender() }, result.http),
+      ownOffer(ctx, body, { held: said.reason === "claim_required" }));
     return;
   }
   showForm(ctx, body, result.data);
 }
 
+// What starting a product of your own means, said before the form: it spends no claim, and the
+// app's screens then work on it (the session's product is its most recent claim).
+const OWN_WORDS = "Already have a product to sell? Describe it here and it becomes yours alone, ready for its "
+  + "store. Nobody else is ever shown it, and it does not use up one of your claims.";
+
+/** The offer to sell something of your own to a founder who already has a product: its words,
+ * and the form behind a button (two forms at once would be two of every field). */
+function ownOffer(ctx, body, { current = null, held = false } = {}) {
+  const slot = h("div", { class: "stack" });
+  const now = current || (held ? "the product you hold" : "your current product");
+  const stays = held
+    ? "The product you hold is let go when its hold runs out."
+    : `${current || "Your current product"} stays yours: nobody else is shown it, and its store stays as it is. `
+      + "The app has no way yet to switch back to it.";
+  fill(slot, button("Describe your own product", () => {
+    fill(slot, productForm(ctx, body, null));
+    slot.querySelector("input[name=name]").focus();
+  }, { kind: "secondary", "data-action": "start-own" }));
+  return h("section", { class: "panel", "aria-labelledby": "own-new-title", dataset: { panel: "own-new" } },
+    h("h2", { id: "own-new-title" }, "Sell something of your own"),
+    h("p", { class: "hint" }, OWN_WORDS),
+    h("p", { class: "hint" }, `Once you start selling it, your screens (Offer, Dashboard, Store and the rest) work on `
+      + `it instead of ${now}. ${stays}`),
+    slot);
+}
+
 const NEW_PRODUCT = { name: "", description: "", price: "", currency: "USD", images: [] };
 
 function showForm(ctx, body, answer) {
+  const form = productForm(ctx, body, answer);
+  if (answer === null) {
+    fill(body,
+      h("section", { class: "panel", "aria-labelledby": "own-title" },
+        h("h2", { id: "own-title" }, "Sell something of your own"),
+        h("p", { class: "hint" }, OWN_WORDS),
+        form),
+      h("p", {}, "Or ", h("a", { href: "#/app/find" }, "find a product from the catalog"), "."));
+    return;
+  }
+  fill(body,
+    h("section", { class: "panel", "aria-labelledby": "own-title" },
+      h("h2", { id: "own-title" }, answer.own_product ? "Your product"
+        : answer.own.length ? "Your own details" : "The catalog's details, yours to change"),
+      h("p", { class: "hint" }, answer.version
+        ? `Your store is at version ${answer.version}. Saving writes the next one.`
+        : "No store built yet: your store will be built with these."),
+      form),
+    ownOffer(ctx, body, { current: answer.product.name }));
+}
+
+/** The product's form: a new product of the founder's own (`answer` null), or their claimed one's details. */
+function productForm(ctx, body, answer) {
   const creating = answer === null;
   const product = creating ? NEW_PRODUCT : answer.product;
   // Each photo: {src (what the preview shows), value (what is sent: a URL kept or a data: URL), label}.
   let photos = product.images.map((url, i) => ({ src: url, value: url, label: `Photo ${i + 1}` }));
   const message = h("div", { "aria-live": "polite", dataset: { role: "message" } });
   const gallery = h("ul", { class: "photo-list", "aria-label": "Your photos" });
-  const fileInput = h("input", { type: "file", id: "product-photos", accept: TYPES.join(","), multiple: true,
-    "aria-describedby": "product-photos-hint" });
+  const photosId = uid("product-photos"); // the page may hold both forms: ids of their own
+  const fileInput = h("input", { type: "file", id: photosId, accept: TYPES.join(","), multiple: true,
+    "aria-describedby": `${photosId}-hint` });
 
   const drawPhotos = () => {
     fill(gallery, photos.length ? photos.map((photo, index) => h("li", { class: "photo" },
@@ -90,11 +144,11 @@ function showForm(ctx, body, answer) {
       { hint: "Used to work out what each sale leaves you. Leave it empty if you do not know yet." }) : null,
     h("fieldset", { class: "field" },
       h("legend", {}, "Photos"),
-      h("p", { class: "hint", id: "product-photos-hint" },
+      h("p", { class: "hint", id: `${photosId}-hint` },
         `PNG, JPEG or WebP, at most ${MAX_IMAGES} photos of at most 5 MiB each. They are checked and saved `
         + "again without their hidden details (camera, location)."),
       gallery,
-      h("label", { for: "product-photos" }, "Add photos"),
+      h("label", { for: photosId }, "Add photos"),
       fileInput),
     h("div", { class: "form-actions" }, button(creating ? "Start selling it" : "Save my product", null,
       { type: "submit" })),
@@ -106,6 +160,8 @@ function showForm(ctx, body, answer) {
     event.preventDefault();
     const payload = {};
     if (creating) {
+      // Said outright: the same fields from a founder with a claim would otherwise change that product.
+      payload.create = true;
       payload.name = form.name.value;
       payload.description = form.description.value;
       payload.price = form.price.value.trim() === "" ? null : Number(form.price.value);
@@ -158,23 +214,5 @@ function showForm(ctx, body, answer) {
       fill(message, refusal(refusalOf(result), {}, result.http));
     });
   });
-
-  if (creating) {
-    fill(body,
-      h("section", { class: "panel", "aria-labelledby": "own-title" },
-        h("h2", { id: "own-title" }, "Sell something of your own"),
-        h("p", { class: "hint" }, "Already have a product to sell? Describe it here and it becomes yours alone, "
-          + "ready for its store. Nobody else is ever shown it."),
-        form),
-      h("p", {}, "Or ", h("a", { href: "#/app/find" }, "find a product from the catalog"), "."));
-    return;
-  }
-  fill(body,
-    h("section", { class: "panel", "aria-labelledby": "own-title" },
-      h("h2", { id: "own-title" }, answer.own_product ? "Your product"
-        : answer.own.length ? "Your own details" : "The catalog's details, yours to change"),
-      h("p", { class: "hint" }, answer.version
-        ? `Your store is at version ${answer.version}. Saving writes the next one.`
-        : "No store built yet: your store will be built with these."),
-      form));
+  return form;
 }
