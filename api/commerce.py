@@ -37,11 +37,13 @@ DECISIONS: list[str] = [
     "paid_at, provider_answered}; provider_answered false (with an explanation) when the provider did not answer "
     "in time: nothing changed. An unknown id is 400 `order_not_found`. The customer's email is not in this answer.",
     "After paying, the provider's landing redirect sends the customer to /store/{slug}/thanks?order={id}: the page "
-    "asks the provider too and says paid, not yet confirmed, declined or expired, in the store's own look (its "
+    "asks the provider too and says paid, not yet confirmed, declined, cancelled (the customer cancelled on the "
+    "payment page), closed (the product stopped selling) or expired (not paid within its day), with the order's "
+    "8-character number, in the store's own look (its "
     "palette, header and navigation, footer, and the product's photo); on a paid order its script sends "
     "the `paid` funnel event (browser-reported, unverified; revenue comes from the payment ledger only).",
     "GET /api/tracking (session) lists the paid orders of the founder's stores (the products they claimed), newest "
-    "first: 200 {status: ok, orders: [{order_id, product_id, product_name, state, email, quantity, unit_price_minor, "
+    "first: 200 {status: ok, orders: [{order_id, order_number, product_id, product_name, state, expired_because, email, quantity, unit_price_minor, "
     "amount_minor, profit_minor, currency, store_version, created_at, paid_at, shipping, shipping_lines, receipt, "
     "receipt_sent_at}], checkouts: [the same rows], profit_basis} (limit 1-200, default 50), or 200 {status: "
     "no_orders_yet, reason, explanation, orders: [], checkouts, profit_basis}. "
@@ -80,8 +82,11 @@ DECISIONS: list[str] = [
     "not where the order ships: anyone holding the order id may open the page.",
     "An order is what a customer paid for (issue 47): GET /api/tracking's `orders` are the paid orders only, "
     "newest first (at most `limit`), and `checkouts` lists apart, newest first (at most `limit`), the checkouts "
-    "customers opened and did not pay: open (awaiting payment), failed (declined) or expired (abandoned, or closed "
-    "when the product stopped selling), in the same row shape. status is no_orders_yet while no order is paid, "
+    "customers opened and did not pay: open (awaiting payment), failed (declined) or expired, in the same row shape; "
+    "an expired one says why in expired_because: cancelled (its customer cancelled on the payment page: the checkout "
+    "ended before its day was over, and not by the shop), not_on_sale (closed when the product stopped selling) or "
+    "timed_out (not paid within its day). Each row has order_number, the first 8 characters of order_id: the number "
+    "the Orders screen, the thank-you page and the order mails show. status is no_orders_yet while no order is paid, "
     "with the checkouts still listed and counted in the explanation. ?order_id= answers that one row in `orders` "
     "when paid, else in `checkouts`. Each row has profit_minor: what a paid order leaves at the founder's offer, "
     "amount - quantity x (the offer's unit cost + shipping) - (amount x OFFER_FEE_PCT / 100 + OFFER_FEE_FIXED), "
@@ -146,10 +151,17 @@ class ShippingAddress(Schema):
 
 class OrderRow(Schema):
     order_id = fields.String(required=True)
+    order_number = fields.String(required=True, metadata={
+        "description": "The order's number as people read it: the first 8 characters of order_id, as the thank-you "
+                       "page and the order mails show it"})
     product_id = fields.String(required=True)
     product_name = fields.String(required=True, allow_none=True, metadata={
         "description": "The product's name as its store shows it, for the founder's screens"})
     state = fields.String(required=True)
+    expired_because = fields.String(required=True, allow_none=True, metadata={
+        "enum": ["cancelled", "not_on_sale", "timed_out", None],
+        "description": "Why an expired checkout ended (null for any other state): the customer cancelled on the payment "
+                       "page, the shop closed it when the product stopped selling, or it was not paid within its day"})
     email = fields.String(required=True)
     quantity = fields.Integer(required=True)
     unit_price_minor = fields.Integer(required=True)

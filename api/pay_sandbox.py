@@ -17,8 +17,8 @@ bp = Blueprint("pay_sandbox", __name__, description="The sandbox payment provide
 
 DECISIONS: list[str] = [
     "The sandbox provider's hosted page GET /pay/sandbox/checkout/{id} shows the amount, what is bought and three "
-    "buttons: pay, decline (the card is declined: the checkout fails for good) and abandon (back to the shop: the "
-    "checkout expires). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
+    "buttons: pay, decline (the card is declined: the checkout fails for good) and abandon (\"Cancel and go back\": the "
+    "checkout expires, and from then on its page says the customer cancelled it). Its form posts {action: pay | decline | abandon} to the same path and answers 303 to the "
     "success URL (pay) or the cancel URL (decline, abandon); only an open checkout settles, once. An open checkout "
     "expires after 24 hours: from then on the page and the state API say expired and it can no longer be paid or "
     "declined, and the clock's `expire_sandbox_checkouts` pass (every minute) records the expiry and owes its "

@@ -65,6 +65,8 @@ from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 
+from services.day_words import day_words
+
 RANK, MONEY, RATE, DURATION, COUNT = "rank", "money", "rate", "duration", "count"
 KINDS = (RANK, MONEY, RATE, DURATION, COUNT)
 DEMAND, TALK, COMPETITION, REVIEWS, PRICE, DELIVERY, RETURNS = (
@@ -261,13 +263,9 @@ SOURCE_NAMES = {
 
 
 def day_label(value: str) -> str:
-    """An ISO date as the app's screens write a day ("Nov 12, 2026"); the value as it is
-    when it is not one."""
-    try:
-        day = date.fromisoformat(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return f"{day:%b} {day.day}, {day.year}"
+    """An ISO date as every text of the service writes a day ("12 November 2026":
+    services/day_words.py); the value as it is when it is not one."""
+    return day_words(value)
 
 
 def source_label(source: str) -> str:

@@ -19,7 +19,6 @@ import logging
 from collections import namedtuple
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from fractions import Fraction
 
 import peewee as pw
@@ -27,6 +26,7 @@ import peewee as pw
 from models.account import Account, MeterUsage, Referral, ReferralCode
 from models.clock import clock
 from models.db import KeptSQL, param, read_row, transaction
+from services.day_words import moment_words
 from services.errors import Refused
 from services.plans import TIER_MULTIPLIERS, effective_tier, exact_multiplier, scaled_limits, tier_label
 from services.referrals import REFERRAL_MULTIPLIERS, multiplier_for, qualified_count
@@ -490,17 +490,12 @@ def ways_up(plan: Plan) -> list[dict]:
 
 
 def resets_in_words(until: int, now: float) -> str:
-    """When a window resets, as a founder reads it ("in 2 hours and 5 minutes, at 12:00 UTC on Dec 5,
-    2026"), not as an ISO timestamp. The server does not know the founder's time zone, so the
-    wait comes first (true wherever they are) and the moment is named in UTC, the day as the
-    app's screens write one."""
+    """When a window resets, as a founder reads it ("in 2 hours and 5 minutes (5 December 2026,
+    12:00 UTC)"), not as an ISO timestamp. The server does not know the founder's time zone, so
+    the wait comes first (true wherever they are) and the moment follows in UTC, written as
+    every text of the service writes one (services/day_words.py)."""
     minutes = max(1, -(-int(until - now) // 60))  # rounded up: "in 0 minutes" would be wrong
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
     parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((days, "day"), (hours, "hour"), (mins, "minute")) if n]
-    moment = _utc(until)
-    return f"in {' and '.join(parts[:2])}, at {moment:%H:%M} UTC on {moment:%b} {moment.day}, {moment.year}"
-
-
-def _utc(epoch: int) -> datetime:
-    return datetime.fromtimestamp(epoch, tz=UTC).replace(tzinfo=None)
+    return f"in {' and '.join(parts[:2])} ({moment_words(until)})"

@@ -1,5 +1,5 @@
 """The meter's refusal says when a window resets in words (issue 47.6): how long from now and the
-moment as the app writes a day ("at 17:00 UTC on Nov 22, 2026"), never a raw ISO timestamp."""
+moment as every text of the service writes one ("22 November 2026, 17:00 UTC"), never a raw ISO timestamp."""
 import re
 
 import pytest
@@ -25,7 +25,7 @@ def test_the_find_meters_refusal_says_when_it_resets_in_words(client):
     body = refused.get_json()
     assert body["resets_at"] == B + FIVE_HOURS
     # 3 hours 59 minutes 30 seconds, rounded up to the minute.
-    assert "It resets in 4 hours, at 13:00 UTC on Jan 15, 2027; " in body["explanation"], body["explanation"]
+    assert "It resets in 4 hours (15 January 2027, 13:00 UTC); " in body["explanation"], body["explanation"]
     assert not ISO.search(body["explanation"]), body["explanation"]
 
 
@@ -37,4 +37,4 @@ def test_the_find_meters_refusal_says_when_it_resets_in_words(client):
 ])
 def test_resets_in_words_rounds_up_and_names_the_moment_in_utc(seconds, words):
     until = 1_796_472_000  # 2026-12-05 12:00:00 UTC
-    assert resets_in_words(until, until - seconds) == f"{words}, at 12:00 UTC on Dec 5, 2026"
+    assert resets_in_words(until, until - seconds) == f"{words} (5 December 2026, 12:00 UTC)"

@@ -367,9 +367,11 @@ def _imported(path, *, on_import_only=False) -> set[str]:
 def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_document_format_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
         "jinja2", "nh3", "services.money", "services.store.sections", "services.store.document_format",
-        "services.evidence_kinds"}
-    # ...of the evidence rules, only the words (a source's and a metric's names): the standard library alone.
-    assert _imported(ROOT / "services" / "evidence_kinds.py") == set()
+        "services.evidence_kinds", "services.day_words"}
+    # ...of the evidence rules, only the words (a source's and a metric's names), and the day in
+    # words every text of the service writes: the standard library alone.
+    assert _imported(ROOT / "services" / "evidence_kinds.py") == {"services.day_words"}
+    assert _imported(ROOT / "services" / "day_words.py") == set()
     # ...which are as pure: the section list and the document's format number and palettes are
     # plain data on the standard library alone; the formatter uses Babel's currency data and the
     # payment seam's minor units, nothing more.

@@ -29,7 +29,9 @@ from models.clock import utcnow
 from models.discovery import Claim
 from models.payment import CustomerOrder
 from models.store import Store, StoreVersion
+from services.commerce.order_number import order_number
 from services.commerce.shipping import address_lines, order_address
+from services.day_words import day_words
 from services.desk.inbound import order_reply_address, support_address_of
 from services.mailing import send_mail
 from services.money import display
@@ -139,7 +141,8 @@ def _facts(order: CustomerOrder, base_url: str) -> dict:
         "amount": display(order.amount_minor, order.currency),
         "currency": order.currency,
         "order_id": order.id,
-        "paid_on": order.paid_at.strftime("%d %B %Y") if order.paid_at else "",
+        "order_number": order_number(order.id),
+        "paid_on": day_words(order.paid_at) if order.paid_at else "",
         "customer_email": order.email,
         "address_lines": address_lines(order_address(order)),
         "order_link": order_link,

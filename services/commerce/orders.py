@@ -33,6 +33,7 @@ from models.store import Store, StoreVersion
 from services.accounts import normalize_email
 from services.commerce import payments
 from services.commerce.order_mail import ORDER_MAIL, mail_subject, receipt_state
+from services.commerce.order_number import order_number
 from services.commerce.shipping import address_lines, order_address
 from services.errors import Refused, TransientError
 from services.jobs import create_job
@@ -236,8 +237,10 @@ def tracking(*, session: Session, order_id: str | None = None, limit: int = 50) 
         paid = list(query.where(CustomerOrder.state == CustomerOrder.PAID).limit(limit))
         unpaid = list(query.where(CustomerOrder.state != CustomerOrder.PAID).limit(limit))
     offers = _offers_of(owner_of(session), {order.product_id for order in paid})
+    errors = _payment_errors(order for order in unpaid if order.state == CustomerOrder.EXPIRED)
     answer = {"status": "ok", "orders": [_order_row(order, offers.get(order.product_id)) for order in paid],
-              "checkouts": [_order_row(order, None) for order in unpaid], "profit_basis": PROFIT_BASIS}
+              "checkouts": [_order_row(order, None, errors.get(order.payment)) for order in unpaid],
+              "profit_basis": PROFIT_BASIS}
     if not paid and order_id is None:
         started = f" {len(unpaid)} checkout{'s' if len(unpaid) != 1 else ''} started and not paid: not orders." \
             if unpaid else ""
@@ -264,10 +267,32 @@ def _profit_minor(order: CustomerOrder, offer: dict | None) -> int | None:
     return minor_units(order_profit(offer, quantity=order.quantity, amount=amount), order.currency)
 
 
-def _order_row(order: CustomerOrder, offer: dict | None) -> dict:
+# Why an expired checkout ended (`expired_because`), from its payment's error: the customer
+# cancelled on the payment page, the shop closed it when the product went off sale, or its
+# day ran out unpaid.
+CANCELLED, NOT_ON_SALE, TIMED_OUT = "cancelled", "not_on_sale", "timed_out"
+
+
+def expired_because(order: CustomerOrder, payment_error: str | None) -> str | None:
+    """cancelled, not_on_sale or timed_out for an expired order; None for any other."""
+    if order.state != CustomerOrder.EXPIRED:
+        return None
+    return {payments.CANCELLED_BY_CUSTOMER: CANCELLED, NOT_ON_SALE_ERROR: NOT_ON_SALE}.get(payment_error, TIMED_OUT)
+
+
+def _payment_errors(orders) -> dict[str, str | None]:
+    """The payment errors of the orders, by payment id (one query)."""
+    ids = [order.payment for order in orders if order.payment]
+    if not ids:
+        return {}
+    return {row.id: row.error for row in Payment.select(Payment.id, Payment.error).where(Payment.id.in_(ids))}
+
+
+def _order_row(order: CustomerOrder, offer: dict | None, payment_error: str | None = None) -> dict:
     shipping = order_address(order)
-    return {"order_id": order.id, "product_id": order.product_id, "product_name": name_of(order.product_id),
-            "state": order.state, "email": order.email,
+    return {"order_id": order.id, "order_number": order_number(order.id), "product_id": order.product_id,
+            "product_name": name_of(order.product_id), "state": order.state,
+            "expired_because": expired_because(order, payment_error), "email": order.email,
             "quantity": order.quantity, "unit_price_minor": order.unit_price_minor,
             "amount_minor": order.amount_minor, "profit_minor": _profit_minor(order, offer),
             "currency": order.currency, "store_version": order.store_version,
@@ -297,7 +322,10 @@ def thanks(*, slug: str, order_id: str) -> tuple[dict, dict, list]:
     if order is None or order.product_id != document.get("product_id"):
         raise Refused("not_found")
     order, _answered, jobs = _confirmed(order)
-    return document, {"order_id": order.id, "state": order.state, "quantity": order.quantity,
+    payment = Payment.get_or_none(Payment.id == order.payment) if order.state == CustomerOrder.EXPIRED else None
+    return document, {"order_id": order.id, "number": order_number(order.id), "state": order.state,
+                      "expired_because": expired_because(order, payment.error if payment else None),
+                      "quantity": order.quantity,
                       "amount_minor": order.amount_minor, "currency": order.currency, "product_id": order.product_id,
                       "receipt": receipt_state(order), "email_masked": masked(order.email)}, jobs
 

@@ -53,6 +53,16 @@ log = logging.getLogger("services.payments")
 
 CONFIRM_JOB = "payment_confirm"
 
+# An expired payment's error when its customer cancelled on the provider's page, so that the
+# thank-you page and Orders say "cancelled" rather than "expired". Neither provider says who
+# ended a checkout, but both expire an unpaid one only once its day is over (the sandbox's
+# CHECKOUT_LIFETIME, Stripe's default expires_at): one that ends sooner, with no reason of
+# the shop's (closing it when the product went off sale gives its own), was ended by the
+# customer: the sandbox page's "Cancel and go back". An expiry first heard of after the day
+# reads as timed out, whoever ended it.
+CANCELLED_BY_CUSTOMER = "cancelled by the customer"
+CHECKOUT_DAY = timedelta(hours=24)
+
 
 @dataclass(frozen=True)
 class Purpose:
@@ -196,10 +206,17 @@ def _apply(payment: Payment, answer: CheckoutState, *, error: str | None = None)
         if refund_state == Payment.REFUND_DUE:
             refund_if_due(payment.id)
     elif answer.state in (FAILED, EXPIRED):
-        _fail(payment.id, answer.state, error=error)
+        _fail(payment.id, answer.state, error=error or _why_expired(payment, answer.state))
     else:
         Payment.update(checked_at=utcnow()).where(Payment.id == payment.id).execute()
     return Payment.get_by_id(payment.id), jobs
+
+
+def _why_expired(payment: Payment, state: str) -> str | None:
+    """CANCELLED_BY_CUSTOMER for a checkout that expired before its day was over; None otherwise."""
+    if state == EXPIRED and utcnow() < payment.created_at + CHECKOUT_DAY:
+        return CANCELLED_BY_CUSTOMER
+    return None
 
 
 def confirm_quietly(payment_id: str) -> tuple[Payment | None, bool, list[Job]]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from functools import wraps
 
 from config import get_settings
-from integrations.payments import OPEN, PAID, ProviderRefused, ProviderUnavailable
+from integrations.payments import EXPIRED, OPEN, PAID, ProviderRefused, ProviderUnavailable
 from integrations.payments import sandbox_bank as bank
 from models.clock import iso
 from models.db import transaction
@@ -48,9 +48,17 @@ def checkout_page(checkout_id: str) -> dict:
     return {"id": row.id, "state": bank.state_of(row), "amount_minor": row.amount_minor, "currency": row.currency,
             "description": row.description, "customer_email": row.customer_email, "logo_url": row.logo_url,
             "success_url": row.success_url, "cancel_url": row.cancel_url, "closed_by_shop": row.closed_by_shop,
+            "cancelled": _cancelled(row),
             # The countries the page offers for the shipping address ([]: it asks for none).
             "shipping_countries": shipping.countries(row.shipping_countries or ()),
             "shipping_lines": shipping.address_lines(row.shipping)}
+
+
+def _cancelled(row) -> bool:
+    """The customer cancelled it ("Cancel and go back"): expired before its day was over, and
+    not by the shop (the clock's expiry settles it only once the day is over)."""
+    return (row.state == EXPIRED and not row.closed_by_shop and row.settled_at is not None
+            and row.settled_at < row.expires_at)
 
 
 @_database_away_is_unavailable

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
@@ -27,6 +26,7 @@ from xml.sax.saxutils import escape as xml_escape
 import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from services.day_words import day_words
 from services.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
 from services.store.document_format import FORMAT, PALETTES
@@ -59,7 +59,6 @@ MAX_IMAGES = 8  # spec decisions: a founder product has at most 8 images
 ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}
 ABOUT_SCHEMES = {"http", "https", "mailto"}
 
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # Characters HTML calls parse errors (C0/C1 controls, noncharacters) and lone surrogates,
 # which a JSON document can carry but UTF-8 cannot encode: dropped from every text.
@@ -302,11 +301,8 @@ def _sentence_case(text: str) -> str:
 
 
 def _day(value: str) -> str:
-    try:
-        day = date.fromisoformat(value)
-    except ValueError:
-        return value
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+    """An evidence row's date as the store's pages write it, in the service's one style ("12 November 2026")."""
+    return day_words(value)
 
 
 def _page(document: dict, page_id: str, store: dict) -> dict:

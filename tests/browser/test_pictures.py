@@ -6,10 +6,11 @@ figures the API answers this founder, in the words a founder reads. The page rai
 console error (the fixture fails the test on one) and axe passes on each screenshot."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
+from services.day_words import day_words
 from tests.browser.steps import DEMO_PHOTOS, api_answer, build_store, claim_own_card, publish_store, screen
 from tests.factories import TODAY, choose, confirm, item, load, started
 
@@ -47,8 +48,8 @@ def usd(value: float) -> str:
 
 
 def day(iso: str) -> str:
-    d = date.fromisoformat(iso[:10])
-    return f"{d:%b} {d.day}, {d.year}"
+    """A calendar day as every screen writes one (charts.js `day`, words.js `dayWords`)."""
+    return day_words(iso[:10])
 
 
 def trend_words(trend: dict) -> str:

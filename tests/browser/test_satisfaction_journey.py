@@ -7,11 +7,12 @@ step, axe on each, no console error, and the rating page sets no cookie."""
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 
 from models.clock import utcnow
 from models.desk import Ticket, TicketMessage
 from models.satisfaction import SatisfactionRating
+from services.day_words import day_words
 from services.desk.satisfaction import rating_link
 from services.sessions import find_session
 from tests.browser.steps import (
@@ -42,8 +43,8 @@ def sent_reply(key: str, *, category="question", subject="Does it hold a chef's 
 
 
 def day(iso: str) -> str:
-    d = date.fromisoformat(iso[:10])
-    return f"{d:%b} {d.day}, {d.year}"
+    """A calendar day as every screen writes one (charts.js `day`, words.js `dayWords`)."""
+    return day_words(iso[:10])
 
 
 def number(value: float) -> str:

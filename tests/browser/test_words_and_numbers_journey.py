@@ -12,6 +12,7 @@ import pytest
 
 from models.clock import clock
 from models.discovery import Passed
+from services.day_words import day_words
 from tests.browser.steps import CLAIM, DEMO_PHOTOS, catalog, claim_from, screen
 from tests.factories import TODAY, item, load
 
@@ -118,8 +119,8 @@ def test_after_the_last_claim_the_feed_says_what_unlocks_the_next_one(open_app, 
 
 
 def in_words(day: date) -> str:
-    """A calendar day as the app says it: "Nov 12, 2026"."""
-    return f"{day:%b} {day.day}, {day.year}"
+    """A calendar day as the app says it: "12 November 2026" (services/day_words.py, words.js)."""
+    return day_words(day)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

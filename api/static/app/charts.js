@@ -10,6 +10,7 @@
 // founder who would rather read lose nothing. The content security policy forbids style
 // attributes: sizes are SVG attributes and colours are classes of charts.css.
 import { h, moneyMinor, money } from "./dom.js";
+import { dayWords } from "./words.js";
 
 const NS = "http://www.w3.org/2000/svg";
 // The days the pictures of sales and visits cover (Orders and Store).
@@ -44,11 +45,10 @@ export function picture(words, { width, height, kind, stretch = false }, ...chil
 const NUMBER = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 export const number = (value) => NUMBER.format(value);
 
-/** "Nov 12, 2026" for "2026-11-12": a calendar day, the same wherever the founder is. */
+/** "12 November 2026" for "2026-11-12": a calendar day, the same wherever the founder is, in
+ * the one style of every screen (words.js). */
 export function day(iso) {
-  const date = new Date(`${String(iso).slice(0, 10)}T00:00:00Z`);
-  if (Number.isNaN(date.getTime())) return String(iso);
-  return date.toLocaleDateString(undefined, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" });
+  return dayWords(String(iso).slice(0, 10));
 }
 
 // --- Trend lines (the cards' and the dashboard's dated evidence) ----------------------------

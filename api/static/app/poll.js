@@ -34,7 +34,8 @@ export async function poll(ctx, load, { waiting, onWait = () => {}, every = 1200
 // The research job's stages in order (services/research/records.py), for the bar.
 const RESEARCH_STAGES = ["queued", "reading_evidence", "computing", "writing"];
 const STAGE_WORDS = {
-  queued: "Waiting for a worker",
+  // Not "waiting for a worker": the founder needs to know it starts by itself, not how.
+  queued: "In the queue, starting in a moment",
   reading_evidence: "Reading the dated evidence",
   computing: "Computing the figures",
   writing: "Saving the research",

@@ -64,7 +64,7 @@ const KNOWN = {
   launch_blocked: ["Not yet: some launch facts are not true today", "warn", null],
   invalid_transition: ["That step is not possible from here", "warn", { action: "retry", label: "Show where it stands" }],
   invalid_action: ["That is not a step the service knows", "error", null],
-  no_worker: ["No 3D worker is running", "info", null],
+  no_worker: ["The 3D preview is not available", "info", null],
   nothing_to_change: ["Nothing to save", "info", null],
   invalid_name: ["Check the name", "warn", null],
   invalid_description: ["Check the description", "warn", null],
@@ -111,7 +111,80 @@ const KNOWN = {
   address_not_public: ["That address cannot be checked", "warn", null],
   invalid_email: ["Check the email address", "warn", null],
   fix_runs_busy: ["Your checks are still running", "warn", null],
+  not_a_web_page: ["That address is not a web page", "warn", null],
+  page_too_large: ["That page is too large to check", "warn", null],
+  store_unreachable: ["Your store could not be read", "warn", { action: "retry", label: "Try again" }],
+  unknown_event: ["That was not recorded", "warn", null],
+  // Signing in, saving your work, continuing on another device.
+  invalid_link: ["This sign-in link does not work", "warn", { href: "#login", label: "Ask for a new link" }],
+  bound_to_another_account: ["Signed in to another account", "warn", { href: "#/app/account", label: "Go to your account" }],
+  already_consumed: ["This link was used already", "warn", null],
+  invalid_route: ["That link cannot be carried over", "warn", null],
+  invalid_journey_data: ["Too much to carry to the other device", "warn", null],
+  no_account_yet: ["Nothing here yet", "info", { href: "#/app/find", label: "Find a product" }],
+  // Discovery, research, the verdict and its outcome.
+  no_pass_to_undo: ["Nothing to undo", "info", null],
+  undo_window_over: ["Too late to undo", "info", null],
+  unknown_product: ["No such product", "warn", null],
+  nothing_to_analyze: ["Describe a product first", "info", null],
+  empty_question: ["Type a question first", "info", null],
+  question_too_long: ["That question is too long", "warn", null],
+  never_run: ["No nightly brief yet", "info", null],
+  nothing_to_record: ["Add a figure first", "info", null],
+  invalid_outcome: ["Check the figures", "warn", null],
+  invalid_cost: ["Check what one unit costs", "warn", null],
+  unknown_subject: ["No such lesson subject", "warn", { href: "#/app/learn", label: "See the subjects" }],
+  // The store: pages, versions, selling.
+  no_page_intent: ["Say which page to write", "info", null],
+  unknown_page: ["That page cannot be written", "info", null],
+  no_direction: ["Back or forward?", "warn", null],
+  unknown_diff: ["No record of that change", "warn", null],
+  product_not_on_sale: ["Not on sale right now", "info", null],
+  invalid_days: ["That period cannot be shown", "warn", null],
+  invalid_page: ["No such page of the list", "warn", null],
+  // Research workspace, tasks, settings.
+  empty_note: ["Write the note first", "warn", null],
+  note_too_long: ["That note is too long", "warn", null],
+  invalid_query: ["Check the saved query", "warn", null],
+  unknown_workspace_op: ["The workspace cannot do that", "warn", null],
+  invalid_todo: ["Check the task", "warn", null],
+  todo_limit_reached: ["Your task list is full", "warn", null],
+  invalid_direction: ["Back or forward only", "warn", null],
+  invalid_payout: ["Check where you are paid", "warn", null],
+  // The support desk.
+  no_tickets_yet: ["No support tickets yet", "info", null],
+  ticket_not_found: ["No such ticket", "warn", null],
+  bad_field: ["That part of a ticket cannot be changed", "warn", null],
+  invalid_ticket_value: ["Check the value", "warn", null],
+  resolution_required: ["Add a resolution first", "warn", null],
+  empty_reply: ["Write the reply first", "warn", null],
+  text_too_long: ["That text is too long", "warn", null],
+  unknown_action: ["The desk cannot do that", "warn", null],
+  invalid_rule: ["Check the rule", "warn", null],
+  unknown_op: ["Rules can only be added or deleted", "warn", null],
+  // The service itself.
+  not_found: ["Not found", "warn", null],
+  invalid_request: ["Something in the request was missing", "warn", null],
+  invalid_json: ["The request could not be read", "error", { action: "retry", label: "Try again" }],
+  too_many_open_requests: ["Too many requests at once", "warn", { action: "retry", label: "Try again" }],
+  queue_unavailable: ["The service is busy", "error", { action: "retry", label: "Try again" }],
+  service_restarting: ["The service is restarting", "error", { action: "retry", label: "Try again" }],
 };
+
+// Registered reasons (GET /api/reasons) that never reach a screen of this app, so they need no
+// heading here: tests/test_words_and_numbers.py holds every other registered reason to one.
+export const NOT_ON_SCREENS = [
+  // The operator pages (/admin, /metrics), behind HTTP Basic rather than the app.
+  "admin_credentials_required", "admin_not_configured", "operator_password_throttled", "invalid_search",
+  "metrics_credentials_required", "metrics_not_public",
+  // Calls the payment provider and the billing service make, not a founder.
+  "bad_signature", "unsigned_callback", "unknown_account", "unknown_event_type", "unknown_payment",
+  // What a shopper meets on the store's own pages, the hosted payment page and the rating page.
+  "invalid_event", "invalid_session_id", "not_published", "invalid_rating", "invalid_shipping_address",
+  "support_busy",
+  // The app's own mistakes in a background call, never a founder's to mend.
+  "invalid_presence", "method_not_allowed",
+];
 
 export function knows(reason) {
   return Object.prototype.hasOwnProperty.call(KNOWN, reason);

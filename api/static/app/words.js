@@ -45,3 +45,43 @@ export async function whereItStands(productId) {
   return { name: ours && data.product_name ? data.product_name : "Your product",
     step: ours && data.next_step ? data.next_step : null };
 }
+
+// --- Days and moments -------------------------------------------------------------------------
+// One style on every screen, the one the server writes in mails, store pages and explanations
+// (services/day_words.py): a day is "5 December 2026", a moment "5 December 2026, 12:00 UTC".
+// The server writes moments in UTC, since it does not know the founder's zone; here the moment
+// is the founder's own time, and names its zone so the two never read alike by accident. Spelt
+// by hand rather than by toLocaleString, whose words follow the browser's language and region
+// ("Dec 5, 2026, 12:00 PM" in one, "05/12/2026" in another).
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+  "October", "November", "December"];
+const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A Date from an ISO timestamp or an epoch second; null when it is neither. */
+function instant(value) {
+  if (value === null || value === undefined || value === "") return null;
+  const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** "5 December 2026": a calendar day ("2026-12-05") as it is, wherever the founder is; a
+ * timestamp (ISO or epoch seconds) as the founder's own day. "—" for nothing. */
+export function dayWords(value) {
+  const calendar = typeof value === "string" && CALENDAR_DAY.exec(value);
+  if (calendar) return `${Number(calendar[3])} ${MONTHS[Number(calendar[2]) - 1]} ${calendar[1]}`;
+  const date = instant(value);
+  if (!date) return value === null || value === undefined || value === "" ? "—" : String(value);
+  return `${date.getDate()} ${MONTHS[date.getMonth()]} ${date.getFullYear()}`;
+}
+
+/** "5 December 2026, 13:00 CET": a moment (ISO timestamp or epoch seconds) in the founder's
+ * own time, with its zone's short name. "—" for nothing. */
+export function momentWords(value) {
+  const date = instant(value);
+  if (!date) return value === null || value === undefined || value === "" ? "—" : String(value);
+  const pad = (n) => String(n).padStart(2, "0");
+  const zone = new Intl.DateTimeFormat("en-GB", { timeZoneName: "short" }).formatToParts(date)
+    .find((part) => part.type === "timeZoneName");
+  return `${dayWords(date.getTime() / 1000)}, ${pad(date.getHours())}:${pad(date.getMinutes())}${zone ? ` ${zone.value}` : ""}`;
+}

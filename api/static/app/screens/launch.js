@@ -2,10 +2,10 @@
 // it can take now, and for a step that waits, the launch facts it waits on; below, every
 // launch fact, each computed from the real records (areas the service does not offer yet
 // read false and say so).
-import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
+import { h, fill, title, button, busy, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
-import { LAUNCH_STATES as STATE_WORDS, stateWord } from "../words.js";
+import { LAUNCH_STATES as STATE_WORDS, stateWord, momentWords } from "../words.js";
 
 export const name = "launch";
 export const label = "Launch";
@@ -100,7 +100,7 @@ function stateSection(data, { named, act, retire }) {
     h("dl", { class: "pairs" },
       h("dt", {}, "State"), h("dd", {}, word),
       h("dt", {}, "Before"), h("dd", {}, launch.previous ? stateWord(STATE_WORDS, launch.previous) : "—"),
-      h("dt", {}, "Changed"), h("dd", {}, launch.changed_at ? when(launch.changed_at) : "not yet")),
+      h("dt", {}, "Changed"), h("dd", {}, launch.changed_at ? momentWords(launch.changed_at) : "not yet")),
     steps.length
       ? h("ul", { class: "launch-steps" }, steps.map((action) => {
         const waits = launch.blocked[action] || [];

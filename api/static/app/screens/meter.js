@@ -1,7 +1,8 @@
 // The credit meter: per feature, what was used in the five-hour window and the week, the
 // limits, when each resets, after a refusal what still works and how to raise limits, and
 // an upgrade to each paid plan through the payment provider (signed in only).
-import { h, fill, title, when, linkButton, button, busy, scrollingTable } from "../dom.js";
+import { h, fill, title, linkButton, button, busy, scrollingTable } from "../dom.js";
+import { momentWords } from "../words.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { share } from "./find.js";
@@ -100,9 +101,9 @@ function featureRow(feature) {
     h("th", { scope: "row" }, feature.name),
     h("td", { class: "num" }, `${feature.cost} credits`),
     h("td", {}, gauge(feature.used_5h, feature.limit_5h, `${feature.name}, five-hour window`),
-      h("span", { class: "muted" }, `resets ${when(feature.resets_at_5h)}`)),
+      h("span", { class: "muted" }, `resets ${momentWords(feature.resets_at_5h)}`)),
     h("td", {}, gauge(feature.used_week, feature.limit_week, `${feature.name}, this week`),
-      h("span", { class: "muted" }, `resets ${when(feature.resets_at_week)}`)),
+      h("span", { class: "muted" }, `resets ${momentWords(feature.resets_at_week)}`)),
     h("td", {}, status));
 }
 
@@ -121,7 +122,7 @@ function limitNotice(limit, onShare) {
     h("h2", { id: "limit-title", class: "notice-title" },
       `${limit.feature || "A feature"}: ${limit.reason === "weekly_limit_reached" ? "weekly limit reached" : "limit reached"}`),
     h("p", {}, limit.explanation),
-    h("p", {}, `Used ${limit.used} of ${limit.limit}. Back at ${when(limit.resets_at)}.`),
+    h("p", {}, `Used ${limit.used} of ${limit.limit}. Back on ${momentWords(limit.resets_at)}.`),
     (limit.unaffected || []).length
       ? [h("p", {}, "Still usable now:"), h("ul", { class: "list", dataset: { unaffected: "" } }, limit.unaffected.map((name) => h("li", {}, name)))]
       : h("p", {}, "No other feature has credits left right now."),

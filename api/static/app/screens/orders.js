@@ -2,11 +2,12 @@
 // ledger), then the customers' orders, newest first: an order is one a customer paid for, each
 // with the profit it leaves at your offer's unit cost. Checkouts customers opened and did not
 // pay are not orders: they are listed apart.
-import { h, fill, title, when, moneyMinor, linkButton, button, busy, scrollingTable } from "../dom.js";
+import { h, fill, title, moneyMinor, linkButton, button, busy, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { stateTag } from "../checkout.js";
 import { ORDERS_FOR_REVENUE, WINDOW_DAYS, funnel, revenueChart } from "../charts.js";
+import { momentWords } from "../words.js";
 
 export const name = "orders";
 export const label = "Orders";
@@ -66,8 +67,9 @@ function ordersView(orders) {
       h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Ship to"),
       h("th", { scope: "col" }, "Placed"), h("th", { scope: "col" }, "Paid"))),
     h("tbody", {}, orders.map((order) => h("tr", { dataset: { orderId: order.order_id, state: order.state } },
-      // The id's first characters name the order on screen; the whole id is in data-order-id.
-      h("th", { scope: "row" }, h("span", { title: order.order_id }, order.order_id.slice(0, 8)), h("br"),
+      // The order's number (its id's first characters, as the thank-you page and the mails
+      // give it) names the order on screen; the whole id is in data-order-id.
+      h("th", { scope: "row" }, h("span", { title: order.order_id }, numberOf(order)), h("br"),
         h("span", { class: "muted" }, `${order.product_name || "Your product"}, store version ${order.store_version}`)),
       h("td", {}, stateTag(order.state)),
       h("td", { class: "num" }, String(order.quantity)),
@@ -78,8 +80,8 @@ function ordersView(orders) {
       h("td", {}, order.email, h("br"),
         h("span", { class: "muted", dataset: { receipt: order.receipt } }, RECEIPT[order.receipt] || "")),
       h("td", { dataset: { shipping: order.shipping ? "given" : "none" } }, shippingView(order)),
-      h("td", {}, when(order.created_at)),
-      h("td", {}, order.paid_at ? when(order.paid_at) : "—"))))));
+      h("td", {}, momentWords(order.created_at)),
+      h("td", {}, order.paid_at ? momentWords(order.paid_at) : "—"))))));
 }
 
 // Checkouts a customer opened and did not pay: not orders, so listed apart and never counted.
@@ -96,13 +98,33 @@ function checkoutsView(checkouts) {
         h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Amount"),
         h("th", { scope: "col" }, "Customer"), h("th", { scope: "col" }, "Opened"))),
       h("tbody", {}, checkouts.map((checkout) => h("tr", { dataset: { orderId: checkout.order_id, state: checkout.state } },
-        h("th", { scope: "row" }, h("span", { title: checkout.order_id }, checkout.order_id.slice(0, 8)), h("br"),
+        h("th", { scope: "row" }, h("span", { title: checkout.order_id }, numberOf(checkout)), h("br"),
           h("span", { class: "muted" }, checkout.product_name || "Your product")),
-        h("td", {}, stateTag(checkout.state)),
+        h("td", {}, checkoutTag(checkout)),
         h("td", { class: "num" }, String(checkout.quantity)),
         h("td", { class: "num" }, moneyMinor(checkout.amount_minor, checkout.currency)),
         h("td", {}, checkout.email),
-        h("td", {}, when(checkout.created_at))))))));
+        h("td", {}, momentWords(checkout.created_at))))))));
+}
+
+/** The order's number as the customer's receipt gives it (the server's `order_number`). */
+function numberOf(order) {
+  return order.order_number || order.order_id.slice(0, 8);
+}
+
+// Why an expired checkout ended (`expired_because`): a customer who cancelled did not let it
+// expire, and a founder reading "Expired" would look for a fault that is not there.
+const EXPIRED_WORDS = {
+  cancelled: "Cancelled by the customer",
+  not_on_sale: "Closed: not on sale",
+  timed_out: "Expired unpaid",
+};
+
+function checkoutTag(checkout) {
+  const words = checkout.state === "expired" && EXPIRED_WORDS[checkout.expired_because];
+  if (!words) return stateTag(checkout.state);
+  return h("span", { class: "tag tag-stop", dataset: { state: checkout.state, expiredBecause: checkout.expired_because } },
+    words);
 }
 
 // What became of the customer's receipt (the mail after a sale).

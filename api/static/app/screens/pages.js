@@ -1,6 +1,7 @@
 // Your pages: the pages the assistant (or POST /api/pages) wrote for your store, each a link
 // to its public address /store/p/<id>.
-import { h, fill, title, when, linkButton } from "../dom.js";
+import { h, fill, title, linkButton } from "../dom.js";
+import { dayWords } from "../words.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 
@@ -24,7 +25,7 @@ export async function render(ctx) {
     pages.length
       ? h("ul", { class: "list pages-list" }, pages.map((page) => h("li", { dataset: { page: page.page_id } },
         h("a", { href: page.url, target: "_blank", rel: "noopener" }, page.title),
-        h("span", { class: "muted" }, ` · ${KINDS[page.kind] || page.kind} · ${when(page.created_at)}`))))
+        h("span", { class: "muted" }, ` · ${KINDS[page.kind] || page.kind} · ${dayWords(page.created_at)}`))))
       : h("p", {}, "No pages yet. Ask the assistant on Home, for example “make a returns policy page”."),
     h("p", { class: "actions" }, linkButton("Back to Home", "#/app/home")));
 }

@@ -1,10 +1,10 @@
 // Store: build the storefront of your claimed product, follow the build through its stages,
 // preview it, publish it, and open the public store.
-import { h, fill, title, button, busy, linkButton, when } from "../dom.js";
+import { h, fill, title, button, busy, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
-import { STORE_STATES, stateWord, whereItStands } from "../words.js";
+import { STORE_STATES, stateWord, whereItStands, momentWords } from "../words.js";
 import { ORDERS_FOR_REVENUE, WINDOW_DAYS, funnel, revenueChart } from "../charts.js";
 import { storeThumbnail } from "../thumbnail.js";
 
@@ -14,7 +14,8 @@ export const label = "Store";
 // The build's stages in order (services/store/builds.py), for the bar and its words.
 const STAGES = ["queued", "researching", "writing", "rendering", "verifying", "built"];
 const STAGE_WORDS = {
-  queued: "Waiting for a worker",
+  // Not "waiting for a worker": the founder needs to know it starts by itself, not how.
+  queued: "In the queue, starting in a moment",
   researching: "Reading the product record, its evidence and the offer",
   writing: "Writing the copy from those facts",
   rendering: "Laying out the pages",
@@ -181,7 +182,7 @@ export async function render(ctx) {
             `${stateWord(STORE_STATES, data.status)}. ${(STORE_STATES[data.status] || [])[1] || ""}`),
           h("dt", {}, "Newest version"), h("dd", {}, data.version ? String(data.version) : "none yet"),
           h("dt", {}, "Published version"), h("dd", {}, data.published_version ? String(data.published_version) : "not published"),
-          h("dt", {}, "Updated"), h("dd", {}, when(data.updated_at))),
+          h("dt", {}, "Updated"), h("dd", {}, momentWords(data.updated_at))),
         data.public_url ? publicAddress(ctx, data.public_url) : null,
         h("p", { class: "actions" },
           data.preview_url ? h("a", { class: "btn btn-secondary", href: data.preview_url, target: "_blank", rel: "noopener" }, "Open the preview") : null,

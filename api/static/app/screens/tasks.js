@@ -1,7 +1,8 @@
 // Tasks: the founder's own to-do list and the next launch steps the service adds to it (each
 // with a link to the screen where it is done), ticked off as they come true; a bar shows how
 // far the launch has come, counted as the Launch screen counts it.
-import { h, fill, title, field, button, busy, when, linkButton, plural } from "../dom.js";
+import { h, fill, title, field, button, busy, linkButton, plural } from "../dom.js";
+import { dayWords } from "../words.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 
@@ -74,7 +75,7 @@ export async function render(ctx) {
       box,
       h("label", { for: `task-${task.id}` }, task.text,
         task.source === "launch" ? h("span", { class: "chip chip-launch" }, "Launch step") : null,
-        task.done ? h("span", { class: "muted" }, ` Done ${when(task.completed_at)}`) : null),
+        task.done ? h("span", { class: "muted" }, ` Done ${dayWords(task.completed_at)}`) : null),
       h("span", { class: "task-actions" },
         screen ? linkButton(screen[0], screen[1]) : null,
         button("Delete", (event) => busy(event.currentTarget, () => change({ op: "delete", id: task.id })),
