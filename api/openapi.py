@@ -31,6 +31,10 @@ DECISIONS = [
     "`error` for HTTP-level failures (unknown path, wrong method, body too large) and server faults. The one "
     "exception is spec 5.13's: the research routes' 401 carries an explanation and no reason.",
     "Answers are JSON in UTF-8, non-ASCII text sent as it is rather than as \\u escapes (the same values).",
+    "Days and times in every text the service writes for people (mails, store pages, explanations) read "
+    "'5 December 2026'; a moment reads '5 December 2026, 12:00 UTC' (always UTC on the server, which does not know "
+    "the reader's zone; services/day_words.py). The browser app writes the same style in the founder's own time "
+    "zone, naming the zone. Fields meant for programs keep ISO 8601.",
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written. One that stops "
