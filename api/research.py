@@ -95,6 +95,28 @@ DECISIONS: list[str] = [
     "(its offer and analysis text, fingerprint and researched_at), whether it is refreshing and the founder's "
     "connected supplier line: the body is a function of those alone, so a row rewritten by any writer is answered "
     "afresh on the next poll.",
+    "A founder's own product (POST /api/product without a product, `own-` ids) speaks of the founder's figures, "
+    "not the catalog's: its offer's price and unit cost are the inputs your_price and your_cost (in place of "
+    "market_price and catalog_cost), each with the source {type: own, field: price | cost}; the price figure's "
+    "formula says `your own price` and the cost figure's `the unit cost you gave`, or, when the founder gave none "
+    "(`cost_given: false`; the cost counts as 0), that it is not given yet. GET /api/offer and GET /api/dashboard "
+    "say `own_product: true`. Its research also reads the prices of similar catalog products: the category of the "
+    "catalog product its name and description match best (the catalog search, as POST /api/analyze reads a "
+    "description; an own product's category is the founder's screens', not the catalog's), then the lowest, "
+    "middle (median) and highest price of every catalog product in that category and the product's currency "
+    "(founders' own products never among them). Like the peers' readings these prices are read with each research "
+    "and are not part of its fingerprint: the day refreshes them at least daily. The dashboard adds the fact "
+    "similar_prices (value: the median; source {type: similar, category, products}, also in `sources`; with no "
+    "similar product, value null and source {type: none}). Own-product verdict: nothing outside has measured an "
+    "own product (no catalog line brings its evidence), so the evidence gate cannot pass it; in that place of the "
+    "rules it is test_small with rule no_outside_evidence, and the because says the outside readings are missing "
+    "(it is no verdict on demand; a small test is how to get the evidence) and what the founder's own figures "
+    "tell: the unit margin and margin at their price, the break-even ROAS, their price against the similar "
+    "products' range and middle, and that a cost not given counts as 0. A loss or a thin margin passes it by "
+    "rules 1 and 2, as any product; catalog products keep every rule as it was. The evidence-in-window fact and "
+    "the too_little_evidence because count `dated readings` (\"No outside readings yet\" for an own product), "
+    "never rows or the gate. A research row stored before these words is researched again at its next read (the "
+    "fingerprint carries the research's format).",
     "GET /api/offer adds `supplier` (null, or {supplier, sku, name, unit_cost, currency, moq, minimum_order_quantity, "
     "minimum_order_total, used_as_cost, explanation}). When the founder's connected offer line counts for the product "
     "(connected for it, or before any claim) and shares the offer's currency, cost is its unit_cost: the cost "
@@ -186,10 +208,11 @@ def track_record():
 # --- Offer, analysis, dashboard, launch ------------------------------------------------------
 
 class SourceSchema(Schema):
-    """Where a figure comes from: a catalog field, a dated evidence row, a setting, an offer figure, or the
-    founder's connected supplier's offer line."""
-    type = fields.String(required=True, metadata={"enum": ["catalog", "evidence", "setting", "offer", "supplier",
-                                                           "none"]})
+    """Where a figure comes from: a catalog field, the founder's own figure (their own product's price or
+    cost), a dated evidence row, a setting, an offer figure, the founder's connected supplier's offer line, or
+    the prices of similar catalog products."""
+    type = fields.String(required=True, metadata={"enum": ["catalog", "own", "evidence", "setting", "offer",
+                                                           "supplier", "similar", "none"]})
     field = fields.String()
     date = fields.String()
     source = fields.String()
@@ -204,6 +227,8 @@ class SourceSchema(Schema):
     supplier = fields.String(metadata={"description": "supplier: the connected offer line's supplier"})
     sku = fields.String(metadata={"description": "supplier: the connected offer line's SKU"})
     currency = fields.String(metadata={"description": "supplier: the currency the line is priced in"})
+    category = fields.String(metadata={"description": "similar: the catalog category the prices are read from"})
+    products = fields.Integer(metadata={"description": "similar: how many catalog products' prices were read"})
 
 
 class InputSchema(Schema):
@@ -261,6 +286,11 @@ class OfferAnswer(Schema.from_dict(_state_fields())):
     inputs = fields.List(fields.Nested(InputSchema))
     supplier = fields.Nested(OfferSupplierSchema, allow_none=True, metadata={
         "description": "The founder's connected offer line for this product (null: none counts)"})
+    own_product = fields.Boolean(metadata={
+        "description": "True for a founder's own product: its price and cost are the founder's figures"})
+    cost_given = fields.Boolean(metadata={
+        "description": "False when the founder has not said what one unit of their own product costs (counted "
+                       "as 0)"})
     researched_at = fields.String()
     refreshing = fields.Boolean()
 
@@ -364,6 +394,8 @@ class DashboardOfferSchema(Schema):
 class DashboardAnswer(Schema.from_dict(_state_fields())):
     status = fields.String(required=True, metadata={"enum": ["ok", "not_claimed", "not_yet_researched"]})
     product_id = fields.String()
+    own_product = fields.Boolean(metadata={
+        "description": "True for a founder's own product: judged on the founder's figures (rule no_outside_evidence)"})
     verdict = fields.String(metadata={"enum": [verdict.GO, verdict.TEST_SMALL, verdict.PASS]})
     rule = fields.String()
     because = fields.String()

@@ -51,6 +51,11 @@ def latest_per_metric(rows: list[Row]) -> list[Row]:
     return sorted(newest.values(), key=lambda r: (r.date, r.metric), reverse=True)
 
 
+def readings(count: int) -> str:
+    """A number of dated evidence rows as a founder reads it: "1 dated reading", "3 dated readings"."""
+    return f"{count} dated reading{'' if count == 1 else 's'}"
+
+
 def _cite(row: Row, level: str) -> dict:
     return {**row.cite(), "value": row.value, "level": level}
 
@@ -136,17 +141,18 @@ def risk(rows: list[Row], today: date) -> dict:
     cited = [r.cite() | {"value": r.value} for r in sorted(current, key=lambda r: r.date, reverse=True)]
     if not rows:
         return {"id": "risk", "level": UNKNOWN, "value": 0, "no_evidence": True,
-                "because": "No evidence: no dated evidence row backs this product.", "evidence": []}
+                "because": "No evidence: no dated reading backs this product.", "evidence": []}
     if not current:
-        level, because = HIGH, f"No evidence row is newer than {FRESH_DAYS} days."
+        level, because = HIGH, f"No dated reading is newer than {FRESH_DAYS} days."
     elif falling:
         level = HIGH
         because = "Demand is falling: " + "; ".join(
-            f"{f['metric']} moved {f['change_pct']:+g}% from {f['from']['date']} to {f['to']['date']}" for f in falling) + "."
+            f"{kinds.label(f['metric'])} moved {f['change_pct']:+g}% from {kinds.day_label(f['from']['date'])} to "
+            f"{kinds.day_label(f['to']['date'])}" for f in falling) + "."
     elif len(current) < 3:
-        level, because = MEDIUM, f"Only {len(current)} evidence row{'s' if len(current) != 1 else ''} from the last {FRESH_DAYS} days."
+        level, because = MEDIUM, f"Only {readings(len(current))} from the last {FRESH_DAYS} days."
     else:
-        level, because = LOW, f"{len(current)} evidence rows from the last {FRESH_DAYS} days and no falling demand signal."
+        level, because = LOW, f"{readings(len(current))} from the last {FRESH_DAYS} days and no falling demand signal."
     return {"id": "risk", "level": level, "value": len(current), "no_evidence": False, "because": because,
             "evidence": cited, "falling": falling}
 

@@ -20,14 +20,16 @@ from models.session import Session
 from models.supplier import SupplierConnection
 from services import evidence_kinds as kinds
 from services import launch_state, milestones, next_step, suppliers, watches
+from services.catalog import OWN_PRODUCT_PREFIX
 from services.discovery import Resolved, resolve
 from services.errors import Refused
 from services.money import display_major
 from services.ownership import owner_of
 from services.reasons import sentence
 from services.research import analysis as analyser
-from services.research import launch, records, verdict
-from services.research.offer import SUPPLIER_INPUT, SupplierLine, catalog, with_supplier
+from services.research import launch, records, similar, verdict
+from services.research.analysis import readings
+from services.research.offer import OWN_COST, OWN_PRICE, SUPPLIER_INPUT, SupplierLine, price_source, with_supplier
 from services.store import own as own_details
 
 OFFER_READY = "offer_ready"  # why a watch closes when its product's offer becomes real
@@ -75,17 +77,22 @@ def offer(*, session: Session) -> tuple[dict, list[Job]]:
     # The offer is real now: watches on the product close (spec 3), wherever it is held.
     jobs += watches.observe_available([resolved.product_id], because=OFFER_READY, require_free=False)
     priced = suppliers.priced_offer(owner_of(session), resolved.product_id, current.row.offer)
-    return {"status": "ok", **priced, **_dated(current.row, current)}, jobs
+    return {"status": "ok", **priced, "own_product": is_own(resolved.product_id), **_dated(current.row, current)}, jobs
+
+
+def is_own(product_id: str) -> bool:
+    """A founder's own product (services/own_product.py): its price and cost are theirs."""
+    return product_id.startswith(OWN_PRODUCT_PREFIX)
 
 
 def _margin_read_from(offer_: dict, analysis_: dict) -> dict:
     """The analysis with its margin figure read from the offer the founder reads: the
-    research judged the margin of the catalog's cost, and a connected supplier's unit cost
-    changes it."""
+    research judged the margin of the catalog's (or the founder's own) cost, and a connected
+    supplier's unit cost changes it."""
     if not (offer_.get("supplier") or {}).get("used_as_cost"):
         return analysis_
     source = [{"type": "offer", "figure": "margin_pct", "inputs": ["price", "cost", "shipping", "fees"]},
-              catalog("price"), next(i["source"] for i in offer_["inputs"] if i["name"] == SUPPLIER_INPUT)]
+              price_source(offer_), next(i["source"] for i in offer_["inputs"] if i["name"] == SUPPLIER_INPUT)]
     margin = analyser.margin(offer_["margin_pct"], source)
     return {**analysis_, "figures": [margin if f["id"] == "margin" else f for f in analysis_["figures"]]}
 
@@ -138,67 +145,107 @@ def analyze(*, session: Session, name: str | None, description: str | None) -> d
 def verdict_inputs(offer_: dict, analysis_: dict) -> verdict.Inputs:
     levels = {f["id"]: f["level"] for f in analysis_["figures"]}
     gate = analysis_["gate"]
+    own = None
+    if is_own(offer_["product_id"]):
+        roas = offer_["break_even_roas"]
+        own = verdict.OwnProduct(price=Decimal(str(offer_["price"])), currency=offer_["currency"],
+                                 cost_given=offer_.get("cost_given", True),
+                                 break_even_roas=None if roas is None else Decimal(str(roas)),
+                                 similar=analysis_.get("similar_prices"))
     return verdict.Inputs(unit_margin=Decimal(str(offer_["unit_margin"])), margin_pct=Decimal(str(offer_["margin_pct"])),
                           target_margin_pct=Decimal(str(offer_["target_margin_pct"])), demand=levels["demand"],
                           risk=levels["risk"], gate_rows=gate["rows_in_window"], gate_min_rows=gate["min_rows"],
-                          gate_days=gate["days"])
+                          gate_days=gate["days"], own=own)
 
 
 def _facts(offer_: dict, analysis_: dict) -> list[dict]:
     currency = offer_["currency"]
     figure = {f["name"]: f for f in offer_["figures"]}
+    given = {i["name"]: i["source"] for i in offer_["inputs"]}
 
     def from_offer(name: str, text: str) -> dict:
-        return {"id": name, "text": text, "value": offer_[name],
-                "source": {"type": "offer", "figure": name, "formula": figure[name]["formula"],
-                           "inputs": figure[name]["inputs"]}}
+        uses = figure[name]["inputs"]
+        # A figure that is the founder's own figure as they gave it (their price, their cost)
+        # cites it as theirs rather than as a figure of the offer.
+        source = given[uses[0]] if uses in ([OWN_PRICE], [OWN_COST]) else {
+            "type": "offer", "figure": name, "formula": figure[name]["formula"], "inputs": uses}
+        return {"id": name, "text": text, "value": offer_[name], "source": source}
 
     roas = offer_["break_even_roas"]
+    own = is_own(offer_["product_id"])
+    price = display_major(offer_["price"], currency)
     facts = [
-        from_offer("price", f"Recommended retail price {display_major(offer_['price'], currency)}."),
-        from_offer("cost", _cost_text(offer_)),
+        from_offer("price", f"Your price: {price}." if own else f"Recommended retail price {price}."),
+        from_offer("cost", _cost_text(offer_, own=own)),
         from_offer("unit_margin", f"Each sale leaves {display_major(offer_['unit_margin'], currency)} after cost, shipping and "
                                   "fees."),
         from_offer("margin_pct", f"The margin is {offer_['margin_pct']:g}% of the price."),
         from_offer("break_even_roas", f"Ads break even at a ROAS of {roas:g}." if roas is not None
                    else "No ROAS breaks even: each sale loses money."),
     ]
+    if own:
+        facts.append(_similar_prices_fact(offer_, analysis_.get("similar_prices")))
     for f in analysis_["figures"]:
         facts.append({"id": f["id"], "text": f["because"], "value": f["level"],
                       "source": f["evidence"][0] if f["evidence"] else {"type": "none", "detail": "no evidence"}})
     gate = analysis_["gate"]
-    facts.append({"id": "evidence_in_window",
-                  "text": f"{gate['rows_in_window']} evidence row(s) from the last {gate['days']} days (the gate "
-                          f"needs {gate['min_rows']}).",
+    facts.append({"id": "evidence_in_window", "text": _in_window_text(gate, own=own),
                   "value": gate["rows_in_window"], "source": {"type": "setting", "name": "EVIDENCE_MAX_AGE_DAYS"}})
     return facts
 
 
-def _cost_text(offer_: dict) -> str:
-    """The unit cost in a sentence: whose price it is and, with a supplier, what their
-    minimum order costs up front."""
+def _in_window_text(gate: dict, *, own: bool) -> str:
+    """How much recent evidence there is, in a founder's words."""
+    found = gate["rows_in_window"]
+    if own and not found:
+        return "No outside readings yet: nothing has measured demand for your own product."
+    counted = readings(found) if found else "No dated readings"
+    return f"{counted} from the last {gate['days']} days (a verdict needs at least {gate['min_rows']})."
+
+
+def _similar_prices_fact(offer_: dict, found: dict | None) -> dict:
+    """The founder's own price against similar catalog products' (the research read them)."""
+    text = verdict.compared_with_similar(Decimal(str(offer_["price"])), found)
+    if found is None:
+        return {"id": "similar_prices", "text": text, "value": None,
+                "source": {"type": "none", "detail": "no similar catalog product"}}
+    return {"id": "similar_prices", "text": text, "value": found["median"], "source": similar.cite(found)}
+
+
+def _cost_text(offer_: dict, *, own: bool) -> str:
+    """The unit cost in a sentence: whose price it is (the catalog's, the founder's own, or
+    their supplier's) and, with a supplier, what their minimum order costs up front."""
     cost = display_major(offer_["cost"], offer_["currency"])
     line = offer_.get("supplier")
-    if line is None:
-        return f"Each unit costs {cost}, the catalog's cost: connect a supplier to count their price."
+    if own and not offer_.get("cost_given", True):
+        whose = f"You have not said what one unit costs you, so every figure counts it as {cost}"
+        if line is None:
+            return f"{whose}: add it on the Product screen, or connect a supplier to count their price."
+    else:
+        whose = f"Each unit costs {cost}, " + ("the cost you gave" if own else "the catalog's cost")
+        if line is None:
+            return f"{whose}: connect a supplier to count their price."
     minimum = (f"their minimum order of {line['minimum_order_quantity']} units costs "
                f"{display_major(line['minimum_order_total'], line['currency'])} up front")
     if not line["used_as_cost"]:
-        return f"Each unit costs {cost}, the catalog's cost. {line['explanation']} At their price, {minimum}."
+        return f"{whose}. {line['explanation']} At their price, {minimum}."
     return f"Each unit costs {cost} from your supplier {line['supplier']} (SKU {line['sku']}); {minimum}."
 
 
 def _sources(offer_: dict, analysis_: dict) -> list[dict]:
-    """Every source behind the figures, once each (catalog fields, evidence rows, settings)."""
+    """Every source behind the figures, once each (catalog fields, the founder's own figures,
+    evidence rows, settings, a supplier, the similar catalog products' prices)."""
     seen, sources = set(), []
     cited = [i["source"] for i in offer_["inputs"]]
     for f in analysis_["figures"]:
         cited += [{k: v for k, v in e.items() if k in ("type", "date", "source", "metric", "field", "name",
                                                        "supplier", "sku", "currency")}
                   for e in f["evidence"]]
+    if analysis_.get("similar_prices"):
+        cited.append(similar.cite(analysis_["similar_prices"]))
     for source in cited:
         key = tuple(sorted(source.items()))
-        if source.get("type") in ("catalog", "evidence", "setting", "supplier") and key not in seen:
+        if source.get("type") in ("catalog", "own", "evidence", "setting", "supplier", "similar") and key not in seen:
             seen.add(key)
             sources.append(source)
     return sources
@@ -245,8 +292,8 @@ def _verdict_body(product_id: str, row: Research, current: records.Current,
     offer_ = with_supplier(row.offer, supplier)
     analysis_ = _margin_read_from(offer_, row.analysis)
     decided, rule, because = verdict.decide(verdict_inputs(offer_, analysis_))
-    return {"status": "ok", "product_id": product_id, "verdict": decided, "rule": rule, "because": because,
-            "facts": _facts(offer_, analysis_), "sources": _sources(offer_, analysis_),
+    return {"status": "ok", "product_id": product_id, "own_product": is_own(product_id), "verdict": decided,
+            "rule": rule, "because": because, "facts": _facts(offer_, analysis_), "sources": _sources(offer_, analysis_),
             "offer": {k: offer_[k] for k in ("currency", "price", "cost", "unit_margin", "margin_pct",
                                              "break_even_cpa", "break_even_roas")},
             "trends": _trends(analysis_), **_dated(row, current)}

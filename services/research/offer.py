@@ -6,6 +6,10 @@ Every figure is rounded to cents as soon as it is computed and the next figure i
 computed from the rounded one, so a founder can redo the sums on paper. Each input names
 its source: a catalog field, a dated evidence row or a documented setting.
 
+A founder's own product (services/own_product.py) has no catalog record of the catalog's: its
+price and unit cost are the founder's, so its offer reads them as `your_price` and
+`your_cost`, each with the source {type: own, field}, and says so in its formulas.
+
 The research computes one offer per catalog product. A founder who connected a supplier's
 offer line reads that offer priced with the line (`with_supplier`): the unit cost they will
 pay is the offer's one cost, and every screen that shows a cost or a margin reads it.
@@ -22,6 +26,9 @@ GRAMS_PER_KG = Decimal(1000)
 # A supplier quote older than this no longer says what a unit costs today.
 QUOTE_FRESH_DAYS = 180
 QUOTE_METRIC = "unit_price_quote"
+# The inputs a price or a unit cost is read from: a catalog product's, or a founder's own.
+MARKET_PRICE, CATALOG_COST = "market_price", "catalog_cost"
+OWN_PRICE, OWN_COST = "your_price", "your_cost"
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,10 @@ class CatalogRecord:
     cost: Decimal
     currency: str
     weight_grams: Decimal | None = None
+    # A founder's own product: its price and cost are the founder's figures, not the catalog's.
+    own: bool = False
+    # False when the founder has not said what one unit costs them (their cost is then 0).
+    cost_given: bool = True
 
 
 def money(value) -> Decimal:
@@ -79,6 +90,16 @@ def catalog(field: str) -> dict:
 
 def setting(name: str) -> dict:
     return {"type": "setting", "name": name}
+
+
+def own(field: str) -> dict:
+    """A figure the founder gave for their own product (its price or unit cost)."""
+    return {"type": "own", "field": field}
+
+
+def price_source(offer: dict) -> dict:
+    """Where an offer's price comes from: the catalog's price, or the founder's own."""
+    return next(i["source"] for i in offer["inputs"] if i["name"] in (MARKET_PRICE, OWN_PRICE))
 
 
 def latest_quote(rows: list[Row], today: date) -> Row | None:
@@ -96,10 +117,15 @@ def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSetting
         inputs.append({"name": name, "value": float(value), "source": source})
         return Decimal(str(value))
 
-    given("market_price", money(record.price), catalog("price"))
-    catalog_cost = given("catalog_cost", money(record.cost), catalog("cost"))
-    quote = latest_quote(rows, today)
-    quoted = given("supplier_quote", money(quote.value), quote.cite()) if quote else None
+    if record.own:
+        given(OWN_PRICE, money(record.price), own("price"))
+        own_cost = given(OWN_COST, money(record.cost), own("cost"))
+        quoted = None
+    else:
+        given(MARKET_PRICE, money(record.price), catalog("price"))
+        catalog_cost = given(CATALOG_COST, money(record.cost), catalog("cost"))
+        quote = latest_quote(rows, today)
+        quoted = given("supplier_quote", money(quote.value), quote.cite()) if quote else None
     if record.weight_grams:
         given("weight_grams", record.weight_grams, catalog("weight_grams"))
     given("payment_fee_pct", settings.fee_pct, setting("OFFER_FEE_PCT"))
@@ -109,20 +135,25 @@ def compute_offer(record: CatalogRecord, rows: list[Row], settings: OfferSetting
         given("shipping_per_kg", settings.shipping_per_kg, setting("OFFER_SHIPPING_PER_KG"))
     given("target_margin_pct", settings.target_margin_pct, setting("TARGET_MARGIN_PCT"))
 
+    if record.own:
+        # What the founder said one unit costs them; with nothing said it counts as 0, and
+        # the formula says so rather than letting the margin look earned.
+        cost = Cost(own_cost, "the unit cost you gave" if record.cost_given
+                    else "not given yet: counted as 0 until you say what one unit costs you", [OWN_COST])
     # The catalog cost is what one unit costs a founder who starts small; a fresh quote
     # counts only when it is higher (prices went up), so the offer never shows a margin
     # that only a bulk order would earn.
-    if quoted is not None and quoted > catalog_cost:
+    elif quoted is not None and quoted > catalog_cost:
         cost = Cost(quoted, "the fresh supplier quote, which is above the catalog cost",
-                    ["supplier_quote", "catalog_cost"])
+                    ["supplier_quote", CATALOG_COST])
     elif quoted is not None:
         cost = Cost(catalog_cost, "the catalog cost (the fresh supplier quote is not above it: a bulk price is not "
-                                  "what a first order pays)", ["catalog_cost", "supplier_quote"])
+                                  "what a first order pays)", [CATALOG_COST, "supplier_quote"])
     else:
         cost = Cost(catalog_cost, f"the catalog cost (no supplier quote in the last {QUOTE_FRESH_DAYS} days)",
-                    ["catalog_cost"])
+                    [CATALOG_COST])
     return {"product_id": record.product_id, "currency": record.currency,
-            **_priced(inputs, cost), "inputs": inputs}
+            **_priced(inputs, cost), "inputs": inputs, "cost_given": record.cost_given}
 
 
 @dataclass(frozen=True)
@@ -135,9 +166,11 @@ class Cost:
 
 
 def _priced(inputs: list[dict], cost: Cost) -> dict:
-    """Every figure after the cost, from the named inputs (market price, weight, the fee,
-    shipping and target settings) and the unit cost chosen."""
+    """Every figure after the cost, from the named inputs (the market price or the founder's
+    own price, weight, the fee, shipping and target settings) and the unit cost chosen."""
     value = {i["name"]: Decimal(str(i["value"])) for i in inputs}
+    own_product = OWN_PRICE in value
+    price_input = OWN_PRICE if own_product else MARKET_PRICE
     fee_pct, fee_fixed, target = value["payment_fee_pct"], value["payment_fee_fixed"], value["target_margin_pct"]
     weight = value.get("weight_grams")
     figures: list[dict] = []
@@ -147,18 +180,19 @@ def _priced(inputs: list[dict], cost: Cost) -> dict:
                         "inputs": uses})
         return amount
 
-    price = figure("price", value["market_price"], "the market price of the catalog record", ["market_price"])
+    price_formula = "your own price" if own_product else "the market price of the catalog record"
+    price = figure("price", value[price_input], price_formula, [price_input])
     figure("cost", cost.value, cost.formula, cost.uses)
     if weight is not None:
         shipping = figure("shipping", money(value["shipping_flat"] + value["shipping_per_kg"] * weight / GRAMS_PER_KG),
                           "shipping_flat + shipping_per_kg x weight in kg", ["shipping_flat", "shipping_per_kg",
                                                                             "weight_grams"])
     else:
-        shipping = figure("shipping", money(value["shipping_flat"]), "shipping_flat (the catalog record has no weight)",
-                          ["shipping_flat"])
+        weightless = "your product has no weight given" if own_product else "the catalog record has no weight"
+        shipping = figure("shipping", money(value["shipping_flat"]), f"shipping_flat ({weightless})", ["shipping_flat"])
     fees = figure("fees", money(price * fee_pct / HUNDRED) + money(fee_fixed),
                   "price x payment_fee_pct / 100 (rounded to cents) + payment_fee_fixed",
-                  ["market_price", "payment_fee_pct", "payment_fee_fixed"])
+                  [price_input, "payment_fee_pct", "payment_fee_fixed"])
     unit_margin = figure("unit_margin", price - cost.value - shipping - fees, "price - cost - shipping - fees",
                          ["price", "cost", "shipping", "fees"])
     margin_pct = figure("margin_pct", money(unit_margin * HUNDRED / price), "unit_margin / price x 100",
@@ -195,7 +229,7 @@ def _priced(inputs: list[dict], cost: Cost) -> dict:
 
 SUPPLIER_INPUT = "supplier_unit_cost"
 # The inputs a connected supplier's unit cost stands in for: the offer shows one unit cost.
-CATALOG_COST_INPUTS = ("catalog_cost", "supplier_quote")
+COST_INPUTS = (CATALOG_COST, "supplier_quote", OWN_COST)
 
 
 @dataclass(frozen=True)
@@ -224,7 +258,7 @@ class SupplierLine:
 def with_supplier(offer: dict, line: SupplierLine | None) -> dict:
     """The offer priced with the founder's connected supplier (`supplier` null with none):
     its unit cost is the offer's
-    cost, in place of the catalog cost and any quote, and every figure after the cost is
+    cost, in place of the catalog cost and any quote (or the founder's own cost), and every figure after the cost is
     computed again from the offer's own inputs. `supplier` carries the line's terms. A line
     priced in another currency than the offer's is not its cost (no exchange rate is
     assumed): the offer stays as it was and `supplier` says why."""
@@ -236,8 +270,13 @@ def with_supplier(offer: dict, line: SupplierLine | None) -> dict:
             f"{line.supplier} prices this offer in {line.currency} and your offer is in {offer['currency']}, so its "
             "unit cost is not counted: connect an offer priced in your product's currency.")}}
     supplier_input = {"name": SUPPLIER_INPUT, "value": float(line.unit_cost), "source": line.cite()}
-    inputs = [supplier_input if i["name"] == "catalog_cost" else i
-              for i in offer["inputs"] if i["name"] != "supplier_quote"]
+    # The first cost input's place takes the supplier's unit cost; the others are dropped.
+    inputs = []
+    for i in offer["inputs"]:
+        if i["name"] not in COST_INPUTS:
+            inputs.append(i)
+        elif supplier_input not in inputs:
+            inputs.append(supplier_input)
     cost = Cost(line.unit_cost, f"the unit cost of your connected supplier's offer ({line.supplier}, SKU {line.sku})",
                 [SUPPLIER_INPUT])
     return {**offer, **_priced(inputs, cost), "inputs": inputs,

@@ -8,7 +8,8 @@ since freshness windows move with it); a read that finds a different fingerprint
 the stored figures and sends a re-run. One input is left out on purpose: the other
 products' readings a metric without a published scale is judged against (`peers`). Putting
 them in would make every catalog load re-research every product; they are read again
-with each research, and the day in the fingerprint brings one at least daily.
+with each research, and the day in the fingerprint brings one at least daily. The same
+holds for the catalog prices a founder's own product is compared with (`similar`).
 """
 from __future__ import annotations
 
@@ -28,11 +29,26 @@ from models.job import Job
 from models.research import Research
 from services import evidence_gate
 from services import evidence_kinds as kinds
+from services.catalog import OWN_PRODUCT_PREFIX
 from services.jobs import active_job, create_job
 from services.research import analysis as analyser
-from services.research.offer import CatalogRecord, OfferSettings, Row, catalog, compute_offer
+from services.research import similar as similar_products
+from services.research.offer import (
+    CATALOG_COST,
+    OWN_COST,
+    CatalogRecord,
+    OfferSettings,
+    Row,
+    compute_offer,
+    price_source,
+)
 
 RESEARCH = "research"  # the job kind
+# What a stored research looks like, in its fingerprint: changing what the research writes
+# (its shape or its words) changes this, so every product is researched again at its next
+# read instead of serving the words of before until the day changes. 2: a founder's own
+# product speaks of their own price and cost and is compared with similar catalog products.
+RESEARCH_FORMAT = "2"
 
 
 def subject(product_id: str) -> str:
@@ -48,6 +64,8 @@ class Facts:
     # metric -> the other catalog products' newest fresh readings of it, for the metrics of
     # `rows` that have no published scale (services/evidence_kinds.py judges a reading by them).
     peers: dict[str, list[float]] = field(default_factory=dict)
+    # A founder's own product: the prices of similar catalog products (services/research/similar.py).
+    similar: dict | None = None
 
 
 def peer_readings(product_id: str, rows: list[Row], today: date) -> dict[str, list[float]]:
@@ -80,13 +98,19 @@ def load(product_id: str, *, today: date | None = None, with_peers: bool = True)
     weight = (product.extra or {}).get("weight_grams")
     weight = Decimal(str(weight)) if isinstance(weight, (int, float)) and not isinstance(weight, bool) and weight > 0 \
         else None
-    record = CatalogRecord(product.product_id, Decimal(str(product.price)), Decimal(str(product.cost)),
-                           product.currency, weight)
+    own = product.product_id.startswith(OWN_PRODUCT_PREFIX)
+    cost = Decimal(str(product.cost))
+    # A cost saved after the product was made is a cost given, whatever the flag says.
+    cost_given = not own or bool((product.extra or {}).get("cost_given")) or cost > 0
+    record = CatalogRecord(product.product_id, Decimal(str(product.price)), cost, product.currency, weight,
+                           own=own, cost_given=cost_given)
     rows = [Row(e.date, e.source, e.metric, e.value)
             for e in Evidence.select(Evidence.date, Evidence.source, Evidence.metric, Evidence.value)
             .where(Evidence.product == product_id).order_by(Evidence.date, Evidence.id)]
     peers = peer_readings(product_id, rows, today or utcnow().date()) if with_peers else {}
-    return Facts(record, rows, peers)
+    similar = similar_products.similar_prices(name=product.name, description=product.description,
+                                              currency=product.currency) if own else None
+    return Facts(record, rows, peers, similar)
 
 
 def fingerprint(product_id: str, today: date, settings=None) -> str | None:
@@ -100,7 +124,7 @@ def _digest(product_id: str, found, today: date, settings) -> str:
     gate = evidence_gate.current_gate(settings)
     parts = [product_id, str(found.updated_at), str(found.evidence_rows), str(found.evidence_last),
              OfferSettings.from_settings(settings).fingerprint(), f"{gate.min_rows}|{gate.max_age_days}",
-             today.isoformat()]
+             today.isoformat(), RESEARCH_FORMAT]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -145,10 +169,14 @@ def compute(facts: Facts, today: date, settings=None) -> tuple[dict, dict]:
     """(offer, analysis) for a product's facts on a day."""
     settings = settings or get_settings()
     offer = compute_offer(facts.record, facts.rows, OfferSettings.from_settings(settings), today)
+    # The margin reads the price and the cost the offer read: the catalog's, or the founder's own.
+    cost_source = next(i["source"] for i in offer["inputs"] if i["name"] in (CATALOG_COST, OWN_COST))
     margin_source = [{"type": "offer", "figure": "margin_pct", "inputs": ["price", "cost", "shipping", "fees"]},
-                     catalog("price"), catalog("cost")]
+                     price_source(offer), cost_source]
     analysis = analyser.analyse(facts.rows, today, margin_pct=offer["margin_pct"], margin_source=margin_source,
                                 peers=facts.peers)
+    if facts.record.own:
+        analysis["similar_prices"] = facts.similar
     gate = evidence_gate.current_gate(settings)
     cutoff = gate.cutoff(today)
     in_window = [r for r in facts.rows if cutoff <= r.date <= today]

@@ -1,4 +1,5 @@
-// How a figure's source reads: a catalog field, a dated evidence row, a setting, or another
+// How a figure's source reads: a catalog field, a figure the founder gave for their own
+// product, a dated evidence row, a setting, similar catalog products' prices, or another
 // figure of the offer. Every figure the app shows carries one, in a founder's words; a
 // setting's own name is small print for the operator, behind "Where this figure comes from".
 import { h, money } from "./dom.js";
@@ -16,6 +17,8 @@ export const FIGURE_WORDS = {
   price_for_target_margin: "Price for the target margin",
   market_price: "Market price",
   catalog_cost: "Catalog cost",
+  your_price: "Your price",
+  your_cost: "Your unit cost",
   supplier_quote: "Supplier quote",
   supplier_unit_cost: "Your supplier's unit cost",
   weight_grams: "Weight in grams",
@@ -40,6 +43,11 @@ const SETTING_WORDS = {
 
 // The catalog record's fields, as "the catalog's price".
 const CATALOG_WORDS = { price: "price", cost: "cost", weight_grams: "weight" };
+// A figure of a product of the founder's own: it is theirs, never "the catalog's" (their unit
+// cost may be one they have not given yet, counted as 0: "your own", not "you gave").
+const OWN_WORDS = { price: "The price you set", cost: "Your own unit cost" };
+// A figure's name where it is the founder's own product's: its price is theirs, not a recommendation.
+const OWN_FIGURE_WORDS = { price: "Your price" };
 
 // Evidence sources and metrics by name (google_trends, interest_index) read as words.
 const PROPER = { google_trends: "Google Trends", amazon: "Amazon", tiktok: "TikTok", ebay: "eBay", etsy: "Etsy",
@@ -52,9 +60,10 @@ export function plain(key) {
   return PROPER[text.toLowerCase()] || text.replace(/_/g, " ");
 }
 
-/** A figure's name in words, lower case when it runs inside a sentence. */
-export function figureWords(name, { inSentence = false } = {}) {
-  const words = FIGURE_WORDS[name] || plain(name);
+/** A figure's name in words, lower case when it runs inside a sentence; `own` for a product of
+ * the founder's own. */
+export function figureWords(name, { inSentence = false, own = false } = {}) {
+  const words = (own && OWN_FIGURE_WORDS[name]) || FIGURE_WORDS[name] || plain(name);
   return inSentence ? words.charAt(0).toLowerCase() + words.slice(1) : words;
 }
 
@@ -65,11 +74,17 @@ export function formulaWords(formula) {
     .replace(/ x /g, " × ");
 }
 
-export function sourceText(source) {
+/** A source in words; `own` for a product of the founder's own (its price figure is theirs). */
+export function sourceText(source, { own = false } = {}) {
   if (!source || typeof source !== "object") return "Unknown source";
   switch (source.type) {
     case "catalog":
       return `The catalog's ${CATALOG_WORDS[source.field] || plain(source.field)}`;
+    case "own":
+      return OWN_WORDS[source.field] || `Your own ${plain(source.field)}`;
+    case "similar":
+      return `Prices of ${source.products} similar catalog product${source.products === 1 ? "" : "s"}`
+        + (source.category ? ` (${source.category})` : "");
     case "evidence": {
       const value = source.value !== undefined && source.value !== null ? ` ${source.value}` : "";
       return `Evidence of ${source.date}: ${plain(source.source)}, ${plain(source.metric)}${value}`;
@@ -77,7 +92,7 @@ export function sourceText(source) {
     case "setting":
       return `Set by the service: ${SETTING_WORDS[source.name] || "one of its settings"}`;
     case "offer":
-      return `From the offer: ${figureWords(source.figure, { inSentence: true })}`;
+      return `From the offer: ${figureWords(source.figure, { inSentence: true, own })}`;
     case "supplier":
       return `Your connected supplier: ${source.supplier}, SKU ${source.sku}`;
     case "none":
@@ -87,9 +102,9 @@ export function sourceText(source) {
   }
 }
 
-/** A small labelled chip naming a source; a setting's own name is small print under it. */
-export function sourceChip(source) {
-  const chip = h("span", { class: `chip chip-${(source && source.type) || "other"}` }, sourceText(source));
+/** A small labelled chip naming a source (`own` as for sourceText); a setting's own name is small print under it. */
+export function sourceChip(source, { own = false } = {}) {
+  const chip = h("span", { class: `chip chip-${(source && source.type) || "other"}` }, sourceText(source, { own }));
   if (!(source && source.type === "setting" && source.name)) return chip;
   return h("span", {}, chip, h("details", { class: "small-print" },
     h("summary", { class: "hint" }, "Where this figure comes from"),

@@ -22,6 +22,7 @@ const RULES = {
   loses_money: "a sale would lose money",
   thin_margin: "the margin is too thin",
   too_little_evidence: "too little recent evidence",
+  no_outside_evidence: "no outside readings yet for a product of your own, so your own figures speak",
   strong: "a margin at or above the target, with demand and low risk",
   mixed: "some figures are good, some are not",
 };
@@ -55,7 +56,7 @@ export async function render(ctx) {
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "The facts behind it"),
       h("ul", { class: "facts" }, (board.facts || []).map((fact) => h("li", { dataset: { fact: fact.id } },
-        h("p", {}, fact.text), sourceChip(fact.source))))),
+        h("p", {}, fact.text), sourceChip(fact.source, { own: board.own_product }))))),
     (board.trends || []).length ? h("section", { class: "panel", "aria-labelledby": "trends-title", dataset: { picture: "trends" } },
       h("h2", { id: "trends-title" }, "How the evidence moves"),
       h("p", { class: "hint" }, "Each line is one measure from one source over the last six months, oldest on the left; "
@@ -63,7 +64,7 @@ export async function render(ctx) {
       trendList(board.trends)) : null,
     h("details", { class: "panel" },
       h("summary", {}, `All ${(board.sources || []).length} sources`),
-      h("ul", { class: "list" }, (board.sources || []).map((source) => h("li", {}, sourceText(source))))),
+      h("ul", { class: "list" }, (board.sources || []).map((source) => h("li", {}, sourceText(source, { own: board.own_product }))))),
     h("section", { class: "panel", "aria-labelledby": "outcome-title" },
       h("h2", { id: "outcome-title" }, "How did it go?"),
       earned

@@ -1,11 +1,12 @@
 // Offer: the researched price and margins of your product; each figure shows its formula
 // and the inputs behind it, and each input its source. The unit cost is one figure: your
 // connected supplier's price when you have one, with what their minimum order costs up front.
+// A product of your own is priced from your own price and cost, and says so: never "the catalog's".
 import { h, fill, title, money, percent, when, linkButton, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { whileResearching } from "../poll.js";
-import { sourceChip, figureWords, formulaWords, FIGURE_WORDS as LABELS } from "../sources.js";
+import { sourceChip, figureWords, formulaWords } from "../sources.js";
 import { productName } from "../words.js";
 import { priceSplit } from "../charts.js";
 
@@ -27,8 +28,8 @@ export function formatFigure(key, value, currency) {
 
 export async function render(ctx) {
   const body = h("div", { class: "stack" });
-  fill(ctx.main, title("Offer", "What your product should sell for and what each sale leaves you, from the catalog record, "
-    + "its dated evidence and the service's own rates for fees and shipping."), body);
+  fill(ctx.main, title("Offer", "What your product sells for and what each sale leaves you, with where every figure "
+    + "comes from: its price and cost, its dated evidence and the service's own rates for fees and shipping."), body);
   const result = await whileResearching(ctx, () => get("/api/offer"), body);
   if (!result) return;
   const said = refusalOf(result);
@@ -46,7 +47,7 @@ function offerView(offer, productTitle) {
     h("p", { class: "muted" }, `${productTitle} · researched ${when(offer.researched_at)}`,
       offer.refreshing ? " · new evidence arrived: refreshing the figures" : ""),
     h("div", { class: "stats" }, headline.map((key) => h("div", { class: "stat" },
-      h("p", { class: "stat-label" }, LABELS[key]),
+      h("p", { class: "stat-label" }, figureWords(key, { own: offer.own_product })),
       h("p", { class: "stat-value", dataset: { figure: key } }, formatFigure(key, offer[key], offer.currency))))),
     firstOrder(offer),
     h("section", { class: "panel", "aria-labelledby": "split-title" },
@@ -57,22 +58,34 @@ function offerView(offer, productTitle) {
       scrollingTable("Offer figures", h("table", {},
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Figure"), h("th", { scope: "col" }, "Value"),
           h("th", { scope: "col" }, "How it is computed"), h("th", { scope: "col" }, "Inputs and sources"))),
-        h("tbody", {}, (offer.figures || []).map((figure) => figureRow(figure, inputs, offer.currency)))))),
+        h("tbody", {}, (offer.figures || []).map((figure) => figureRow(figure, inputs, offer)))))),
     h("p", { class: "actions" }, linkButton("See the verdict", "#/app/dashboard", "primary"),
       linkButton("Launch facts", "#/app/launch")),
   ];
 }
 
-function figureRow(figure, inputs, currency) {
+function figureRow(figure, inputs, offer) {
+  const currency = offer.currency;
+  const own = Boolean(offer.own_product);
   const sources = (figure.inputs || []).map((name) => h("li", {}, inputs[name]
     ? [h("span", { class: "input-name" }, `${figureWords(name)}: ${inputValue(name, inputs[name].value, currency)}`), " ",
       sourceChip(inputs[name].source)]
-    : sourceChip({ type: "offer", figure: name })));
+    : sourceChip({ type: "offer", figure: name }, { own })));
   return h("tr", { dataset: { figure: figure.name } },
-    h("th", { scope: "row" }, figureWords(figure.name)),
+    h("th", { scope: "row" }, figureWords(figure.name, { own })),
     h("td", { class: "num" }, formatFigure(figure.name, figure.value, currency)),
     h("td", {}, formulaWords(figure.formula)),
     h("td", {}, h("ul", { class: "chips" }, sources)));
+}
+
+/** Whose the unit cost is without a supplier: the catalog's, or the one you gave for your own product. */
+function whoseCost(offer) {
+  const cost = money(offer.cost, offer.currency);
+  if (!offer.own_product) return `The unit cost, ${cost}, is the catalog's.`;
+  if (offer.cost_given === false) {
+    return `You have not said what one unit costs you, so every figure counts it as ${cost}: add it on the Product screen.`;
+  }
+  return `The unit cost, ${cost}, is the one you gave.`;
 }
 
 /** Whose price the unit cost is, and what the connected supplier's minimum order costs up front. */
@@ -82,9 +95,10 @@ function firstOrder(offer) {
     dataset: { supplierCost: state } }, h("h2", { id: "supplier-title" }, "Your supplier and your first order"), ...children);
   if (!line) {
     return section("none",
-      h("p", {}, `The unit cost, ${money(offer.cost, offer.currency)}, is the catalog's. Connect a supplier's offer to `
-        + "count their price here and see what your first order costs up front."),
-      h("p", { class: "actions" }, linkButton("Choose a supplier", "#/app/suppliers")));
+      h("p", {}, `${whoseCost(offer)} Connect a supplier's offer to count their price here and see what your first `
+        + "order costs up front."),
+      h("p", { class: "actions" }, linkButton("Choose a supplier", "#/app/suppliers"),
+        offer.own_product ? linkButton("Your product", "#/app/product") : null));
   }
   const minimum = h("p", { dataset: { minimumOrderTotal: String(line.minimum_order_total) } },
     `Their minimum order is ${line.minimum_order_quantity} unit${line.minimum_order_quantity === 1 ? "" : "s"} at `
