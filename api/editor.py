@@ -88,11 +88,22 @@ class VersionAnswer(VersionEntry):
     patch = fields.List(fields.Dict(), required=True)
 
 
+class HomeSection(Schema):
+    section = fields.String(required=True, metadata={"description": "the section's name (hero, benefits, ...)"})
+    said = fields.String(required=True, metadata={"description": "the section as the founder's screens name it"})
+    shoppers_see = fields.Boolean(required=True, metadata={
+        "description": "false: only the founder's preview shows it (the evidence rows, when nothing they back is "
+                       "said to shoppers)"})
+
+
 class DraftAnswer(VersionEntry):
     status = fields.String(required=True)
     product_id = fields.String(required=True)
     document = fields.Dict(required=True)
     preview_url = fields.String(required=True)
+    home_sections = fields.List(fields.Nested(HomeSection), required=True, metadata={
+        "description": "the draft's home page as its preview shows it, top to bottom: the sections with something "
+                       "to show, the lead first (the Store screen draws it)"})
 
 
 def _claimed() -> str:

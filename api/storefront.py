@@ -61,6 +61,14 @@ DECISIONS: list[str] = [
     "renders only in the founder's preview, the copy tells no search counts or ranks, and a founder's own product "
     "shows no category. A receipt is From the business's name, Reply-To the store's support address, else "
     "order+<order id>@ the host of BASE_URL, which the desk files for the founder who claimed the product.",
+    "A store that leads with its evidence (a decided section to lead with) leads its public page with what the "
+    "evidence backs in a shopper's words, never its figures: 'Popular right now' with 'Shoppers are looking for "
+    "<product>.' ('More and more shoppers...' when a demand series rises) and the month of the newest reading, "
+    "said only while a demand series that is not falling, and not low on its metric's published scale, backs it "
+    "(the test the demand suggestion makes before it proposes leading with the evidence); with none, shoppers see "
+    "no evidence section. The founder's preview shows the rows and the line shoppers read in their place. Every "
+    "page lists only the sections with something to show, and GET /api/editor/draft answers the home page as the "
+    "preview shows it (`home_sections`, each with `shoppers_see`), which the Store screen draws.",
 ]
 
 

@@ -367,7 +367,9 @@ def _imported(path, *, on_import_only=False) -> set[str]:
 def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_document_format_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
         "jinja2", "nh3", "services.money", "services.store.sections", "services.store.document_format",
-        "services.evidence_kinds", "services.day_words"}
+        "services.evidence_kinds", "services.day_words", "services.store.proof"}
+    # ...what the evidence backs in a shopper's words reads the evidence rules alone...
+    assert _imported(ROOT / "services" / "store" / "proof.py") == {"services.evidence_kinds", "services.day_words"}
     # ...of the evidence rules, only the words (a source's and a metric's names), and the day in
     # words every text of the service writes: the standard library alone.
     assert _imported(ROOT / "services" / "evidence_kinds.py") == {"services.day_words"}
@@ -545,10 +547,14 @@ def _section_order(html):
 
 
 def test_home_renders_its_sections_in_document_order(document):
-    # The evidence is the founder's research: only their preview shows it (issue 47).
+    # The evidence rows are the founder's research: only their preview shows them (issue 47);
+    # shoppers read what they back in their place (the knife strip's demand backs a line).
     order = _section_order(render(document, "home", preview=True))
     assert order == ["hero", "benefits", "evidence", "price", "faq", "guarantee", "shipping"]
-    assert _section_order(render(document, "home")) == ["hero", "benefits", "price", "faq", "guarantee", "shipping"]
+    assert _section_order(render(document, "home")) == order
+    document["evidence"] = []  # nothing to show: the section is on neither page
+    assert "evidence" not in _section_order(render(document, "home", preview=True))
+    assert "evidence" not in _section_order(render(document, "home"))
 
 
 def test_home_leads_with_the_documents_lead(document):

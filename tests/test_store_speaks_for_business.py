@@ -9,50 +9,27 @@ reply address, and a customer's reply to it becomes a ticket on the founder's de
 from __future__ import annotations
 
 import email.utils
-import re
-from datetime import timedelta
 
 from services.desk import inbound
 from services.store.render import PAGE_IDS, page_path
 from tests.factories import (
     ADDRESS,
     DESK_DOMAIN,
-    TODAY,
     built,
     choose,
     claimed_founder,
     customer_mail,
     deliver,
-    demo_item,
     desk_founder,
     follow,
     published_store,
     started,
 )
 from tests.mailbox import messages_to, text_of
+from tests.store_pages import RESEARCH, publish, researched_item, visible
 
 BUSINESS = "Acacia & Co"
 CUSTOMER = "buyer@example.com"
-# Words of the seller's research that no public page may show a shopper.
-RESEARCH = re.compile(r"why this product|best-seller|searched for|monthly searches|we chose it|demand|research|"
-                      r"ranked #|your own product|22,400|1,234", re.IGNORECASE)
-
-
-def researched_item(pid="p00"):
-    """The demo line with the readings a seller researches: a best-seller rank and monthly searches."""
-    line = demo_item(pid)
-    day = (TODAY - timedelta(days=5)).isoformat()
-    line["evidence"] += [{"date": day, "source": "amazon", "metric": "bsr_rank", "value": 1234, "note": ""},
-                         {"date": day, "source": "search_volume", "metric": "monthly_searches", "value": 22400,
-                          "note": ""}]
-    return line
-
-
-def publish(client) -> str:
-    """Publishes the built store; answers its public address's path (ending in /)."""
-    state = client.post("/api/store/publish").get_json()
-    assert state["status"] == "published", state
-    return state["public_url"]
 
 
 def public_pages(client, base: str) -> dict[str, str]:
@@ -62,12 +39,6 @@ def public_pages(client, base: str) -> dict[str, str]:
         assert answer.status_code == 200, (page_id, answer.status_code)
         pages[page_id] = answer.get_data(as_text=True)
     return pages
-
-
-def visible(html: str) -> str:
-    """The page's text a shopper reads (scripts and tags left out)."""
-    html = re.sub(r"<script\b.*?</script>", " ", html, flags=re.DOTALL)
-    return re.sub(r"<[^>]+>", " ", html)
 
 
 def paid_order(customer) -> dict:

@@ -12,6 +12,8 @@ from models.clock import iso, utcnow
 from models.db import transaction
 from models.store import Store, StoreVersion
 from services.errors import Refused
+from services.store import render
+from services.store.sections import said
 
 UNDO, REDO = "undo", "redo"
 
@@ -53,7 +55,16 @@ def draft(product_id: str) -> dict:
     store = _store(product_id)
     row = StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.draft)
     return {"status": "ok", "product_id": product_id, **_entry(row, store), "document": row.document,
-            "preview_url": f"/store/{store.slug}/preview/"}
+            "preview_url": f"/store/{store.slug}/preview/", "home_sections": home_sections(row.document)}
+
+
+def home_sections(document: dict) -> list[dict]:
+    """The home page as the founder's preview shows it, top to bottom, each section in the
+    founder's words and whether shoppers see it: what the page shows (render.shown_sections),
+    so the Store screen's drawing never lists a section the page does not have."""
+    public = set(render.shown_sections(document, preview=False))
+    return [{"section": kind, "said": said(kind), "shoppers_see": kind in public}
+            for kind in render.shown_sections(document, preview=True)]
 
 
 def move(product_id: str, *, direction: str | None = None, to: int | None = None) -> dict:

@@ -30,6 +30,7 @@ from services.day_words import day_words
 from services.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
 from services.store.document_format import FORMAT, PALETTES
+from services.store.proof import shopper_proof
 from services.store.sections import NAMES as SECTION_NAMES
 from services.store.sections import PAGES as SECTION_PAGES
 
@@ -110,7 +111,7 @@ def render_page(document: dict, page_id: str, *, base_path: str, origin: str, pr
     store["on_sale"] = on_sale
     store["not_on_sale"] = NOT_ON_SALE
     links = _links(base_path)
-    page = _page(document, page_id, store)
+    page = _page(document, page_id, store, preview=preview)
     absolute = {pid: origin.rstrip("/") + href for pid, href in links.items() if pid in PAGE_IDS}
     title = store["copy"]["seo_title"] if page_id == "home" else f"{page['title']} · {store['business_name']}"
     og_image = next((img["absolute"] for img in store["product"]["images"] if img["absolute"]), None)
@@ -216,6 +217,8 @@ def _store(document: dict) -> dict:
             "call_to_action": _text(copy.get("call_to_action")) or "Buy now",
         },
         "evidence": [row for row in map(_evidence, _list(document.get("evidence"))) if row],
+        # What the evidence backs, in a shopper's words (services/store/proof.py), or None.
+        "proof": shopper_proof([_dict(row) for row in _list(document.get("evidence"))], name),
         # Format 1 has no reviews: the section renders nothing until a document carries some.
         "reviews": [],
     }
@@ -305,8 +308,33 @@ def _day(value: str) -> str:
     return day_words(value)
 
 
-def _page(document: dict, page_id: str, store: dict) -> dict:
-    """The page's title and its sections in the order they render, each with its anchor and heading level."""
+# Whether a section has something to show on a page (`preview`: the founder's): the page lists
+# only those, and their templates render what they are given. The one rule for what a page
+# shows, so the Store screen's drawing reads it from here (shown_sections) rather than
+# repeating it. A section not named here always shows.
+SHOWS = {
+    "benefits": lambda store, preview: bool(store["copy"]["benefits"]),
+    "faq": lambda store, preview: bool(store["copy"]["faq"]),
+    "guarantee": lambda store, preview: bool(store["copy"]["guarantee"]),
+    "shipping": lambda store, preview: bool(store["copy"]["shipping"]),
+    "returns": lambda store, preview: bool(store["copy"]["returns"]),
+    "reviews": lambda store, preview: bool(store["reviews"]),
+    "gallery": lambda store, preview: bool(store["product"]["images"]),
+    "about": lambda store, preview: bool(store["copy"]["about_html"] or store["product"]["description"]),
+    # The founder's preview shows the research rows; shoppers read what they back, if anything.
+    "evidence": lambda store, preview: bool(store["evidence"]) if preview else store["proof"] is not None,
+}
+
+
+def shown_sections(document: dict, page_id: str = "home", *, preview: bool) -> list[str]:
+    """The sections a page of the document shows, top to bottom (`preview`: as its founder's
+    preview shows them, else as shoppers see them)."""
+    return [section["type"] for section in _page(document, page_id, _store(document), preview=preview)["sections"]]
+
+
+def _page(document: dict, page_id: str, store: dict, *, preview: bool) -> dict:
+    """The page's title and the sections it shows in the order they render, each with its
+    anchor and heading level."""
     default_title, default_types = DEFAULT_PAGES[page_id]
     found = next((p for p in map(_dict, _list(document.get("pages"))) if p.get("id") == page_id), None)
     if found is None:
@@ -322,6 +350,7 @@ def _page(document: dict, page_id: str, store: dict) -> dict:
     if page_id == "product" and "about" not in types:
         # The product page always says what the product is: right after its price if it has one.
         types.insert(types.index("price") + 1 if "price" in types else len(types), "about")
+    types = [kind for kind in types if SHOWS.get(kind, lambda store, preview: True)(store, preview)]
 
     # One h1 per page: home's hero headline, the product page's buy box, else the page header.
     h1_type = {"home": "hero", "product": "price"}.get(page_id)

@@ -15,61 +15,14 @@ export const PALETTES = {
   slate: ["#334155", "#eff2f6"],
   berry: ["#9b1c56", "#fbedf3"],
 };
-// Every section a page can hold, as a founder calls it (services/store/sections.py NAMES).
-const WORDS = {
-  hero: "Headline and photo", benefits: "Why buy", evidence: "Proof of demand (only you see it)",
-  price: "Price and buy button", reviews: "Reviews", faq: "Questions and answers", guarantee: "Guarantee",
-  shipping: "Shipping", returns: "Returns", gallery: "Photos", about: "About the product", contact: "Contact",
-  privacy: "Privacy", terms: "Terms of sale",
-};
-// The home page a document without one gets (services/store/sections.py PAGES, render.py DEFAULT_PAGES).
-const HOME = ["hero", "benefits", "evidence", "price", "reviews", "faq", "guarantee", "shipping"];
 const WIDTH = 200;
 const INK = "#1b2430";
 const MUTED = "#4a5363";
 
-// Text as the renderer reads it (render.py `_text`): a string without control characters, trimmed.
-const plain = (value) => (typeof value === "string"
-  ? value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]/g, "").trim()
-  : "");
-const list = (value) => (Array.isArray(value) ? value : []);
-const dict = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
-const anyPair = (items, first, second) => list(items).some((item) => plain(dict(item)[first]) || plain(dict(item)[second]));
-// An image address the page shows (render.py `_image`): absolute http(s), or a path on the store's origin.
-const shownImage = (value) => /^https?:\/\/[^\s"'<>\\]+$/i.test(plain(value)) || /^\/(?![/\\])[^\s"'<>\\]*$/.test(plain(value));
-
-// Whether a section shows anything on the owner's preview of the page: a section with nothing to
-// say renders nothing (templates/storefront/sections/*.html), so the drawing leaves it out too.
-// Proof of demand shows on the preview only; format 1 documents carry no reviews.
-const SHOWS = {
-  hero: () => true,
-  benefits: (doc) => anyPair(dict(doc.copy).benefits, "title", "text"),
-  evidence: (doc) => list(doc.evidence).some((row) => plain(dict(row).text) || plain(dict(row).note)),
-  price: () => true,
-  reviews: () => false,
-  faq: (doc) => anyPair(dict(doc.copy).faq, "question", "answer"),
-  guarantee: (doc) => Boolean(plain(dict(doc.copy).guarantee)),
-  shipping: (doc) => Boolean(plain(dict(doc.copy).shipping)),
-  returns: (doc) => Boolean(plain(dict(doc.copy).returns)),
-  gallery: (doc) => list(dict(doc.product).images).some(shownImage),
-  // The about text is cleaned HTML on the page; without its tags it is near enough to tell empty from not.
-  about: (doc) => Boolean(plain(dict(doc.copy).about).replace(/<[^>]*>/g, "").trim() || plain(dict(doc.product).description)),
-  contact: () => true,
-  privacy: () => true,
-  terms: () => true,
-};
-
-/** The home page's sections as its preview shows them, top to bottom: the page's own sections in
- * the document's order, the lead moved first, less those with nothing to show (services/store/render.py
- * `_page` and the section templates). */
-export function homeSections(documentBody) {
-  const home = list(documentBody.pages).find((page) => dict(page).id === "home");
-  const types = (home ? list(home.sections).map((section) => plain(dict(section).type)) : [...HOME])
-    .filter((type) => WORDS[type]);
-  const lead = plain(documentBody.lead);
-  if (types.includes(lead)) types.unshift(...types.splice(types.indexOf(lead), 1)); // its first place only, as render.py
-  return types.filter((type) => SHOWS[type](documentBody));
-}
+// A section as its block and the caption name it: the founder's words the API gives
+// ("the questions"), capitalised, and said when only the founder's preview shows it.
+const named = (section) => `${section.said.charAt(0).toUpperCase()}${section.said.slice(1)}`
+  + (section.shoppers_see ? "" : " (only you see it)");
 
 /** Cuts text into at most `lines` lines of about `chars` characters, "…" when it is longer. */
 function wrap(text, chars, lines) {
@@ -97,7 +50,8 @@ function greyLines(x, y, widths) {
 }
 
 // Each section as a block at height y; answers [elements, its height].
-function block(type, y, doc, [brand, tint]) {
+function block(section, y, doc, [brand, tint]) {
+  const type = section.section;
   const copy = doc.copy || {};
   const heading = (words) => s("text", { x: 10, y: y + 13, "font-size": 8, "font-weight": 700, fill: INK }, words);
   if (type === "hero") {
@@ -115,7 +69,7 @@ function block(type, y, doc, [brand, tint]) {
   }
   if (type === "price") {
     return [[
-      heading(WORDS.price),
+      heading(named(section)),
       s("text", { x: 10, y: y + 30, "font-size": 11, "font-weight": 800, fill: brand }, money(doc.price, doc.currency)),
       s("rect", { x: 120, y: y + 19, width: 70, height: 15, rx: 4, fill: brand }),
     ], 42];
@@ -124,31 +78,33 @@ function block(type, y, doc, [brand, tint]) {
   const marks = type === "evidence"
     ? rows.map((w, i) => s("rect", { x: 10, y: y + 19 + i * 7, width: w, height: 4, rx: 2, fill: brand }))
     : greyLines(10, y + 20, rows);
-  return [[heading(WORDS[type]), marks], 22 + rows.length * 7];
+  return [[heading(named(section)), marks], 22 + rows.length * 7];
 }
 
-/** The thumbnail as a figure: the drawing, and the sections in words under it. */
-export function storeThumbnail(doc, { version } = {}) {
+/** The thumbnail as a figure: the drawing, and the sections in words under it. `sections` is
+ * the home page as its preview shows it, top to bottom (GET /api/editor/draft `home_sections`:
+ * the server's one rule for what a page shows, services/store/render.py SHOWS). */
+export function storeThumbnail(doc, { version, sections = [] } = {}) {
   const palette = (doc.theme || {}).palette;
   const colours = PALETTES[palette] || PALETTES.ocean;
   const name = (doc.business || {}).name || (doc.product || {}).name || "";
-  const sections = homeSections(doc);
   const parts = [s("rect", { x: 0, y: 0, width: WIDTH, height: 22, fill: "#ffffff" }),
     s("text", { x: 10, y: 14, "font-size": 8, "font-weight": 700, fill: colours[0] }, wrap(name, 38, 1)[0] || ""),
     s("line", { x1: 0, x2: WIDTH, y1: 22, y2: 22, stroke: "#dde2e9" })];
   let y = 22;
-  for (const type of sections) {
-    const [elements, height] = block(type, y, doc, colours);
+  for (const section of sections) {
+    const [elements, height] = block(section, y, doc, colours);
     parts.push(s("rect", { x: 0, y, width: WIDTH, height, fill: "#ffffff" }), ...elements.flat(),
       s("line", { x1: 0, x2: WIDTH, y1: y + height, y2: y + height, stroke: "#eef0f3" }));
     y += height;
   }
-  const listed = sections.map((type) => WORDS[type].toLowerCase());
+  const listed = sections.map((section) => named(section).toLowerCase());
   const words = `A picture of your store's home page${palette ? ` in its ${palette} colours` : ""}: the headline `
     + `“${(doc.copy || {}).headline || ""}”, then, from top to bottom, ${listed.join(", ")}`;
-  return h("figure", { class: "chart-figure store-thumb", dataset: { picture: "store-thumbnail", sections: sections.join(" ") } },
+  return h("figure", { class: "chart-figure store-thumb",
+    dataset: { picture: "store-thumbnail", sections: sections.map((section) => section.section).join(" ") } },
     picture(words, { width: WIDTH, height: y, kind: "thumb" }, parts,
       s("rect", { x: 0.5, y: 0.5, width: WIDTH - 1, height: y - 1, fill: "none", stroke: MUTED, rx: 6 })),
     h("figcaption", { class: "hint" }, version ? `Home page of version ${version}, top to bottom: ` : "Home page, top to bottom: ",
-      sections.map((type) => WORDS[type]).join(", "), "."));
+      sections.map(named).join(", "), "."));
 }

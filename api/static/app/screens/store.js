@@ -141,7 +141,7 @@ export async function render(ctx) {
     return [
       doc ? h("section", { class: "panel", "aria-labelledby": "thumb-title" },
         h("h2", { id: "thumb-title" }, "What your store looks like"),
-        storeThumbnail(doc, { version: draft.data.number })) : null,
+        storeThumbnail(doc, { version: draft.data.number, sections: draft.data.home_sections })) : null,
       tracking && tracking.data && tracking.data.status === "ok" ? h("section", { class: "panel", "aria-labelledby": "sales-title" },
         h("h2", { id: "sales-title" }, `Sales in the last ${WINDOW_DAYS} days`),
         revenueChart(tracking.data.orders, WINDOW_DAYS)) : null,
