@@ -36,6 +36,17 @@ DECISIONS: list[str] = [
     "from then on it is the product their session resolves to (offer, dashboard, store, editing); the product "
     "they claimed before stays theirs alone, with its store. Without `create` the body means what it always "
     "meant: with a claimed product it edits that product's details.",
+    "One figure for one fact (issue 47, points 4 and 5): a save on a product of the founder's own puts the new "
+    "name, description, price and `cost` in the product's own record as well, in the same transaction (a `cost` "
+    "sent is then a cost given: the offer stops counting it as not given yet), moves the record's update time "
+    "(the research's fingerprint reads it) and sends the research again, so the next GET /api/offer and GET "
+    "/api/dashboard read the price and cost the store sells at and compare the new name and description with "
+    "similar catalog products. A price set in plain words (POST /api/ai/edit) is put in the record too, and the "
+    "offer's next read researches it again. A null leaves that record as the last save made it; images are the "
+    "store's alone. A catalog product's record is never changed by a founder's save: their values are kept over the "
+    "catalog's, the offer and the verdict stay the researched ones, and the store sells at the founder's price. "
+    "Making a product of one's own lets go of a product the founder held (not claimed) in the same transaction, "
+    "so another founder can hold it at once rather than after the hold window.",
     f"Bounds: name 1-{own_product.MAX_NAME} characters (runs of whitespace become one space, ends trimmed), "
     f"description 1-{own_product.MAX_DESCRIPTION:,} characters (ends trimmed), price "
     f"{own_product.MIN_PRICE}-{own_product.MAX_PRICE:,} in the store's currency in whole cents (a third decimal "

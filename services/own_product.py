@@ -31,7 +31,7 @@ from models.session import Session
 from models.store import Store, StoreVersion
 from services import images
 from services.catalog import OWN_PRODUCT_PREFIX
-from services.discovery import resolve
+from services.discovery import release_holds, resolve
 from services.errors import Refused
 from services.ownership import owner_of
 from services.research import records as research
@@ -69,8 +69,9 @@ def save(*, session: Session, values: dict) -> tuple[dict, list[Job]]:
     """POST /api/product: with a claimed product, checks and saves the founder's own values
     for it, and writes a new store version with them when the store is built (a null field
     goes back to the catalog's value); with no product resolved, or when asked to (`create`),
-    makes the founder's own product from them. Answers the product and the jobs to send after
-    commit."""
+    makes the founder's own product from them. For a product of the founder's own, the
+    product row the research reads takes the new values too (_write_own_row). Answers the
+    product and the jobs to send after commit."""
     given = {name: values[name] for name in (*own_details.FIELDS, "cost") if name in values}
     if not given:
         raise Refused("nothing_to_change")
@@ -92,11 +93,42 @@ def save(*, session: Session, values: dict) -> tuple[dict, list[Job]]:
     checked.update(_checked_images(product_id, given))  # every field, before anything is written
     cost = checked.pop("cost", None)
     with transaction():
-        if cost is not None:
-            Product.update(cost=cost, updated_at=utcnow()).where(Product.product_id == product_id).execute()
+        # A catalog product's row stays the catalog's (the founder's values are kept over it);
+        # an own product's row is the founder's, and it is what the research reads.
+        researched_again = is_own and _write_own_row(product_id, checked, cost)
         _write_details(product_id, checked)
         version = _write_store_version(product_id)
-    return _answer(product_id, status=SAVED, version=version), []
+    jobs = []
+    if researched_again:
+        # The offer and the verdict speak of these figures from the next read on, not of the old.
+        job, created = research.request(product_id)
+        jobs = [job] if created else []
+    return _answer(product_id, status=SAVED, version=version), jobs
+
+
+def _write_own_row(product_id: str, checked: dict, cost: Decimal | None) -> bool:
+    """Puts the founder's new name, description, price and unit cost of a product of their
+    own in its product row, in the caller's transaction; answers whether the row changed.
+
+    One figure for one fact: the research (services/research/records.py) reads the row, the
+    store reads the founder's values over it, so both must say the same. A null (back to
+    the product's own value) leaves the row as the last save made it; images are the
+    store's alone. The row's `updated_at` is in the research's fingerprint, so it must move
+    with every change even when the clock has not (two saves in one microsecond, a clock
+    set back, a frozen test clock): it becomes the later of now and just after its value.
+    The row is locked while it is read (SQLite: the transaction holds the write lock), so
+    two saves at once cannot both read the same time and write the same one."""
+    changes = {name: checked[name] for name in ("name", "description", "price") if checked.get(name) is not None}
+    query = Product.select(Product.updated_at, Product.extra).where(Product.product_id == product_id)
+    row = (query if is_sqlite() else query.for_update()).get()
+    if cost is not None:
+        # Said now, so given: the offer stops counting it as "not given yet".
+        changes.update(cost=cost, extra={**(row.extra or {}), "cost_given": True})
+    if not changes:
+        return False
+    changes["updated_at"] = max(utcnow(), row.updated_at + timedelta(microseconds=1))
+    Product.update(**changes).where(Product.product_id == product_id).execute()
+    return True
 
 
 def _write_details(product_id: str, checked: dict) -> None:
@@ -123,7 +155,8 @@ def _create_own(session: Session, given: dict, checked: dict) -> tuple[dict, lis
     and search of anyone else, and spends no claim allowance: the product never was the
     catalog's. From then on it resolves like a claimed product (offer, store, editing,
     publishing, checkout): being their most recent claim, it is the product the founder's
-    screens work on even when they held or claimed another, which stays theirs."""
+    screens work on even when they claimed another, which stays theirs. A product they held
+    is let go at once (another founder need not wait out the hold window for it)."""
     for name, reason in (("name", "invalid_name"), ("description", "invalid_description"), ("price", "invalid_price")):
         if given.get(name) is None:
             raise Refused(reason, "A product of your own needs a name, a description and a price (images and what "
@@ -139,7 +172,8 @@ def _create_own(session: Session, given: dict, checked: dict) -> tuple[dict, lis
                        created_at=now, updated_at=now).execute()
         _write_details(product_id, checked)
         Claim.insert(product=product_id, session=owner.session_id, account=owner.account_id, created_at=now).execute()
-    return _answer(product_id, status=CREATED, version=None), research.request_if_missing(product_id)
+        released = release_holds(owner, now)
+    return _answer(product_id, status=CREATED, version=None), [*released, *research.request_if_missing(product_id)]
 
 
 def set_price(product_id: str, value) -> None:
@@ -149,6 +183,8 @@ def set_price(product_id: str, value) -> None:
     FounderProduct.insert(product=product_id, price=price, updated_at=utcnow()).on_conflict(
         conflict_target=[FounderProduct.product],
         update={FounderProduct.price: price, FounderProduct.updated_at: utcnow()}).execute()
+    if product_id.startswith(OWN_PRODUCT_PREFIX):
+        _write_own_row(product_id, {"price": price}, None)  # the offer's next read re-researches it
 
 
 def _refuse_while_a_store_job_runs(product_id: str) -> None:

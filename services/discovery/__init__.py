@@ -37,6 +37,7 @@ from services.discovery.holds import (
                                       feed,
                                       find,
                                       pass_on,
+                                      release_holds,
                                       select,
                                       undo_pass,
 )
@@ -70,7 +71,7 @@ __all__ = [
     "BASE_ALLOWANCE", "MAX_SHARE_LIFTS", "Allowance", "allowance_of", "claims", "share",
     "card",
     "FEED_SIZE", "HOLD_MINUTES", "METER_BUCKET", "PASSED", "RESTORED", "SELECTED", "UNDO_PASS_SECONDS", "claim", "feed", "find",
-    "pass_on", "select", "undo_pass",
+    "pass_on", "release_holds", "select", "undo_pass",
     "CLAIMED", "HELD", "Resolved", "resolve",
     "DISCOVER", "DISCOVER_SCRIPT", "MAX_QUERY_CHARS", "NEVER_RUN", "OUTPUT_CAP", "RUN_STATES", "RUNNING", "STARTED",
     "ScriptRun", "account_runs", "latest_run", "run_answer", "run_capped", "run_of", "run_report", "run_script",

@@ -107,6 +107,15 @@ def _keep_only(owner: Owner, product_id: str) -> tuple[bool, list[str]]:
     return True, gone
 
 
+def release_holds(owner: Owner, now: datetime) -> list[Job]:
+    """Lets go of the owner's holds, in the caller's transaction (a founder who made a product
+    of their own is no longer deciding on the one they held, and another founder should not
+    wait out the hold window for it). Returns the notices of watches on the products
+    released, to send after commit."""
+    released = [pid for (pid,) in Hold.delete().where(owner.owns(Hold)).returning(Hold.product).tuples().execute()]
+    return watches.observe_available(released, now=now)
+
+
 def _claimed_now(product_id: str) -> bool:
     return Claim.select().where(Claim.product == product_id).exists()
 

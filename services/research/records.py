@@ -100,7 +100,8 @@ def load(product_id: str, *, today: date | None = None, with_peers: bool = True)
         else None
     own = product.product_id.startswith(OWN_PRODUCT_PREFIX)
     cost = Decimal(str(product.cost))
-    # A cost saved after the product was made is a cost given, whatever the flag says.
+    # A cost saved later sets the flag (services/own_product.py); a row whose cost was saved
+    # before saves did keeps a false flag, and its cost above 0 was given all the same.
     cost_given = not own or bool((product.extra or {}).get("cost_given")) or cost > 0
     record = CatalogRecord(product.product_id, Decimal(str(product.price)), cost, product.currency, weight,
                            own=own, cost_given=cost_given)
