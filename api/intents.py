@@ -15,6 +15,9 @@ from services.store.document import SECTIONS
 bp = Blueprint("intents", __name__, description="Evidence-backed store intents.")
 
 DECISIONS: list[str] = [
+    "An assistant answer's offer or catalog cite {product_id, price, currency, own}: `own` is true when the price "
+    "is the founder's own (their own product, or a price they set on a catalog product); the answer then says 'the "
+    "price you set', never the catalog's market price or an offer.",
     "POST /api/intent {surface, requested} (surface one of " + ", ".join(intents.SURFACES) + "; requested 1 to "
     "2,000 characters) proposes a change and applies nothing: 200 {status: proposed, because, source_row, "
     "proposal: {surface, requested, because, source_row: {date, source, metric, value}, diff, lead, reversible, "

@@ -34,7 +34,10 @@ DECISIONS = [
     "Days and times in every text the service writes for people (mails, store pages, explanations) read "
     "'5 December 2026'; a moment reads '5 December 2026, 12:00 UTC' (always UTC on the server, which does not know "
     "the reader's zone; services/day_words.py). The browser app writes the same style in the founder's own time "
-    "zone, naming the zone. Fields meant for programs keep ISO 8601.",
+    "zone, naming the zone. Fields meant for programs keep ISO 8601. Explanations and `because` sentences "
+    "(analysis figures, intent proposals and refusals) write days that way and name a series by its words and "
+    "source ('Search interest (Trends feed)'); the data fields (`source_row`, `evidence`, `signals`) keep ISO "
+    "dates and the catalog's keys.",
     "An uncaught exception answers 500 {status: error, reason: internal_error, explanation, request_id}; the "
     "traceback is logged under the same request id and never sent.",
     "The database being unreachable answers 503 `database_unavailable`; nothing is half-written. One that stops "

@@ -22,6 +22,7 @@ from models.payment import CustomerOrder, RevenueTotal
 from models.research import Research
 from models.session import Session
 from services import ai_tasks, pages, suppliers
+from services.catalog import OWN_PRODUCT_PREFIX
 from services.discovery import resolve
 from services.errors import Refused
 from services.jobs import create_job
@@ -209,10 +210,16 @@ def _price(session: Session) -> tuple[str, list[dict]]:
     name = found.product.get("name") or resolved.product_id
     currency = str((found.offer or {}).get("currency") or found.product.get("currency") or "")
     source = "offer" if found.offer else "catalog"
+    # A founder's own product (or a product whose price they set) sells at their own price,
+    # researched or not: never call it the catalog's market price, nor an offer they did not
+    # make. The cite says which, so the app need not read the product's id.
+    own = resolved.product_id.startswith(OWN_PRODUCT_PREFIX) or "price" in found.own
     said = f"Your price for {name} is {display_major(found.price, currency)}" + (
-        " (your offer)." if found.offer else " (the catalog's market price; there is no offer yet).")
+        " (the price you set)." if own
+        else " (your offer)." if found.offer
+        else " (the catalog's market price; there is no offer yet).")
     cites = [{"kind": source, "product_id": resolved.product_id, "price": found.price, "currency": currency,
-              "route": "#/app/offer"}]
+              "own": own, "route": "#/app/offer"}]
     researched = Research.get_or_none(Research.product == resolved.product_id) if found.offer else None
     if researched is not None:
         # The cost and margin the Offer screen shows: priced with the founder's connected supplier.

@@ -151,9 +151,11 @@ def _answer(status: str, product: Product, source: str, row: Model3D | None) -> 
     body["texture"] = texture
     body["image"] = source or None
     if status == NO_WORKER:
+        # What the founder sees and what happens next, not how the service runs its jobs:
+        # the job stays queued and builds the preview once a worker takes it.
         body.update(reason="no_worker", explanation=(
-            "No worker is running to build the 3D preview, so your product is shown as its photograph for now; "
-            "the preview is built once a worker is back."))
+            "The 3D preview cannot be built right now, so your product is shown as its photograph for now; "
+            "the preview is built by itself as soon as building starts again, with nothing for you to do."))
     return body
 
 

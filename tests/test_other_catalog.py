@@ -12,6 +12,7 @@ import pytest
 
 from models.store import StoreVersion
 from services.catalog import load_catalog_file
+from services.day_words import day_words
 from services.store.render import render_page
 from tests.factories import TODAY, built, claim, find, load, refusal
 
@@ -104,7 +105,8 @@ def test_analysis_and_verdict_read_a_catalog_with_other_metric_names(founder, ru
     assert signals["mentions_30d"]["roles"] == ["demand", "talk"]
     assert signals["hashtag_views"]["direction"] == "single"
     assert "against 5 other catalog products' readings" in demand["because"]
-    assert "search interest (trends_feed) is rising, +30.9% since " + ago(30) in demand["because"]
+    # In a founder's words (issue 47, point 6): the source's name and the day, not the row's keys.
+    assert "Search interest (Trends feed) is rising, +30.9% since " + day_words(ago(30)) + "." in demand["because"]
     assert figure(body, "competition")["no_evidence"]  # nothing here counts listings or reviews
     risk = figure(body, "risk")
     assert (risk["level"], risk["falling"]) == ("low", [])
@@ -136,8 +138,9 @@ def test_a_falling_series_of_another_catalog_raises_the_risk_and_justifies_no_de
     load(line("o01", 990, [e for e in other_catalog()[1]["evidence"] if e["metric"] != "hashtag_views"]))
     refused = refusal(client.post("/api/intent", json=TRENDING), 200, "no_row_justifies_this")
     assert "it would need a demand reading" in refused["explanation"]
-    for falling in (f"search_interest -37.5% since {ago(40)}", f"orders_30d -40% since {ago(40)}",
-                    f"category_rank +200% since {ago(40)}"):
+    since = day_words(ago(40))  # the metrics' labels and the day in words, never the row's keys
+    for falling in (f"search interest -37.5% since {since}", f"orders over 30 days -40% since {since}",
+                    f"category rank +200% since {since}"):
         assert falling in refused["explanation"]
 
 
@@ -167,8 +170,8 @@ def test_the_editing_journey_runs_on_a_catalog_with_other_metric_names(founder, 
     body = client.post("/api/intent", json=TRENDING).get_json()
     assert body["status"] == "proposed"
     assert body["source_row"] == {"date": ago(3), "source": "trends_feed", "metric": "search_interest", "value": 72.0}
-    assert body["because"].startswith(f"Trends feed reports search interest 72 on {ago(3)}, up from 55 on {ago(30)} "
-                                      "(+30.9%): ")
+    assert body["because"].startswith(f"Trends feed reports search interest 72 on {day_words(ago(3))}, up from 55 on "
+                                      f"{day_words(ago(30))} (+30.9%): ")
     applied = client.post("/api/intent/apply", json={"intent_change": body["proposal"]["intent_change"]})
     assert applied.status_code == 200, applied.get_data(as_text=True)
     assert (applied.get_json()["status"], applied.get_json()["lead"], applied.get_json()["version"]) == (

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from services import evidence_kinds as kinds
+from services.day_words import day_words
 from services.research.offer import Row
 
 HIGH, MEDIUM, LOW, UNKNOWN = kinds.HIGH, kinds.MEDIUM, kinds.LOW, kinds.UNKNOWN
@@ -63,8 +64,10 @@ def _cite(row: Row, level: str) -> dict:
 def _moves(signals: list[kinds.Classified]) -> str:
     """A sentence on the series that move, "" when none does."""
     moving = [s for s in signals if s.direction in (kinds.RISING, kinds.FALLING)]
-    return "".join(f" {s.label} ({s.newest.source}) is {s.direction}"
-                   + (f", {s.change_pct:+g}% since {s.before.date.isoformat()}" if s.change_pct is not None else "")
+    # In a founder's words: the source and the day as every text writes them, never the row's
+    # keys. Each is a sentence of its own, so its label starts with a capital.
+    return "".join(f" {s.label[:1].upper()}{s.label[1:]} ({kinds.source_label(s.newest.source)}) is {s.direction}"
+                   + (f", {s.change_pct:+g}% since {day_words(s.before.date)}" if s.change_pct is not None else "")
                    + "." for s in moving)
 
 
@@ -75,7 +78,7 @@ def _signal_figure(name: str, rows: list[Row], role: str, today: date, what: str
     current = fresh(relevant, today)
     if not current:
         because = (f"No evidence: no {what} reading in the last {FRESH_DAYS} days" +
-                   (f" (the newest, {max(r.date for r in relevant).isoformat()}, is older)" if relevant else "") + ".")
+                   (f" (the newest, from {day_words(max(r.date for r in relevant))}, is older)" if relevant else "") + ".")
         return {"id": name, "level": UNKNOWN, "value": None, "no_evidence": True, "because": because,
                 "evidence": [_cite(r, kinds.level(r.metric, r.value, peers.get(r.metric, ()))[0])
                              for r in latest_per_metric(relevant)], "signals": []}

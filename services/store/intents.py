@@ -32,6 +32,7 @@ from models.db import transaction
 from models.job import Job
 from models.store import Store, StoreIntent
 from services import evidence_kinds as kinds
+from services.day_words import day_words
 from services.errors import JobFailed, Refused
 from services.jobs import create_job, wait_for_job
 from services.store import builds, sections
@@ -99,9 +100,10 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
     topic = _topic_of(requested)
     row, moved, falling = _justifying_row(product_id, topic)
     if row is None:
+        # In a founder's words: the metric's label and the day as every text writes them.
         why_not = (f" The newest {'reading is' if len(falling) == 1 else 'readings are'} falling: " + "; ".join(
-            f"{m.metric} {m.change_pct:+g}% since {m.before.date.isoformat()}" if m.change_pct is not None
-            else f"{m.metric} since {m.before.date.isoformat()}" for m in falling) + "." if falling else "")
+            f"{kinds.label(m.metric)} {m.change_pct:+g}% since {day_words(m.before.date)}" if m.change_pct is not None
+            else f"{kinds.label(m.metric)} since {day_words(m.before.date)}" for m in falling) + "." if falling else "")
         raise Refused("no_row_justifies_this", f"No dated evidence row of the last "
                                                f"{get_settings().evidence_max_age_days} days supports leading with "
                                                f"{said(topic.section)}: it would need a {topic.needs}.{why_not}")
@@ -109,13 +111,13 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
     source_row = {"date": row.date.isoformat(), "source": row.source, "metric": row.metric, "value": row.value}
     trend = ""
     if moved.direction == kinds.RISING:
-        trend = (f", up from {moved.before.value:g} on {moved.before.date.isoformat()}" +
+        trend = (f", up from {moved.before.value:g} on {day_words(moved.before.date)}" +
                  (f" ({moved.change_pct:+g}%)" if moved.change_pct is not None else ""))
         if moved.lower_is_better:
             trend = trend.replace("up from", "climbing from")
     # In a founder's words: "Google Trends reports search interest index 82", not the row's keys.
     because = (f"{kinds.source_label(row.source)} reports {kinds.label(row.metric)} {row.value:g} on "
-               f"{row.date.isoformat()}{trend}: {topic.why}, so "
+               f"{day_words(row.date)}{trend}: {topic.why}, so "
                f"your store should lead with {said(topic.section)}.")
     diff = (f"The home page leads with {said(topic.section)} instead of {said(current)}."
             if current and current != topic.section else f"The home page leads with {said(topic.section)}.")

@@ -4,7 +4,7 @@ the Learn screen, the account and the sign-in screens (and, signed out, the scre
 anyone: Fix among them), then the published store's pages as a shopper reads them, and no
 screen or page shows an API route, a setting's name, a JSON path, a code of the service's
 (snake_case), a time as a machine writes it, a 32-character id, a product's id where its
-name belongs, or the machinery's words (waiting for a worker, an intent). The footer (the API document's links) is left out:
+name belongs, or the machinery's words (a worker, an intent). The footer (the API document's links) is left out:
 it is for the operator. What sits in a closed <details> is small print for the operator
 and is not visible text either (innerText skips what is not rendered)."""
 from __future__ import annotations
@@ -24,10 +24,10 @@ FORBIDDEN = {
     "a time as a machine writes it": re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}"),
     "an id of 32 characters": re.compile(r"\b[0-9a-fA-F]{32}\b"),
     "a code of the service's": re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),
-    # How the service runs its jobs is not the founder's business: what is happening is. The
-    # progress label screens showed for a queued job (a build, the research) is refused; the
-    # word alone still stands in the 3D preview's explanation and a lesson (theirs to reword).
-    "the service's machinery": re.compile(r"\bWaiting for a worker\b"),
+    # How the service runs its jobs is not the founder's business: what is happening is (a
+    # queued build is "In the queue, starting in a moment"; the 3D preview that cannot be built
+    # now says so). No screen, lesson or store page speaks of workers.
+    "the service's machinery": re.compile(r"\bworkers?\b", re.I),
     # The engine's word for a suggested change (POST /api/intent): founders read "change" or "suggestion".
     "the engine's word for a change": re.compile(r"\bintents?\b", re.I),
 }

@@ -5,17 +5,15 @@ import { h, fill, field, button, busy, linkButton } from "./dom.js";
 import { post, refusalOf } from "./api.js";
 import { refusal } from "./reasons.js";
 
-// A founder's own product has an id of this shape (services/catalog.py OWN_PRODUCT_PREFIX):
-// its price is the one they set, never the catalog's.
-const OWN_PRODUCT = /^own-/;
-
 // What each cite read, in the founder's words: a product by its name, never by its id.
 const CITED = {
   orders: (c) => `Your orders: ${c.count} paid`
     + (c.open_checkouts ? `, ${c.open_checkouts} checkout${c.open_checkouts === 1 ? "" : "s"} not paid` : ""),
   revenue: (c) => (c.product_id ? `Confirmed revenue: ${c.orders} paid order${c.orders === 1 ? "" : "s"}` : "Confirmed revenue: none yet"),
-  offer: () => "Your offer",
-  catalog: (c) => (OWN_PRODUCT.test(c.product_id || "") ? "The price you set" : "The catalog's price"),
+  // `own`: the price is the founder's own (their own product, or a price they set), never the
+  // catalog's nor an offer's.
+  offer: (c) => (c.own ? "The price you set" : "Your offer"),
+  catalog: (c) => (c.own ? "The price you set" : "The catalog's price"),
   product: (c) => (c.product_id ? `Your product ${c.name || c.product_id}` : "Your products: none yet"),
   screens: () => "The screens of this app",
 };

@@ -1,5 +1,8 @@
 // Building the page. Every piece of text goes in through textContent (never innerHTML), so
 // product names, notes and server sentences can never become markup or script.
+// words.js holds the one style of days and moments; it imports only api.js, which imports
+// nothing, so there is no import circle.
+import { momentWords } from "./words.js";
 
 /** Makes an element: h("p", {class: "x", onclick: fn}, "text", child, [more children]). */
 export function h(tag, attrs = {}, ...children) {
@@ -83,12 +86,10 @@ export function percent(value) {
   return value === null || value === undefined ? "—" : `${Number(value).toFixed(value % 1 ? 2 : 0)}%`;
 }
 
-/** A date-time in the founder's own time zone. */
+/** A moment (ISO timestamp or epoch seconds) in the one style of every screen, in the founder's
+ * own time zone: "5 December 2026, 13:00 CET" (words.js). "—" for nothing. */
 export function when(value) {
-  if (value === null || value === undefined || value === "") return "—";
-  const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
-  if (Number.isNaN(date.getTime())) return String(value);
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return momentWords(value);
 }
 
 /** "12:03" for a number of seconds. */

@@ -1,7 +1,7 @@
 // "Continue on another device": a single-use link (POST /api/journey, 15 minutes) to a screen
 // of the app, shown as text to copy; opening it on the other device lands on that screen
 // (screens/continue.js).
-import { h, fill, field, button, busy } from "./dom.js";
+import { h, fill, field, button, busy, when } from "./dom.js";
 import { post, refusalOf } from "./api.js";
 
 /** The hand-off panel; `routeNow()` names the screen the link carries when it is made. */
@@ -24,7 +24,8 @@ export function handoffPanel(ctx, routeNow) {
         ctx.toast(refused.explanation);
         return;
       }
-      const until = new Date(answer.data.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      // The day too, in the one style of every screen: a link made before midnight works into the next day.
+      const until = when(answer.data.expires_at);
       const box = field("Your link to continue", { type: "text", readonly: true, id: "handoff-link",
         value: answer.data.url }, { hint: `It works once, until ${until}. Open it on your other device.` });
       const link = box.querySelector("input");

@@ -4,6 +4,7 @@ import { h, fill, title, when, money, percent } from "../dom.js";
 import { plain } from "../sources.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
+import { dayWords } from "../words.js";
 
 export const name = "insights";
 export const label = "Insights";
@@ -15,12 +16,6 @@ const WHY_NOT = {
   old_evidence: "its evidence is too old",
   not_assessed: "not assessed yet",
 };
-
-/** A date of the brief ("2026-11-25") as the founder's calendar shows it. */
-function day(iso) {
-  const date = new Date(`${iso}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" });
-}
 
 export async function render(ctx) {
   const [record, brief] = await Promise.all([get("/api/track-record"), get("/api/brief")]);
@@ -58,10 +53,10 @@ function briefView(result) {
   const brief = result.data.brief;
   const items = Object.fromEntries((brief.items || []).map((item) => [item.kind, item]));
   return [
-    h("p", { class: "muted" }, `Made ${when(brief.generated_at)}, covering ${brief.window ? `${day(brief.window.start)} up to ${day(brief.window.end)}` : "the last day"}.`),
+    h("p", { class: "muted" }, `Made ${when(brief.generated_at)}, covering ${brief.window ? `${dayWords(brief.window.start)} up to ${dayWords(brief.window.end)}` : "the last day"}.`),
     section("New evidence", items.new_evidence, (item) => item.products.length
       ? h("ul", { class: "list" }, item.products.map((p) => h("li", {}, h("strong", {}, p.name), ` (${p.category}): `,
-        p.rows.map((row) => `${plain(row.source)} ${plain(row.metric)} ${row.value} on ${day(row.date)}`).join("; "))))
+        p.rows.map((row) => `${plain(row.source)} ${plain(row.metric)} ${row.value} on ${dayWords(row.date)}`).join("; "))))
       : h("p", { class: "empty" }, "No new evidence in this window.")),
     section("Crossed the evidence gate", items.crossed_gate, (item) => item.baseline
       ? h("p", {}, `This first brief recorded the baseline: ${item.clearing} products clear the gate.`)

@@ -82,7 +82,8 @@ export async function render(ctx) {
       waiting: ({ data }) => data && (data.status === "queued" || data.status === "running"),
       onWait: ({ data }) => {
         if (!runArea.contains(panel.node)) fill(runArea, panel.node);
-        panel.update(data.status === "queued" ? "Discovery research is waiting for a worker…"
+        // What is happening for the founder (it starts by itself), not how the service runs it.
+        panel.update(data.status === "queued" ? "Discovery research is in the queue, starting in a moment…"
           : "Discovery research is searching the supplier feed…");
       },
       every: 1500,
