@@ -15,6 +15,10 @@ bp = Blueprint("organic", __name__, description="Organic research: unpaid campai
 _ALL = ", ".join(PLATFORMS)
 
 DECISIONS: list[str] = [
+    "Post text speaks to shoppers: of the evidence it says only what it backs in a shopper's words ('Shoppers are "
+    "looking for <product>.' / 'More and more shoppers are looking for <product>.'), never a figure, rank or "
+    "research source; the rows behind that line (the newest reading of each demand series that backs it, at most "
+    "3) are in the post's cites.",
     "POST /api/organic/research {query, platforms?} needs a signed-in account (401 `no_account`) and answers 200 "
     "{status: ok, research_id, query (trimmed, spaces collapsed), product_id, posted: false, platforms, campaigns: "
     "[{id, platform, platform_name, angle, posts: [{id, format, text, cites: [{kind: product | evidence, field "

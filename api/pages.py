@@ -24,6 +24,14 @@ DECISIONS: list[str] = [
     "unreachable backend is tried again (3 runs in all, 2 s and 10 s apart) before `cli_unavailable`, and a "
     "second delivery of the job keeps the page the first wrote. Not metered: spec 8.1's buckets do not include "
     "it (see POST /api/intent).",
+    "A generated page is a public store page, so it addresses the buyer and tells none of the founder's research: "
+    "no search, view or mention counts, no best-seller rank, no review or listing counts of other listings, no "
+    "research source. Of the evidence a landing page says at most what it backs in a shopper's words, under "
+    "'Popular right now', the line the public store's evidence section shows ('Shoppers are looking for "
+    "<product>.', 'More and more shoppers are looking for <product>.' when a demand series rises), and only while "
+    "a demand series that is not falling, and not low on its metric's published scale, backs it; otherwise it has "
+    "no such section. Whichever backend writes it, a sentence is backed by the product record, the price and the "
+    "business only, so one quoting a figure of the evidence rows is dropped like an invented one.",
     "A generated page is owned like every founder row: by the account of a signed-in session, else by the "
     "session, a guest. A guest's pages carry its guest id (32 hex characters, one per guest, answered as "
     "`guest_id` with each page it makes and by GET /api/pages; a keyed digest of the guest's session, so first "

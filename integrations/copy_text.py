@@ -1,13 +1,14 @@
-"""Plain copy text every offline writer shares: a price as a shopper reads it, the phrasings
-of the demo catalog's evidence metrics, and text cut or joined to fit a field.
+"""Plain copy text every offline writer shares: a price as a shopper reads it, and text cut
+or joined to fit a field.
 
 The store copywriter (integrations/ai/offline.py) and the services' own offline writers
 (organic posts, ad copy, page copy, Fix's drafts) all write from the same facts the same way,
 so they read these from here rather than from one another: a service importing the AI
 backend's copywriter for its helpers would depend on that backend's internals. It sits in
 integrations/, beside the seam, because the seam's copywriter may not import services. It
-holds no domain rule: which evidence a shopper is told, and how, is decided in services
-(services/ai_facts.py) and comes to the copywriter in the facts (Facts.demand).
+holds no domain rule: what the evidence may tell a shopper is decided in services
+(services/ai_facts.py: what it backs, in a shopper's words, never its figures or sources)
+and comes to the writers in the facts (Facts.demand).
 
 Deterministic like the writers it serves: nothing reads the clock, the environment or a
 random source, and a number is only ever copied from the facts.
@@ -20,23 +21,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from integrations.ai.task import Facts
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 CENT = Decimal("0.01")
-
-# The phrasings of the demo catalog's evidence metrics, in the order they are told, each with
-# the source it cites (services/ai_facts.py decides which metrics a shopper is told, and tells
-# any other by its kind, after these).
-PHRASES = {
-    "monthly_searches": ("Products like this are searched for {value} times a month", "search data"),
-    "reviews": ("The best-known listing of this kind has {value} customer reviews", "marketplace reviews"),
-    "weekly_views": ("Videos about products like this drew {value} views in a week", "TikTok"),
-    "interest_index": ("Search interest in products like this stood at {value} on the trends index", "Google Trends"),
-    "bsr_rank": ("A listing of this kind ranked #{value} in its Amazon best-seller category", "Amazon"),
-    "monthly_mentions": ("Products like this came up {value} times in a month of online discussion", "Reddit"),
-    "listings_count": ("Sellers offered {value} listings of products like this", "Etsy"),
-}
 
 
 def price_text(facts: Facts) -> str:

@@ -7,37 +7,38 @@ The seam (integrations/ai/) knows no domain rule, so what the evidence rules dec
   quote, any price, whatever the catalog calls it) is the founder's business: a hosted
   model is never shown it, and the claim filter, which reads only what it is handed, lets
   no sentence lean on it.
-- `demand`: the evidence as the plain sentences a shopper may be told (`demand_sentences`),
-  which the offline writers (the store's copywriter, page copy, ad copy) put in their copy.
+- `demand`: what the evidence backs, in a shopper's words (`shopper_lines`): "Shoppers are
+  looking for <product>." or "More and more shoppers are looking for <product>.", the line
+  the store's public evidence section shows (services/store/proof.py), and nothing when no
+  demand series backs it. The evidence is the founder's research: its figures, ranks and
+  sources shape the founder's decisions (the offer, the verdict, the founder's own
+  screens) and what the copy may claim, never what a shopper is told, so the offline
+  writers of public copy (ad copy, generated pages) say only this line of it (issue 47).
+
+Public copy goes further than the claim filter's usual test: `public_backing` is the facts
+a public sentence may lean on, without the research, so a figure copied from an evidence
+row (22,400 searches, a #1,234 rank) is dropped from an ad or a generated page whichever
+backend wrote it.
 
 Every service that hands the seam a product's evidence builds its Facts with `facts_for`;
 Facts built anywhere else carry no evidence (tests/test_ai_facts.py holds every caller to it).
 Deterministic like the writers it serves: nothing reads the clock, the environment or a
-random source, and a number is only ever copied from the evidence.
+random source.
 """
 from __future__ import annotations
 
-from datetime import date
-from decimal import Decimal
+import dataclasses
 
 from integrations.ai.task import Facts
-from integrations.copy_text import MONTHS, PHRASES
 from services import evidence_kinds as kinds
-
-# What a shopper is told of the evidence, whatever the catalog calls its metrics: demand (a
-# rank or a count), reviews and competing listings, never money (the founder's costs and
-# quotes) and never rates or durations (they say how well, not how many, and a store promises
-# nothing about periods). The demo catalog's metrics are told in their own phrasings
-# (integrations/copy_text.PHRASES), in that order; any other metric by its kind (`_generic`), after them.
-TOLD_ROLES = frozenset({kinds.DEMAND, kinds.REVIEWS, kinds.COMPETITION})
-MOST_DEMAND_SENTENCES = 3
+from services.store.proof import shopper_proof
 
 
 def facts_for(*, product: dict, evidence: list[dict], offer: dict | None, business: dict | None = None) -> Facts:
-    """The seam's Facts for a product: its evidence without private readings, and told as sentences."""
+    """The seam's Facts for a product: its evidence without private readings, and what it backs in a shopper's words."""
     shown = shareable_evidence(evidence)
     return Facts(product=product, evidence=shown, offer=offer, business={} if business is None else business,
-                 demand=tuple(demand_sentences(shown)))
+                 demand=shopper_lines(shown, product))
 
 
 def shareable_evidence(rows: list[dict]) -> list[dict]:
@@ -45,54 +46,21 @@ def shareable_evidence(rows: list[dict]) -> list[dict]:
     return [row for row in rows if not kinds.private(str(row.get("metric") or ""))]
 
 
-def demand_sentences(evidence: list[dict]) -> list[str]:
-    """Plain sentences from the newest reading of each metric a shopper may be told (dated,
-    numeric, of a told role), each citing its source and month; a rising series says what it
-    rose from. The demo catalog's metrics first, in PHRASES order, then any other by newest."""
-    signals = [s for s in kinds.classify_all(evidence).values() if s.roles & TOLD_ROLES and s.kind != kinds.MONEY]
-    order = list(PHRASES)
-    signals.sort(key=lambda s: (order.index(s.metric) if s.metric in order else len(order),
-                                _negated_day(s.newest.date), s.metric))
-    told = []
-    for signal in signals:
-        value = _number(Decimal(str(signal.newest.value)))
-        when = _month(signal.newest.date.isoformat())
-        if signal.metric in PHRASES:
-            template, source = PHRASES[signal.metric]
-            sentence = template.format(value=value)
-        else:
-            sentence, source = _generic(signal, value), _words(signal.newest.source) or "our research"
-        if signal.direction == kinds.RISING and signal.before is not None:
-            sentence += f", {'climbing from #' if signal.lower_is_better else 'up from '}" \
-                        f"{_number(Decimal(str(signal.before.value)))}"
-        told.append(sentence + f" ({source}{', ' + when if when else ''}).")
-    return told[:MOST_DEMAND_SENTENCES]
+def shopper_lines(evidence: list[dict], product: dict) -> tuple[str, ...]:
+    """What the evidence tells a shopper: the store's own line (services/store/proof.py), or
+    nothing when no demand series backs it or the product has no name to say it of."""
+    name = product_name(product)
+    proof = shopper_proof(evidence, name) if name else None
+    return (proof["text"],) if proof else ()
 
 
-def _generic(signal, value: str) -> str:
-    """A metric without a phrasing of its own, told by its kind: a rank as a place, a count as a reach."""
-    label = signal.label
-    if signal.kind == kinds.RANK:
-        return f"A listing of this kind held #{value} on {label}"
-    return f"{label[:1].upper()}{label[1:]} for products like this reached {value}"
+def product_name(product: dict) -> str:
+    """The product's name as a shopper reads it (its whitespace tidied), "" when it has none."""
+    return " ".join(str(product.get("name") or "").split())
 
 
-def _words(name: str) -> str:
-    return " ".join(kinds.words(name))
-
-
-def _negated_day(day: date) -> int:
-    return -day.toordinal()
-
-
-def _number(value: Decimal) -> str:
-    """A figure as the facts hold it, with thousands separated: 22400 -> 22,400, 4.6 -> 4.6."""
-    return f"{int(value):,}" if value == value.to_integral_value() else f"{value.normalize():,f}"
-
-
-def _month(day: str) -> str:
-    try:
-        parsed = date.fromisoformat(day[:10])
-    except ValueError:
-        return ""
-    return f"{MONTHS[parsed.month - 1]} {parsed.year}"
+def public_backing(facts: Facts) -> Facts:
+    """The facts a public sentence (an ad, a generated page) may lean on: all but the research.
+    A figure found only in the evidence rows is then a number the facts do not hold, so the
+    claim filter drops the sentence that shows it to shoppers."""
+    return dataclasses.replace(facts, evidence=[])

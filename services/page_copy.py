@@ -1,12 +1,22 @@
-"""The `page_copy` kind of writing (a generated page: services/pages.py) and its offline
-writer: every sentence from the store's own facts (the product record, its dated evidence,
-the offer, the founder's business settings), nothing a policy would have to promise that the
-facts do not say (no return window, no delivery time, no certification)."""
+"""The `page_copy` kind of writing (a generated page: services/pages.py), its offline
+writer and its finish: every sentence from the store's own facts (the product record, what
+its dated evidence backs, the offer, the founder's business settings), nothing a policy would
+have to promise that the facts do not say (no return window, no delivery time, no
+certification).
+
+A generated page is a public store page, so it addresses the buyer: the evidence is the
+founder's research, and a page says of it only what it backs in a shopper's words
+(Facts.demand, the store's own "Popular right now" line: services/store/proof.py), never a
+search count, a rank or a research source. The finish holds any backend to that: a sentence
+is backed by the facts without the research (services/ai_facts.public_backing), so one
+quoting a research figure is dropped like an invented one."""
 from __future__ import annotations
 
+from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, price_text
+from services.ai_facts import public_backing
 
 PAGE_COPY_KIND = "page_copy"
 MAX_SECTIONS = 8
@@ -25,13 +35,25 @@ PAGE_COPY = record({
     })},
 })
 ASKS = ("Write the page the founder asks for (current.page says which: landing, returns, shipping, privacy or faq) "
-        "for their store, from the facts only: promise nothing the facts do not say.")
+        "for their store, from the facts only: promise nothing the facts do not say. The page is public: speak to "
+        "the buyer. The evidence rows are the seller's research, so state none of their figures, ranks or sources "
+        "(no search or view counts, best-seller ranks, review counts of other listings); at most say that shoppers "
+        "are looking for the product.")
+# The heading the store's own public evidence section gives the same line (services/store/proof.py).
+POPULAR = "Popular right now"
 
 
 def write_page(task: Task) -> dict:
     """The page_copy kind's offline writer."""
     kind = (task.current or {}).get("page", "landing")
     return WRITERS.get(kind, _landing)(task.facts)
+
+
+def backed_page(copy: dict, task: Task) -> tuple[dict, list[dict]]:
+    """The page_copy kind's finish: the page without the sentences the facts cannot back
+    (claims.py) once the research is left out of them (a public page tells shoppers none of
+    its figures), the offline writer's text standing in where a field would no longer fit."""
+    return claims.filter_copy(copy, public_backing(task.facts), write_page(task), PAGE_COPY)
 
 
 def _words(value) -> str:
@@ -58,9 +80,10 @@ def _landing(facts: Facts) -> dict:
     sections = [{"heading": f"About the {cut(name, 100, '')}", "body": cut(description or f"The {name}.", 1500)}]
     if price:
         sections.append({"heading": "Price", "body": f"Yours for {price}."})
+    # What the evidence backs, in a shopper's words; no section at all when nothing backs it.
     demand = list(facts.demand)
     if demand:
-        sections.append({"heading": "Why people want it", "body": cut(" ".join(demand), 1500)})
+        sections.append({"heading": POPULAR, "body": cut(" ".join(demand), 1500)})
     sections.append({"heading": "Questions", "body": f"Anything you want to know before you buy? Just {_contact(facts)}."})
     intro = f"The {name}, from {_shop(facts)}." if _shop(facts) != "our shop" else f"The {name}."
     return {"title": cut(name, 120, ""), "intro": cut(intro, 600), "sections": sections}

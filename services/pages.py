@@ -39,7 +39,8 @@ from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 from services.store import render as store_render
 
-ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page))
+ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page,
+                    finish=page_copy.backed_page))
 
 KIND = page_copy.PAGE_COPY_KIND  # the AI task and the job that writes it
 MAX_INTENT = 500

@@ -1,7 +1,8 @@
 """What the services hand the AI seam (services/ai_facts.py): the evidence without the
-founder's private readings, and what a shopper may be told of it as sentences. The seam
-decides neither: a private reading never reaches a hosted model, whatever the catalog calls
-it, and every place that gives the seam a product's evidence builds its facts here."""
+founder's private readings, and what it backs in a shopper's words (never its figures or
+sources: issue 47). The seam decides neither: a private reading never reaches a hosted model,
+whatever the catalog calls it, and every place that gives the seam a product's evidence
+builds its facts here."""
 from __future__ import annotations
 
 import ast
@@ -44,15 +45,18 @@ def test_a_private_reading_never_reaches_the_hosted_model_of_a_store_build(found
             assert private not in sent, private
 
 
-def test_the_seam_is_given_the_evidence_without_money_and_the_sentences_a_shopper_is_told():
+def test_the_seam_is_given_the_evidence_without_money_and_what_it_backs_in_a_shoppers_words():
     product = knife_strip()
     facts = facts_of(product)
     assert any(row["metric"] == "unit_price_quote" for row in product["evidence"])
     assert [row for row in product["evidence"] if row["metric"] != "unit_price_quote"] == facts.evidence
-    assert facts.demand and any("22,400" in sentence and "October 2026" in sentence for sentence in facts.demand)
-    # The store's copy speaks to shoppers and tells none of the research (issue 47).
+    # What a shopper may be told is the store's own line, with no figure, rank or source (issue 47).
+    [line] = facts.demand
+    assert line in (f"Shoppers are looking for {product['name']}.",
+                    f"More and more shoppers are looking for {product['name']}.")
+    # The store's copy leaves the line to the store's evidence section, and tells none of the research.
     copy = json.dumps(offline.store_copy(facts), ensure_ascii=False)
-    assert facts.demand[0] not in copy and "22,400" not in copy
+    assert line not in copy and "22,400" not in copy
 
 
 def test_the_store_copywriter_writes_the_same_copy_with_or_without_the_research_sentences():
@@ -63,18 +67,26 @@ def test_the_store_copywriter_writes_the_same_copy_with_or_without_the_research_
     assert told == untold
 
 
-def test_a_rank_and_a_count_of_any_catalog_are_told_by_their_kind_and_money_never():
+def test_a_rank_and_a_count_of_any_catalog_back_a_shopper_line_without_their_figures_and_money_never():
     rows = [{"date": "2026-10-01", "source": "shop_feed", "metric": "category_rank", "value": 900, "note": ""},
             {"date": "2026-11-01", "source": "shop_feed", "metric": "category_rank", "value": 400, "note": ""},
             {"date": "2026-11-02", "source": "shop_feed", "metric": "units_sold_30d", "value": 1250, "note": ""},
             {"date": "2026-11-03", "source": "shop_feed", "metric": "return_rate", "value": 0.04, "note": ""},
             {"date": "2026-11-04", "source": "quotes", "metric": "fob_price", "value": 3.5, "note": ""}]
-    facts = ai_facts.facts_for(product={}, evidence=rows, offer=None)
-    assert facts.demand == (
-        "Units sold over 30 days for products like this reached 1,250 (shop feed, November 2026).",
-        "A listing of this kind held #400 on category rank, climbing from #900 (shop feed, November 2026).")
+    facts = ai_facts.facts_for(product={"name": " Knife   Strip "}, evidence=rows, offer=None)
+    # A rank that improves (900 -> 400) is rising demand.
+    assert facts.demand == ("More and more shoppers are looking for Knife Strip.",)
     assert [row["metric"] for row in facts.evidence] == [
         "category_rank", "category_rank", "units_sold_30d", "return_rate"]
+    # Without a name there is nothing to say shoppers look for; without demand, nothing backs it.
+    assert ai_facts.facts_for(product={}, evidence=rows, offer=None).demand == ()
+    assert ai_facts.facts_for(product={"name": "Knife Strip"}, evidence=rows[3:], offer=None).demand == ()
+
+
+def test_public_copy_is_backed_by_the_facts_without_the_research():
+    facts = facts_of(knife_strip())
+    public = ai_facts.public_backing(facts)
+    assert public.evidence == [] and public.product == facts.product and public.demand == facts.demand
 
 
 # --- every place that gives the seam a product's evidence builds its facts with facts_for ---------

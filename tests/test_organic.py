@@ -85,7 +85,9 @@ def test_an_evidence_cite_names_its_row_in_a_founders_words(alice):
     cite = next(c for p in posts for c in p["cites"] if c.get("metric") == "monthly_searches")
     assert set(cite) == {"kind", "metric", "date", "source", "value", "label"}
     assert cite["label"] == f"Search volume data, monthly searches: 22,400 ({cite['date']})"
-    assert any("22,400" in p["text"] for p in posts)
+    # The figure is the founder's to read in the cite; the post itself speaks to shoppers (issue 47).
+    assert not any("22,400" in p["text"] for p in posts)
+    assert any("shoppers are looking for" in p["text"].lower() for p in posts)
 
 
 def test_a_cited_price_reads_as_money(alice):

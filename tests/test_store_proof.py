@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from services.store.proof import shopper_proof
+from services.store.proof import backing_readings, shopper_proof
 from tests.factories import TODAY, built, claimed_founder, demo_item
 from tests.store_pages import RESEARCH, publish, researched_item, visible
 
@@ -53,6 +53,14 @@ def test_a_best_seller_rank_that_improves_is_rising_demand():
     # A rank is better when lower: 900 -> 400 is more shoppers, not fewer.
     said = shopper_proof([reading(40, 900, "bsr_rank", "amazon"), reading(5, 400, "bsr_rank", "amazon")], "Cups")
     assert said["text"].startswith("More and more")
+
+
+def test_the_readings_behind_the_line_are_the_newest_of_each_backing_series_newest_first():
+    rows = [reading(40, 40), reading(10, 60),  # interest rising: backs
+            reading(30, 900, "bsr_rank", "amazon"), reading(5, 400, "bsr_rank", "amazon"),  # rank improving: backs
+            reading(40, 80, "weekly_views", "tiktok"), reading(3, 10, "weekly_views", "tiktok")]  # falling: not
+    assert [(r.metric, r.value) for r in backing_readings(rows)] == [("bsr_rank", 400), ("interest_index", 60)]
+    assert backing_readings([reading(40, 80), reading(5, 40)]) == []
 
 
 # --- On the store's pages ---------------------------------------------------------------------

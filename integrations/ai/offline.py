@@ -10,11 +10,12 @@ price as a shopper reads it, cutting and joining to fit) is integrations/copy_te
 which the services' own offline writers share.
 
 The store's copy speaks to the shopper for the shop: it tells no seller research (no search
-counts, no best-seller ranks, no "we chose it for the demand"; Facts.demand is for the
-founder's other writers), and it names no category of a founder's own product (it is filed
-under one named for the founder). How to reach the shop is the support address when the facts
-give one, else the store's Contact page, which always says how (the support address, or the
-reply to the order's receipt: both reach the founder's desk).
+counts, no best-seller ranks, no "we chose it for the demand"). Facts.demand, what the
+evidence backs in a shopper's words, it leaves to the store's evidence section, which says
+it already (the ads and generated pages say it too). It names no category of a founder's own
+product (it is filed under one named for the founder). How to reach the shop is the support
+address when the facts give one, else the store's Contact page, which always says how (the
+support address, or the reply to the order's receipt: both reach the founder's desk).
 
 OfflineBackend is the `offline` backend of the seam: it writes any task with the offline
 writer its kind registered (this copywriter for store_copy).

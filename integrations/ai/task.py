@@ -19,8 +19,9 @@ class Facts:
     evidence: list[dict]
     offer: dict | None  # the researched offer figures (price, unit_margin, margin_pct, ..., currency), or None
     business: dict = field(default_factory=dict)  # optional: business_name, support_email
-    # The evidence as the plain sentences a shopper may be told, each citing its source and
-    # month (at most three): what the offline writers say of the demand. Never sent to a model.
+    # What the evidence backs, in a shopper's words, without a figure or a source (at most
+    # one line, none when nothing backs it): all the offline writers of public copy say of
+    # the evidence. Never sent to a model.
     demand: tuple[str, ...] = ()
 
 

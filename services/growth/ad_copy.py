@@ -3,8 +3,15 @@ and the `ad_edit` kind (changing it in plain language), their offline writers, a
 finish that holds written copy to the facts.
 
 The offline writers are deterministic and write only from the facts: the product's name,
-the first sentences of its description, its price and the demand its evidence shows. Every
+the first sentences of its description, its price and what its evidence backs in a
+shopper's words (Facts.demand: "More and more shoppers are looking for <product>."). Every
 field is cut at a word boundary to its platform's limit, so the copy fits by construction.
+
+An ad is shown to shoppers on the ad platforms, so it addresses the buyer: the evidence is
+the founder's research and no ad tells it (no search counts, ranks, view or review counts,
+no "search data" or "Amazon"). The finish holds any backend to that: a sentence is backed
+by the facts without the research (services/ai_facts.public_backing), so one quoting a
+research figure is dropped like an invented one.
 """
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, join, price_text
+from services.ai_facts import public_backing
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -43,7 +51,10 @@ AD_COPY = record({platform: _platform_copy(platform, strict=True) for platform i
 AD_EDIT = record({platform: _platform_copy(platform, strict=False) for platform in PLATFORMS})
 
 ASKS_COPY = ("Write a paid social ad (meta: Facebook and Instagram) and a responsive search ad (google) that sell "
-             "this product, each field within its platform's length limit, from the facts only.")
+             "this product, each field within its platform's length limit, from the facts only. Speak to the buyer: "
+             "the evidence rows are the seller's research, so state none of their figures, ranks or sources (no "
+             "search or view counts, best-seller ranks, review counts of other listings); at most say that shoppers "
+             "are looking for the product.")
 ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, changing nothing else, and answer the "
              "whole copy of both platforms as it should read afterwards.")
 
@@ -63,6 +74,7 @@ def ad_copy(facts: Facts) -> dict:
     price = price_text(facts)
     described = [s.strip() for s, _ in claims.sentences(" ".join(str(product.get("description") or "").split()))
                  if s.strip()]
+    # What the evidence backs, in a shopper's words, or nothing: never the research itself.
     demand = list(facts.demand)
     priced = f"Yours for {price}." if price else ""
     opening = described[0] if described else f"The {name}, from our {category} range." if category else name
@@ -104,11 +116,13 @@ def ad_copy(facts: Facts) -> dict:
 
 def backed_ad_copy(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     """The ad_copy kind's finish: each platform's copy without the sentences the facts cannot
-    back (claims.py), the offline writer's field standing in where one would no longer fit."""
+    back (claims.py) once the research is left out of them (an ad tells shoppers none of its
+    figures), the offline writer's field standing in where one would no longer fit."""
     fallback = ad_copy(task.facts)
+    backing = public_backing(task.facts)
     finished, dropped = {}, []
     for platform in PLATFORMS:
-        kept, gone = claims.filter_copy(copy[platform], task.facts, fallback[platform],
+        kept, gone = claims.filter_copy(copy[platform], backing, fallback[platform],
                                         AD_COPY["properties"][platform])
         finished[platform] = kept
         dropped += [{**d, "field": f"{platform}.{d['field']}"} for d in gone]

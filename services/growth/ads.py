@@ -1,8 +1,9 @@
 """The ad artifact (spec 2.9, 4.5 GET /api/ad; decisions.md, Growth) and its two editors.
 
 An `ad_build` job writes the ad of a founder's product once its store is built: the copy of
-both platforms through the AI seam (the `ad_copy` kind, registered here; default claim
-filtering: a sentence the product record cannot back is dropped), and the images
+both platforms through the AI seam (the `ad_copy` kind, registered here; its finish drops a
+sentence the product record cannot back, and one that shows shoppers a figure of the
+founder's research: services/growth/ad_copy.py), and the images
 (services/growth/ad_image.py). The build actor sends it after each store build; GET
 /api/ad sends one when the store is built and there is none. It spends the `ad` bucket of
 the store owner's account right before writing and keeps the charge only when the ad was

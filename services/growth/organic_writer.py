@@ -9,10 +9,13 @@ request.
 The offline writer is deterministic (no clock, no network, no random source): the
 question picks the angle (`THEMES`: a gift, a routine, a small space, a budget, a how-to,
 else the question's own words), the platform picks the formats, and every sentence is
-written from the facts: the product's name, category, description and price, and the
-newest reading of each evidence metric a shopper may be told (demand, reviews,
-competition: never money, services/evidence_kinds.py). It writes no number word and no
-claim the facts do not hold, so the claim filter drops none of its sentences.
+written from the facts: the product's name, category, description and price, and what the
+evidence backs in a shopper's words (Facts.demand: "More and more shoppers are looking for
+<product>.", services/ai_facts.py). A post is written for shoppers to see, so it tells none
+of the founder's research (no search counts, ranks, view or review counts, no research
+source); the research shows in its cites instead (the newest reading of each demand series
+that backs the line), where the founder reads it. It writes no number word and no claim the
+facts do not hold, so the claim filter drops none of its sentences.
 
 The finish (what the seam does with any answer, a model's or the offline writer's) keeps
 one campaign per platform asked for, removes every sentence the facts cannot back
@@ -29,9 +32,10 @@ from dataclasses import dataclass
 from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import MONTHS, PHRASES, cut, price_text
+from integrations.copy_text import cut, price_text
 from services import evidence_kinds as kinds
-from services.ai_facts import TOLD_ROLES
+from services.ai_facts import product_name
+from services.store.proof import backing_readings
 
 KIND = "organic_research"
 PLATFORMS = ("tiktok", "instagram", "youtube", "pinterest", "reddit", "x")
@@ -43,6 +47,9 @@ PLATFORM_NAMES = {"tiktok": "TikTok", "instagram": "Instagram", "youtube": "YouT
 # The product record's fields a post may cite: what a shopper may be told (never cost or rank).
 CITABLE_FIELDS = ("name", "description", "category", "price", "currency")
 MAX_POSTS = 5
+# Research rows a post cites for its shopper line: with the name, description, category and
+# price it stays within the schema's 8 cites.
+MOST_PROOF_CITES = 3
 
 
 def _text(low: int, high: int, description: str) -> dict:
@@ -135,35 +142,16 @@ def theme_of(query: str) -> tuple[str, str, str]:
 
 # --- What the facts let a post say ---------------------------------------------------------
 
-def _evidence_lines(facts: Facts) -> list[tuple[str, dict]]:
-    """(sentence, cite) for the newest reading of each metric a shopper may be told, demand first."""
+def _proof(facts: Facts) -> tuple[str, list[dict]]:
+    """(line, cites): what the evidence backs in a shopper's words (Facts.demand) and the rows
+    behind it, the newest reading of each demand series that backs the line on its own
+    (services/store/proof.py decides which do), newest first; ("", []) when nothing backs it."""
+    name = product_name(facts.product)
+    if not facts.demand or not name:
+        return "", []
     shown = claims.shareable(facts)["evidence"]
-    signals = [s for s in kinds.classify_all(shown).values() if s.roles & TOLD_ROLES and s.kind != kinds.MONEY]
-    signals.sort(key=lambda s: (kinds.DEMAND not in s.roles, -s.newest.date.toordinal(), s.metric))
-    lines = []
-    for signal in signals:
-        newest = signal.newest
-        value = f"{int(newest.value):,}" if float(newest.value).is_integer() else f"{newest.value:g}"
-        where = f"{source_words(newest.source)}, {MONTHS[newest.date.month - 1]} {newest.date.year}"
-        if newest.metric in PHRASES:
-            sentence = PHRASES[newest.metric][0].format(value=value) + f" ({where})."
-        elif signal.kind == kinds.RANK:
-            sentence = f"A listing of this kind held #{value} on {signal.label} ({where})."
-        elif kinds.REVIEWS in signal.roles:
-            sentence = f"The best-known listing of this kind has {value} {signal.label} ({where})."
-        elif kinds.COMPETITION in signal.roles:
-            sentence = f"Shoppers can already choose from {value} {signal.label} ({where})."
-        else:
-            sentence = f"Products like this reached {value} for {signal.label} ({where})."
-        lines.append((sentence, {"kind": "evidence", "metric": newest.metric, "date": newest.date.isoformat(),
-                                 "source": newest.source, "value": newest.value}))
-    return lines
-
-
-def source_words(source: str) -> str:
-    """An evidence source as a founder reads it: google_trends -> Google Trends."""
-    return {"google_trends": "Google Trends", "tiktok": "TikTok", "amazon": "Amazon", "amazon_bestsellers": "Amazon",
-            "reddit_mentions": "Reddit", "etsy": "Etsy", "ebay": "eBay"}.get(source, " ".join(kinds.words(source)))
+    cites = [{"kind": "evidence", **r.cite()} for r in backing_readings(shown)[:MOST_PROOF_CITES]]
+    return (facts.demand[0], cites) if cites else ("", [])
 
 
 def _product_cite(facts: Facts, field: str) -> dict:
@@ -199,8 +187,7 @@ class _Told:
     hook: str
     show: str  # the first sentence of the description (or the product, up close)
     more: str  # the second (or the first again)
-    proof: str  # the first evidence sentence, "" when there is none
-    proof2: str  # the second (or the first again)
+    proof: str  # what the evidence backs in a shopper's words, "" when nothing backs it
     costs: str  # "It costs $34.99." or ""
     tags: str
     asks: str  # the question a post asks its community
@@ -208,8 +195,7 @@ class _Told:
     c_desc: dict
     c_price: dict
     c_category: dict
-    c_proof: dict | None
-    c_proof2: dict | None
+    c_proof: list  # the research rows behind `proof` (none when it is "")
     priced: list  # [c_price] when the price is known, else []
 
 
@@ -220,17 +206,15 @@ def _told(facts: Facts, query: str) -> _Told:
                  if s.strip()]
     key, lead, hook = theme_of(query)
     price = price_text(facts)
-    evidence = _evidence_lines(facts)
+    proof, c_proof = _proof(facts)
     show = described[0] if described else f"The {name}, up close."
-    proof, c_proof = evidence[0] if evidence else ("", None)
-    proof2, c_proof2 = evidence[1] if len(evidence) > 1 else (proof, c_proof)
     c_price = _product_cite(facts, "price")
     return _Told(name=name, category=category, key=key, lead=lead, hook=hook, show=show,
-                 more=described[1] if len(described) > 1 else show, proof=proof, proof2=proof2,
+                 more=described[1] if len(described) > 1 else show, proof=proof,
                  costs=f"It costs {price}." if price else "", tags=_tags(category, name, key),
                  asks=_community_question(key, lead), c_name=_product_cite(facts, "name"),
                  c_desc=_product_cite(facts, "description"), c_price=c_price,
-                 c_category=_product_cite(facts, "category"), c_proof=c_proof, c_proof2=c_proof2,
+                 c_category=_product_cite(facts, "category"), c_proof=c_proof,
                  priced=[c_price] if price else [])
 
 
@@ -272,7 +256,7 @@ def _short_video_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
         _post("short video: hook", [f"Hook: {t.hook}", f"Show: {t.show}", f"On-screen text: {t.name}",
                                     f"Caption: {t.costs} {t.tags}".strip()], [t.c_name, t.c_desc, *t.priced]),
         _post("short video: demo", [f"Hook: {t.proof}" if t.proof else f"Hook: {t.hook}", f"Show: {t.more}",
-                                    f"Caption: {t.lead}: the {t.name}. {t.tags}"], [t.c_name, t.c_desc, t.c_proof]),
+                                    f"Caption: {t.lead}: the {t.name}. {t.tags}"], [t.c_name, t.c_desc, *t.c_proof]),
         _post("short video: question", [f"Hook: Would you use this? {t.name}.", f"Show: {t.show}",
                                         f"Ask viewers: {t.asks}",
                                         f"Caption: {short} for {t.category or 'everyday'} ideas."],
@@ -288,10 +272,10 @@ def _instagram_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
               [t.c_name, t.c_desc, *t.priced]),
         _post("carousel", [f"Cover slide: {t.lead}: the {t.name}", f"Slide: {t.show}", f"Slide: {t.more}",
                            f"Slide: {t.proof}" if t.proof else "", f"Last slide: {t.costs or 'Find it in our shop.'}",
-                           f"Caption: Save this for later. {t.tags}"], [t.c_name, t.c_desc, t.c_proof, *t.priced]),
+                           f"Caption: Save this for later. {t.tags}"], [t.c_name, t.c_desc, *t.c_proof, *t.priced]),
         _post("story", [f"Poll: {'Who would love this as a gift' if t.key == 'gift' else 'Would you use this'}?",
-                        f"Show: {t.name}", f"Sticker: {t.proof2 or t.costs or 'Find it in our shop.'}"],
-              [t.c_name, t.c_proof2 if t.proof2 else (t.c_price if t.priced else None)]),
+                        f"Show: {t.name}", f"Sticker: {t.proof or t.costs or 'Find it in our shop.'}"],
+              [t.c_name, *(t.c_proof if t.proof else t.priced)]),
     ]
 
 
@@ -303,7 +287,7 @@ def _pinterest_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
         _post("standard pin", [f"Pin title: {t.lead}: {t.name}", f"Description: {t.show} {t.costs}".strip(),
                                f"Board: {board}"], [t.c_name, t.c_desc, t.c_category, *t.priced]),
         _post("idea pin", [f"Page: {t.hook}", f"Page: {t.more}", f"Page: {t.proof}" if t.proof else "",
-                           f"Board: {board}"], [t.c_name, t.c_desc, t.c_proof, t.c_category]),
+                           f"Board: {board}"], [t.c_name, t.c_desc, *t.c_proof, t.c_category]),
     ]
 
 
@@ -315,19 +299,19 @@ def _reddit_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
         _post("discussion post", [f"Title: {t.asks}", f"Body: I sell the {t.name}, so I am biased, and I would "
                                                       f"rather hear what works for you. {t.show}",
                                   "Ask: What would you change about it?"], [t.c_name, t.c_desc]),
-        _post("discussion post", [f"Title: What we learned researching {t.category.lower() or 'this'} products",
+        _post("discussion post", [f"Title: Has anyone here tried the {t.name}?",
                                   f"Body: {t.proof}" if t.proof else f"Body: {t.more}",
                                   f"Disclosure: I sell the {t.name}; no links here."],
-              [t.c_name, t.c_proof if t.proof else t.c_desc, t.c_category]),
+              [t.c_name, *(t.c_proof or [t.c_desc])]),
     ]
 
 
 def _x_campaign(t: _Told, platform: str) -> tuple[str, list[dict]]:
-    """X: a short thread with the research behind it, and a single post."""
-    angle = f"{t.lead}: short threads that tell what the {t.name} is for, with the research behind it."
+    """X: a short thread that tells what it is for, and a single post."""
+    angle = f"{t.lead}: short threads that tell what the {t.name} is for, and single posts that show it."
     return angle, [
         _post("thread", [t.hook, t.show, t.proof or t.more, f"{t.name}. {t.costs}".strip()],
-              [t.c_name, t.c_desc, t.c_proof, *t.priced], gap="\n\n"),
+              [t.c_name, t.c_desc, *t.c_proof, *t.priced], gap="\n\n"),
         _post("single post", [f"{t.lead}: {t.name}. {t.more}"], [t.c_name, t.c_desc]),
     ]
 

@@ -15,17 +15,17 @@ import services.evidence_kinds as kinds
 from services.day_words import MONTHS
 
 
+def backing_readings(rows) -> list[kinds.Reading]:
+    """The newest reading of each demand series that backs the shopper line (not falling, and
+    not low on its metric's published scale), newest first: what a post cites for the line."""
+    backing = [moved.now for moved in _backing(rows)]
+    return sorted(backing, key=lambda r: (-r.date.toordinal(), r.metric, r.source))
+
+
 def shopper_proof(rows, product_name: str) -> dict | None:
     """{heading, text, as_of} for shoppers from a document's evidence rows, or None when no
-    demand series backs it (no demand reading, or its newest reading is falling)."""
-    backing = []
-    for (_source, metric), found in kinds.series(rows).items():
-        if kinds.DEMAND not in kinds.roles_of(metric, [r.value for r in found]):
-            continue
-        moved = kinds.direction(found, lower_is_better=kinds.lower_is_better(metric))
-        # A reading its metric's published scale calls low backs no "popular" either.
-        if moved.direction != kinds.FALLING and kinds.level(metric, moved.now.value)[0] != kinds.LOW:
-            backing.append(moved)
+    demand series backs it (no demand reading, or its newest reading is falling or low)."""
+    backing = _backing(rows)
     if not backing:
         return None
     newest = max(backing, key=lambda moved: moved.now.date)
@@ -34,3 +34,16 @@ def shopper_proof(rows, product_name: str) -> dict | None:
     text = (f"More and more shoppers are looking for {product_name}." if rising
             else f"Shoppers are looking for {product_name}.")
     return {"heading": "Popular right now", "text": text, "as_of": f"{MONTHS[day.month - 1]} {day.year}"}
+
+
+def _backing(rows) -> list[kinds.Direction]:
+    """How each demand series that backs the line moves (its newest reading against the one before)."""
+    backing = []
+    for (_source, metric), found in kinds.series(rows).items():
+        if kinds.DEMAND not in kinds.roles_of(metric, [r.value for r in found]):
+            continue
+        moved = kinds.direction(found, lower_is_better=kinds.lower_is_better(metric))
+        # A reading its metric's published scale calls low backs no "popular" either.
+        if moved.direction != kinds.FALLING and kinds.level(metric, moved.now.value)[0] != kinds.LOW:
+            backing.append(moved)
+    return backing
