@@ -12,29 +12,12 @@ from models.research import Research
 from models.store import StoreVersion
 from services.store import facts as store_facts
 from tests.factories import built, claimed_founder, demo_item, edit, find, item, load, new_account, saved
+from tests.own_products import MINE, own_product, similar_catalog
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")  # the clock never moves between saves: updated_at must
 
-MINE = {"name": "Hand-thrown Espresso Cups", "description": "Two stoneware espresso cups, glazed by hand.",
-        "price": 38.0, "cost": 11.5}
 OWN_PRICE = {"type": "own", "field": "price"}
 OWN_COST = {"type": "own", "field": "cost"}
-
-
-def similar_catalog():
-    """Three espresso cups of the catalog in Kitchen, and a yoga mat in Sports."""
-    load(item("c1", name="Espresso Cup", category="Kitchen", price=20.0),
-         item("c2", name="Stoneware Espresso Cups", category="Kitchen", price=30.0),
-         item("c3", name="Porcelain Mug", category="Kitchen", price=45.0),
-         item("m1", name="Yoga Mat", category="Sports", price=99.0))
-
-
-def own_product(client, run_jobs, **changes) -> str:
-    body = {k: v for k, v in {**MINE, **changes}.items() if v is not None}
-    created = client.post("/api/product", json=body).get_json()
-    assert created["status"] == "created", created
-    run_jobs()  # its research
-    return created["product_id"]
 
 
 def offer_of(client) -> dict:

@@ -9,30 +9,12 @@ import pytest
 
 from services.research import verdict
 from tests.factories import claim, find, item, load
+from tests.own_products import own_product, similar_catalog
 
 pytestmark = pytest.mark.usefixtures("frozen_clock")  # every test lives on tests.factories.NOW
 
-MINE = {"name": "Hand-thrown Espresso Cups", "description": "Two stoneware espresso cups, glazed by hand.",
-        "price": 38.0, "cost": 11.5}
 # Words a founder's own product must never be described with.
 CATALOG_WORDS = ("catalog's price", "catalog's cost", "catalog cost", "market price of the catalog record")
-
-
-def similar_catalog():
-    """Three espresso cups of the catalog in Kitchen ($20, $30, $45), and a mat elsewhere."""
-    load(item("c1", name="Espresso Cup", category="Kitchen", price=20.0),
-         item("c2", name="Stoneware Espresso Cups", category="Kitchen", price=30.0),
-         item("c3", name="Porcelain Mug", category="Kitchen", price=45.0),
-         item("m1", name="Yoga Mat", category="Sports", price=99.0))
-
-
-def own_product(client, run_jobs, **changes) -> str:
-    body = {**MINE, **changes}
-    body = {k: v for k, v in body.items() if v is not None}
-    created = client.post("/api/product", json=body).get_json()
-    assert created["status"] == "created", created
-    run_jobs()  # its research
-    return created["product_id"]
 
 
 def facts_of(board: dict) -> dict:
