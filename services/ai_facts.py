@@ -59,6 +59,12 @@ def product_name(product: dict) -> str:
     return " ".join(str(product.get("name") or "").split())
 
 
+# What a model writing public copy (an ad, a generated page) is asked of the evidence.
+SPEAK_TO_THE_BUYER = ("Speak to the buyer: the evidence rows are the seller's research, so state none of their "
+                      "figures, ranks or sources (no search or view counts, best-seller ranks, review counts of other "
+                      "listings); at most say that shoppers are looking for the product.")
+
+
 def public_backing(facts: Facts) -> Facts:
     """The facts a public sentence (an ad, a generated page) may lean on: all but the research.
     A figure found only in the evidence rows is then a number the facts do not hold, so the

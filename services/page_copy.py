@@ -16,7 +16,8 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, price_text
-from services.ai_facts import public_backing
+from services.ai_facts import SPEAK_TO_THE_BUYER, public_backing
+from services.store.proof import POPULAR
 
 PAGE_COPY_KIND = "page_copy"
 MAX_SECTIONS = 8
@@ -35,12 +36,8 @@ PAGE_COPY = record({
     })},
 })
 ASKS = ("Write the page the founder asks for (current.page says which: landing, returns, shipping, privacy or faq) "
-        "for their store, from the facts only: promise nothing the facts do not say. The page is public: speak to "
-        "the buyer. The evidence rows are the seller's research, so state none of their figures, ranks or sources "
-        "(no search or view counts, best-seller ranks, review counts of other listings); at most say that shoppers "
-        "are looking for the product.")
-# The heading the store's own public evidence section gives the same line (services/store/proof.py).
-POPULAR = "Popular right now"
+        "for their store, from the facts only: promise nothing the facts do not say. The page is public. "
+        + SPEAK_TO_THE_BUYER)
 
 
 def write_page(task: Task) -> dict:

@@ -21,7 +21,7 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, join, price_text
-from services.ai_facts import public_backing
+from services.ai_facts import SPEAK_TO_THE_BUYER, public_backing
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -51,10 +51,7 @@ AD_COPY = record({platform: _platform_copy(platform, strict=True) for platform i
 AD_EDIT = record({platform: _platform_copy(platform, strict=False) for platform in PLATFORMS})
 
 ASKS_COPY = ("Write a paid social ad (meta: Facebook and Instagram) and a responsive search ad (google) that sell "
-             "this product, each field within its platform's length limit, from the facts only. Speak to the buyer: "
-             "the evidence rows are the seller's research, so state none of their figures, ranks or sources (no "
-             "search or view counts, best-seller ranks, review counts of other listings); at most say that shoppers "
-             "are looking for the product.")
+             "this product, each field within its platform's length limit, from the facts only. " + SPEAK_TO_THE_BUYER)
 ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, changing nothing else, and answer the "
              "whole copy of both platforms as it should read afterwards.")
 

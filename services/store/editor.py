@@ -62,9 +62,8 @@ def home_sections(document: dict) -> list[dict]:
     """The home page as the founder's preview shows it, top to bottom, each section in the
     founder's words and whether shoppers see it: what the page shows (render.shown_sections),
     so the Store screen's drawing never lists a section the page does not have."""
-    public = set(render.shown_sections(document, preview=False))
-    return [{"section": kind, "said": said(kind), "shoppers_see": kind in public}
-            for kind in render.shown_sections(document, preview=True)]
+    previewed, public = render.shown_sections(document)
+    return [{"section": kind, "said": said(kind), "shoppers_see": kind in public} for kind in previewed]
 
 
 def move(product_id: str, *, direction: str | None = None, to: int | None = None) -> dict:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import services.evidence_kinds as kinds
 from services.day_words import MONTHS
 
+POPULAR = "Popular right now"  # the line's heading, wherever a public page says it (a generated landing page too)
+
 
 def backing_readings(rows) -> list[kinds.Reading]:
     """The newest reading of each demand series that backs the shopper line (not falling, and
@@ -33,7 +35,7 @@ def shopper_proof(rows, product_name: str) -> dict | None:
     day = newest.now.date
     text = (f"More and more shoppers are looking for {product_name}." if rising
             else f"Shoppers are looking for {product_name}.")
-    return {"heading": "Popular right now", "text": text, "as_of": f"{MONTHS[day.month - 1]} {day.year}"}
+    return {"heading": POPULAR, "text": text, "as_of": f"{MONTHS[day.month - 1]} {day.year}"}
 
 
 def _backing(rows) -> list[kinds.Direction]:

@@ -326,10 +326,12 @@ SHOWS = {
 }
 
 
-def shown_sections(document: dict, page_id: str = "home", *, preview: bool) -> list[str]:
-    """The sections a page of the document shows, top to bottom (`preview`: as its founder's
-    preview shows them, else as shoppers see them)."""
-    return [section["type"] for section in _page(document, page_id, _store(document), preview=preview)["sections"]]
+def shown_sections(document: dict, page_id: str = "home") -> tuple[list[str], list[str]]:
+    """The sections a page of the document shows, top to bottom: (as its founder's preview
+    shows them, as shoppers see them), from one reading of the document."""
+    store = _store(document)
+    return tuple([section["type"] for section in _page(document, page_id, store, preview=preview)["sections"]]
+                 for preview in (True, False))
 
 
 def _page(document: dict, page_id: str, store: dict, *, preview: bool) -> dict:
