@@ -341,8 +341,7 @@ def _account_plan(account_id: int):
 
 
 def _account_plan_query():
-    return (Account.select(Account.id, Account.tier, Account.term_ends_at, _qualified_referrals(Account.id))
-            .where(Account.id == param("account_id")))
+    return Account.select(Account.id, *plan_columns()).where(Account.id == param("account_id"))
 
 
 AccountPlanRow = namedtuple("AccountPlanRow", "id tier term_ends_at referrals")
@@ -350,14 +349,12 @@ _ACCOUNT_PLAN_READERS = (Account.id, Account.tier, Account.term_ends_at, None)
 _ACCOUNT_PLAN = KeptSQL(_account_plan_query)
 
 
-def plan_columns(account_id) -> list:
-    """What _account_plan reads, as three columns (plan_tier, plan_term_ends_at,
-    plan_referrals) of another statement: find and feed read the plan with their own state
-    (services/discovery/state.py) and hand it to `spend(account=...)`."""
-    of_account = Account.id == account_id
-    return [Account.select(Account.tier).where(of_account).alias("plan_tier"),
-            Account.select(Account.term_ends_at).where(of_account).alias("plan_term_ends_at"),
-            _qualified_referrals(account_id).alias("plan_referrals")]
+def plan_columns() -> list:
+    """What _account_plan reads of an account besides its id, as columns of a statement that
+    reads the account's row (tier, term's end, qualified referrals): find and feed read the
+    plan with their own state (services/discovery/state.py) and hand it to
+    `spend(account=...)`."""
+    return [Account.tier, Account.term_ends_at, _qualified_referrals(Account.id)]
 
 
 def _ensure_row(v: dict):

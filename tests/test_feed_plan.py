@@ -1,4 +1,4 @@
-"""The feed's statement as PostgreSQL plans it: what a feed reads per card does not grow with
+"""The feed's candidates statement as PostgreSQL plans it: what a feed reads per card does not grow with
 the founder's history. Marked `servers`: these are PostgreSQL's plans (the PostgreSQL pass
 runs them)."""
 import json
@@ -8,7 +8,7 @@ import pytest
 from models.clock import utcnow
 from models.db import db, transaction
 from models.discovery import Seen, Watch
-from services.discovery import state
+from services.discovery import cards
 from services.discovery.holds import FEED_SIZE
 from services.evidence_gate import current_gate
 from services.ownership import owner_of
@@ -37,7 +37,7 @@ def test_a_feed_reads_one_seen_row_and_one_watch_per_card_whatever_the_history(f
     db.execute_sql("ANALYZE product_seen")
     db.execute_sql("ANALYZE product_watch")
     gate = current_gate()
-    sql, params = state.state_sql(owner_of(session), now, gate=gate, day=now.date(), candidates=FEED_SIZE - 1)
+    sql, params = cards.candidates_sql(owner_of(session), now, gate, now.date(), FEED_SIZE - 1)
     with transaction():
         plan = db.execute_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params).fetchone()[0]
     plan = plan if isinstance(plan, list) else json.loads(plan)

@@ -10,7 +10,7 @@ import peewee as pw
 
 from models.catalog import Evidence, Product
 from models.clock import iso
-from models.db import KeptSQL, param, read_row
+from models.db import KeptSQL, db, param, read_row
 from models.discovery import Claim, Hold, Passed, ProductGate, Seen, Watch
 from services import evidence_gate
 from services import evidence_kinds as kinds
@@ -174,11 +174,16 @@ def candidates(owner: Owner, now: datetime, gate, day: date, limit: int, exclude
     Each row, as the driver returned it (a Candidate: `candidate_card` makes its card),
     carries the card's columns, `seen` (see `seen_flag`) and `watched` (someone waits for
     it), so a feed writes only what is new."""
+    rows = db.execute_sql(*candidates_sql(owner, now, gate, day, limit, exclude)).fetchall()
+    return [Candidate._make(row) for row in rows]
+
+
+def candidates_sql(owner: Owner, now: datetime, gate, day: date, limit: int, exclude=()) -> tuple[str, list]:
+    """The statement `candidates` runs (see there), as SQL text and its parameters."""
     exclude = list(exclude)
-    rows = _CANDIDATES.run(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
+    return _CANDIDATES.sql(owner.account_id is not None, limit, len(exclude), session_id=owner.session_id,
                            account_id=owner.account_id, now=now, cutoff=gate.cutoff(day),
                            min_margin=gate.min_margin_pct, **{f"x{n}": pid for n, pid in enumerate(exclude)})
-    return [Candidate._make(row) for row in rows.fetchall()]
 
 
 # What a card shows of a product and its gate row, besides its id, in a candidate's row's order.

@@ -16,9 +16,11 @@ Holds and claims also re-check each other inside their transaction: a hold taken
 product whose claim committed meanwhile is dropped again (a claim deletes the claimer's
 hold row, so the upsert alone cannot see it; see `_keep_only`).
 
-What a request costs: a feed reads what its owner has and its candidates in one statement
-(services/discovery/state.py) and then writes only what is not recorded yet, so with the
-session lookup a repeat feed is two statements and opens no transaction. Minting a hold
+What a request costs: a feed reads what its owner has in one statement
+(services/discovery/state.py) and its candidates in a second (services/discovery/cards.py),
+then writes only what is not recorded yet, so with the session lookup and the meter's
+charge a repeat feed is four statements and opens no transaction. (The two reads were one
+UNION once: PostgreSQL took longer to plan it than to plan and run both apart.) Minting a hold
 adds the upsert, one DELETE that releases the previous hold, and the seen and milestone
 rows. tests/test_query_growth.py checks that these counts do not grow with the catalog
 or the founder's history.
@@ -144,10 +146,7 @@ def _serve_live(owner: Owner, state: OwnerState, now: datetime, gate, day: date,
     held = state.held
     if held is None or not evidence_gate.row_clears(held, gate, day):
         return None
-    if state.candidates is not None:
-        others = list(state.candidates[:spare])  # read with the state
-    else:
-        others = candidates(owner, now, gate, day, spare) if spare else []
+    others = candidates(owner, now, gate, day, spare) if spare else []
     return _Served(state.held_card, state.resolved.held_until, others, [], None, own_seen=state.held_seen)
 
 
@@ -162,11 +161,8 @@ def _mint(owner: Owner, state: OwnerState, now: datetime, gate, day: date, spare
     # reads it again (without what it lost) when a whole batch was taken meanwhile.
     lost: list[str] = []
     rows = []
-    for attempt in range(MINT_ROUNDS):
-        if attempt == 0 and state.candidates is not None and state.candidates_limit >= 1 + spare + SPARE_CANDIDATES:
-            rows = list(state.candidates[:1 + spare + SPARE_CANDIDATES])  # read with the state
-        else:
-            rows = candidates(owner, now, gate, day, 1 + spare + SPARE_CANDIDATES, exclude=lost)
+    for _round in range(MINT_ROUNDS):
+        rows = candidates(owner, now, gate, day, 1 + spare + SPARE_CANDIDATES, exclude=lost)
         for index, row in enumerate(rows):
             until = _take_hold(owner, row.product_id, now)
             if until is not None:
@@ -249,9 +245,8 @@ def feed(*, session: Session, check: dict | None = None) -> tuple[list[dict], li
     The free cards shown are products observed available: their watchers hear of it."""
     owner, now = owner_of(session), utcnow()
     gate, day = evidence_gate.current_gate(), now.date()
-    # The candidates a repeat feed shows come with the state (one read); a feed that mints a
-    # hold (a founder's first, or after the hold lapsed) reads the spares it needs again.
-    state = read_state(owner, now, gate=gate, day=day, candidates=FEED_SIZE - 1, check=check)
+    # The candidates are read only once the owner may be shown any (not at the allowance).
+    state = read_state(owner, now, check=check)
     if state.allowance.finds_remaining == 0:
         return [], []
     with metered(owner.account_id, METER_BUCKET, account=state.account):

@@ -6,14 +6,17 @@
 - the held product with its gate figures (so its card needs no second read) and whether
   it is recorded as seen;
 - which of the find_served and shown_field milestones are reached (a request records
-  only those that are not);
-- for a feed, the best candidates too (it shows them, or mints a hold from them).
+  only those that are not).
+
+A feed's candidates are a statement of their own (cards.candidates): joined to this one by
+UNION ALL, PostgreSQL took longer to plan the whole (1.7 ms) than to plan and run both
+apart (0.8 ms).
 """
 from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from functools import lru_cache
 
 import peewee as pw
@@ -25,15 +28,7 @@ from models.discovery import Claim, ClaimAllowance, Hold, ProductGate
 from models.session import Session
 from services import meter, milestones
 from services.discovery.allowance import BASE_ALLOWANCE, Allowance
-from services.discovery.cards import (
-    CANDIDATE_COLUMNS,
-    CARD_FIELDS,
-    CARD_READERS,
-    Candidate,
-    candidates_query,
-    card_columns,
-    seen_flag,
-)
+from services.discovery.cards import CANDIDATE_COLUMNS, CARD_FIELDS, CARD_READERS, card_columns, seen_flag
 from services.discovery.resolver import Resolved, latest_claim, live_hold, param_owner, resolved
 from services.ownership import Owner
 from services.sessions import SESSION_FIELDS, StaleSession
@@ -51,8 +46,6 @@ class OwnerState:
     held_card: tuple | None
     held_seen: bool  # the held product is recorded as seen by the owner
     missing_milestones: tuple  # (name, session_id, account_id) rows a find or feed must record
-    candidates: tuple | None = None  # the best candidates (cards.Candidate), when asked for
-    candidates_limit: int = 0  # how many were asked for (fewer came back when fewer are free)
     # A bound owner's account as the meter reads it (id, tier, term_ends_at, referrals: what
     # meter.spend would read next), None when the account is gone; unbound: None too.
     account: object | None = None
@@ -62,11 +55,8 @@ class OwnerState:
 AccountPlan = namedtuple("AccountPlan", "id tier term_ends_at referrals")
 
 
-def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
-               check: dict | None = None) -> OwnerState:
-    """Reads what the owner has now, in one statement; with `candidates`, also that many
-    of the best candidates (`cards.candidates` for `gate` on `day`, read in the same
-    statement: a feed needs them whether it serves its hold or mints one).
+def read_state(owner: Owner, now: datetime, *, check: dict | None = None) -> OwnerState:
+    """Reads what the owner has now, in one statement.
 
     `check`: the owner's session as this process read it before (sessions.remembered_session,
     every column), not read again for this request. The statement reads the row of its token
@@ -75,17 +65,7 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     and nothing has been written yet."""
     bound = owner.account_id is not None
     checked = check is not None
-    rows = db.execute_sql(*state_sql(owner, now, gate=gate, day=day, candidates=candidates,
-                                     token_hash=check["token_hash"] if checked else None)).fetchall()
-    found = None
-    if candidates:
-        # The state's row first, then one row per candidate (_with_candidates).
-        start, width = 1, len(rows[0]) - len(_CANDIDATE_ONLY)
-        # As read (cards.candidate_card): its card where the state's row has the held card, then its own.
-        found = tuple(Candidate._make(r[_CANDIDATE_CARD] + r[width:]) for r in rows[1:])
-    else:
-        start, width = 0, None
-    raw = rows[0][start:width]
+    raw = db.execute_sql(*state_sql(owner, now, token_hash=check["token_hash"] if checked else None)).fetchone()
     row = _state_row(checked)._make(read_row(_readers(checked), raw))
     if checked and {field.name: getattr(row, f"session_{field.name}") for field in SESSION_FIELDS} != check:
         raise StaleSession()
@@ -100,31 +80,24 @@ def read_state(owner: Owner, now: datetime, *, gate=None, day: date | None = Non
     return OwnerState(resolved=resolved(row.claimed_id, row.hold_id, row.held_until), allowance=allowance,
                       held=row if row.product_id is not None else None, held_seen=bool(row.held_seen),
                       held_card=raw[_HELD_CARD] if row.product_id is not None else None,
-                      missing_milestones=tuple(missing), candidates=found, candidates_limit=candidates,
-                      account=account)
+                      missing_milestones=tuple(missing), account=account)
 
 
-def state_sql(owner: Owner, now: datetime, *, gate=None, day: date | None = None, candidates: int = 0,
-              token_hash: str | None = None) -> tuple[str, list]:
+def state_sql(owner: Owner, now: datetime, *, token_hash: str | None = None) -> tuple[str, list]:
     """The statement `read_state` runs (see there), as SQL text and its parameters."""
     values = dict(session_id=owner.session_id, account_id=owner.account_id, key=owner.key, now=now)
-    if candidates:
-        values.update(cutoff=gate.cutoff(day), min_margin=gate.min_margin_pct)
     if token_hash is not None:
         values["token_hash"] = token_hash
-    return _STATE.sql(owner.account_id is not None, candidates, token_hash is not None, **values)
+    return _STATE.sql(owner.account_id is not None, token_hash is not None, **values)
 
 
-def _state_statement(bound: bool, candidates: int, checked: bool):
-    """The state's row, with `candidates` of the best candidates after it when asked for; its
-    values are named (models/db.KeptSQL): session_id, account_id, key, now, and cutoff and
-    min_margin with candidates, token_hash when `checked`."""
+def _state_statement(bound: bool, checked: bool):
+    """The state's row; its values are named (models/db.KeptSQL): session_id, account_id,
+    key, now, and token_hash when `checked`."""
     owner = param_owner(bound)
-    columns = _state_columns(owner, param("now"), param("key"), checked)
-    query = _state_query(columns, param("token_hash") if checked else None)
-    if candidates:
-        query = _with_candidates(query, [name for name, _, _ in columns], candidates_query(bound, candidates, 0))
-    return query
+    held = live_hold(owner, param("now")).alias("held")
+    return _state_query(owner, held, param("key"), _state_columns(owner, held, checked),
+                        param("token_hash") if checked else None)
 
 
 _STATE = KeptSQL(_state_statement)
@@ -141,19 +114,18 @@ def _reached(owner: Owner, name: str, bound_to_account: bool):
                                                                Milestone.name == name)
 
 
-def _state_columns(owner: Owner, now, key, checked: bool) -> list[tuple[str, object, pw.Field | None]]:
+def _state_columns(owner: Owner, held, checked: bool) -> list[tuple[str, object, pw.Field | None]]:
     """The state's columns: (name, expression, the field it is read back as, or None for a
-    value taken as it comes). The names are those of the row `read_state` reads; they do
-    not change with the owner, only with `checked`."""
+    value taken as it comes), over the tables `_state_query` joins (`held`: the live hold).
+    The names are those of the row `read_state` reads; they do not change with the owner,
+    only with `checked`."""
     bound = owner.account_id is not None
-    hold = live_hold(owner, now)
-    allowance = ClaimAllowance.select
     columns = [
         ("claimed_id", latest_claim(owner), Claim.product),
-        ("hold_id", _held_product(hold), Hold.product),
-        ("held_until", hold.select(Hold.expires_at), Hold.expires_at),
-        ("lifts", allowance(ClaimAllowance.lifts).where(ClaimAllowance.owner == key), None),
-        ("claims_made", allowance(ClaimAllowance.claims_made).where(ClaimAllowance.owner == key), None),
+        ("hold_id", held.c.product_id, Hold.product),
+        ("held_until", held.c.expires_at, Hold.expires_at),
+        ("lifts", ClaimAllowance.lifts, None),
+        ("claims_made", ClaimAllowance.claims_made, None),
         ("session_m0", _reached(owner, MILESTONES[0], False), None),
         ("session_m1", _reached(owner, MILESTONES[1], False), None),
         ("account_m0", _reached(owner, MILESTONES[0], True) if bound else pw.SQL("NULL"), None),
@@ -168,28 +140,27 @@ def _state_columns(owner: Owner, now, key, checked: bool) -> list[tuple[str, obj
     ]
     # A bound owner's plan, as the meter's spend reads it (services/meter.py): read here, a
     # find or feed spends without a statement of its own to read it.
-    plan = meter.plan_columns(owner.account_id) if bound else [pw.SQL("NULL")] * len(_PLAN_READERS)
+    plan = meter.plan_columns() if bound else [pw.SQL("NULL")] * len(_PLAN_READERS)
     columns += [(name, expression, reader) for (name, reader), expression in zip(_PLAN_READERS, plan, strict=True)]
     if checked:  # the row of the request's token, as it is now (read_state's `check`)
         columns += [(f"session_{field.name}", field, field) for field in SESSION_FIELDS]
     return columns
 
 
-def _held_product(hold):
-    """The live hold's product: evaluated once per statement; the ordering is total."""
-    return hold.select(Hold.product)
-
-
-def _state_query(columns: list, token_hash: str | None):
-    """The state's row (`columns`, from _state_columns); with a token hash, its session's
-    columns are read by it."""
-    hold_id = next(expression for name, expression, _ in columns if name == "hold_id")
-    # Joined on the hold's product id (a value computed once), so both are primary key lookups.
+def _state_query(owner: Owner, held, key, columns: list, token_hash):
+    """The state's row (`columns`, from _state_columns): one row whatever is missing, each
+    table left-joined to it by a key that names at most one of its rows (the live hold is a
+    subquery of one row; the product and its gate row by the hold's product; the allowance
+    by its owner key; the account by its id; with a token hash, its session)."""
     query = (pw.Select(from_list=[pw.Select(columns=[pw.SQL("1")]).alias("base")],
                        columns=[expression.alias(name) for name, expression, _ in columns])
-             .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == hold_id))
-             .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id)))
-    if token_hash is not None:  # by its unique token hash: at most one row
+             .join(held, pw.JOIN.LEFT_OUTER, on=pw.SQL("1 = 1"))
+             .join(Product, pw.JOIN.LEFT_OUTER, on=(Product.product_id == held.c.product_id))
+             .join(ProductGate, pw.JOIN.LEFT_OUTER, on=(ProductGate.product == Product.product_id))
+             .join(ClaimAllowance, pw.JOIN.LEFT_OUTER, on=(ClaimAllowance.owner == key)))
+    if owner.account_id is not None:
+        query = query.join(Account, pw.JOIN.LEFT_OUTER, on=(Account.id == owner.account_id))
+    if token_hash is not None:
         query = query.join(Session, pw.JOIN.LEFT_OUTER, on=(Session.token_hash == token_hash))
     return query
 
@@ -198,34 +169,11 @@ def _state_query(columns: list, token_hash: str | None):
 _PLAN_READERS = (("plan_tier", Account.tier), ("plan_term_ends_at", Account.term_ends_at), ("plan_referrals", None))
 
 
-def _with_candidates(inner, names: list[str], best):
-    """The state's row, then the best candidates (`best`, cards.candidates_query), best
-    first: one statement in two parts (UNION ALL). A candidate's product id and card
-    columns share the held product's columns in the state's row (the same names and
-    types); the rest of each part's columns are null in the other part. (Joined instead,
-    each of a feed's candidate rows repeated the state's 27 columns; side by side, it had
-    14 more columns, each described by the server and read by the driver on every feed.)
-    The candidates' rows are kept as read (cards.candidate_card decodes one only to build a
-    card it has not kept)."""
-    state = inner.alias("state")
-    best = best.alias("best")
-    shared = set(names[_HELD_CARD])  # the held card's names: a candidate's first columns (_held_card_columns)
-    empty = pw.SQL("NULL")
-    own = pw.Select(from_list=[state], columns=[pw.Value(0).alias("part"),
-                                                *(getattr(state.c, name).alias(name) for name in names),
-                                                *(empty.alias(f"candidate_{name}") for name in _CANDIDATE_ONLY)])
-    others = pw.Select(from_list=[best], columns=[pw.Value(1),
-                                                  *(getattr(best.c, name) if name in shared else empty
-                                                    for name in names),
-                                                  *(getattr(best.c, name) for name in _CANDIDATE_ONLY)])
-    return (own + others).order_by(pw.SQL('"part"'), pw.SQL('"candidate_feed_rank" DESC'), pw.SQL('"product_id"'))
-
-
 @lru_cache(maxsize=2)
 def _layout(checked: bool) -> tuple[tuple[str, ...], tuple]:
     """The state's column names and how each is read back (read_row's fields), in the state
     row's order: they are the same whoever the owner is, and change only with `checked`."""
-    columns = _state_columns(param_owner(True), None, None, checked)
+    columns = _state_columns(param_owner(True), live_hold(param_owner(True), None).alias("held"), checked)
     return tuple(name for name, _, _ in columns), tuple(reader for _, _, reader in columns)
 
 
@@ -253,7 +201,3 @@ def _held_card_columns() -> slice:
 
 
 _HELD_CARD = _held_card_columns()
-_CANDIDATE_ONLY = CANDIDATE_COLUMNS[_HELD_CARD.stop - _HELD_CARD.start:]  # a candidate's columns past its card
-# Where a candidate's product id and card columns are in its row of the state with candidates
-# (after the `part` column, where the state's row has the held card).
-_CANDIDATE_CARD = slice(_HELD_CARD.start + 1, _HELD_CARD.stop + 1)
