@@ -58,7 +58,9 @@ DECISIONS: list[str] = [
     "change shows after the next build and publish. The header, footer and Contact page name the business (the "
     "product's name until it has one); the Contact page links the support address, or, without one, says a reply "
     "to the order's receipt reaches the business. Public pages show no seller research: the evidence section "
-    "renders only in the founder's preview, the copy tells no search counts or ranks, and a founder's own product "
+    "renders only in the founder's preview, the copy tells no search counts or ranks (whichever AI backend wrote "
+    "it: a sentence of the store's copy is kept only when the facts without the evidence rows back it, so a "
+    "figure quoted from the research is dropped; the model is told so too), and a founder's own product "
     "shows no category. A receipt is From the business's name, Reply-To the store's support address, else "
     "order+<order id>@ the host of BASE_URL, which the desk files for the founder who claimed the product.",
     "A store that leads with its evidence (a decided section to lead with) leads its public page with what the "

@@ -15,10 +15,10 @@ The seam (integrations/ai/) knows no domain rule, so what the evidence rules dec
   screens) and what the copy may claim, never what a shopper is told, so the offline
   writers of public copy (ad copy, generated pages) say only this line of it (issue 47).
 
-Public copy goes further than the claim filter's usual test: `public_backing` is the facts
-a public sentence may lean on, without the research, so a figure copied from an evidence
-row (22,400 searches, a #1,234 rank) is dropped from an ad or a generated page whichever
-backend wrote it.
+Public copy goes further than the claim filter's usual test: the seam's `public_backing`
+(integrations/ai/claims.py) is the facts a public sentence may lean on, without the
+research, so a figure copied from an evidence row (22,400 searches, a #1,234 rank) is
+dropped from a store page, an ad or a generated page whichever backend wrote it.
 
 Every service that hands the seam a product's evidence builds its Facts with `facts_for`;
 Facts built anywhere else carry no evidence (tests/test_ai_facts.py holds every caller to it).
@@ -26,8 +26,6 @@ Deterministic like the writers it serves: nothing reads the clock, the environme
 random source.
 """
 from __future__ import annotations
-
-import dataclasses
 
 from integrations.ai.task import Facts
 from services import evidence_kinds as kinds
@@ -57,16 +55,3 @@ def shopper_lines(evidence: list[dict], product: dict) -> tuple[str, ...]:
 def product_name(product: dict) -> str:
     """The product's name as a shopper reads it (its whitespace tidied), "" when it has none."""
     return " ".join(str(product.get("name") or "").split())
-
-
-# What a model writing public copy (an ad, a generated page) is asked of the evidence.
-SPEAK_TO_THE_BUYER = ("Speak to the buyer: the evidence rows are the seller's research, so state none of their "
-                      "figures, ranks or sources (no search or view counts, best-seller ranks, review counts of other "
-                      "listings); at most say that shoppers are looking for the product.")
-
-
-def public_backing(facts: Facts) -> Facts:
-    """The facts a public sentence (an ad, a generated page) may lean on: all but the research.
-    A figure found only in the evidence rows is then a number the facts do not hold, so the
-    claim filter drops the sentence that shows it to shoppers."""
-    return dataclasses.replace(facts, evidence=[])

@@ -8,7 +8,7 @@ A generated page is a public store page, so it addresses the buyer: the evidence
 founder's research, and a page says of it only what it backs in a shopper's words
 (Facts.demand, the store's own "Popular right now" line: services/store/proof.py), never a
 search count, a rank or a research source. The finish holds any backend to that: a sentence
-is backed by the facts without the research (services/ai_facts.public_backing), so one
+is backed by the facts without the research (integrations/ai/claims.public_backing), so one
 quoting a research figure is dropped like an invented one."""
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, price_text
-from services.ai_facts import SPEAK_TO_THE_BUYER, public_backing
 from services.store.proof import POPULAR
 
 PAGE_COPY_KIND = "page_copy"
@@ -37,7 +36,7 @@ PAGE_COPY = record({
 })
 ASKS = ("Write the page the founder asks for (current.page says which: landing, returns, shipping, privacy or faq) "
         "for their store, from the facts only: promise nothing the facts do not say. The page is public. "
-        + SPEAK_TO_THE_BUYER)
+        + claims.SPEAK_TO_THE_BUYER)
 
 
 def write_page(task: Task) -> dict:
@@ -50,7 +49,7 @@ def backed_page(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     """The page_copy kind's finish: the page without the sentences the facts cannot back
     (claims.py) once the research is left out of them (a public page tells shoppers none of
     its figures), the offline writer's text standing in where a field would no longer fit."""
-    return claims.filter_copy(copy, public_backing(task.facts), write_page(task), PAGE_COPY)
+    return claims.filter_copy(copy, claims.public_backing(task.facts), write_page(task), PAGE_COPY)
 
 
 def _words(value) -> str:

@@ -9,7 +9,7 @@ import ast
 import json
 from datetime import timedelta
 
-from integrations.ai import offline
+from integrations.ai import claims, offline
 from services import ai_facts
 from services.growth import ad_copy
 from services.store import facts as store_facts
@@ -85,7 +85,7 @@ def test_a_rank_and_a_count_of_any_catalog_back_a_shopper_line_without_their_fig
 
 def test_public_copy_is_backed_by_the_facts_without_the_research():
     facts = facts_of(knife_strip())
-    public = ai_facts.public_backing(facts)
+    public = claims.public_backing(facts)
     assert public.evidence == [] and public.product == facts.product and public.demand == facts.demand
 
 

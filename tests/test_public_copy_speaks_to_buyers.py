@@ -22,7 +22,7 @@ from services.store import facts as store_facts
 from tests.ai_factories import completion
 from tests.factories import TODAY, built, claim, claimed_founder, find, load
 from tests.organic_factories import researched
-from tests.store_pages import RESEARCH, researched_item, visible
+from tests.store_pages import RESEARCH, publish, researched_item, visible
 
 # What shoppers must never read of the research, beyond tests/store_pages.RESEARCH's words:
 # its figures (a rank's "#"), its words and its sources.
@@ -141,6 +141,30 @@ def test_a_hosted_models_ad_loses_the_sentences_that_quote_the_research(founder,
     assert "Keep your knives off the counter." in ads["meta"] and "Keep your knives off the counter." in ads["google"]
     for text in ads.values():
         assert not re.search(r"22,?400|1,?234|#", text), text
+
+
+# --- The store page -----------------------------------------------------------------------------
+
+def test_a_hosted_models_store_page_loses_the_sentences_that_quote_the_research(
+        founder, run_jobs, settings_with, chat):
+    client = claimed_founder(founder, researched_item())
+    loaded = store_facts.load("p00")
+    facts = ai_facts.facts_for(product=loaded.product, evidence=loaded.evidence, offer=loaded.offer)
+    written = offline.store_copy(facts)
+    written["subheadline"] = "Keeps knives tidy. Searched for 22,400 times a month."
+    written["about"] = written["about"] + " Ranked #1,234 in its best-seller category."
+    chat.reply(completion(json.dumps(written)))
+    chat.reply(completion(json.dumps(ad_copy.ad_copy(facts))))  # the ad written once the store is built
+    settings_with(ai_backend="openai", ai_base_url=chat.url, ai_model="test-model", ai_timeout_seconds=5)
+
+    built(client, run_jobs)
+    run_jobs()
+
+    asked = chat.received[0]["body"]["messages"][1]["content"]
+    assert "Speak to the buyer" in asked  # the model is told, and the filter holds it to it
+    text = " ".join(html.unescape(visible(founder().get(publish(client)).get_data(as_text=True))).split())
+    assert "Keeps knives tidy." in text
+    assert not re.search(r"22,?400|1,?234", text), text
 
 
 # --- Generated pages ----------------------------------------------------------------------------

@@ -13,8 +13,10 @@ The seam checks every answer against the kind's schema (schemas.py); one that is
 JSON object of it is asked for once more, with what was wrong in the prompt, and a
 second bad answer raises AIError(INVALID_OUTPUT). Then the kind's `finish` runs: by
 default every sentence the facts cannot back is removed and listed in `dropped`
-(claims.py); a kind whose answer is the founder's own words (store_edit) keeps it whole
-and checks it itself. Neither the prompt nor the key is ever logged.
+(claims.py); a kind read by shoppers (store_copy here; ad_copy, page_copy) is backed by
+the facts without the seller's research (claims.public_backing), so a research figure
+never reaches a public page; a kind whose answer is the founder's own words (store_edit)
+keeps it whole and checks it itself. Neither the prompt nor the key is ever logged.
 
 Errors (errors.py) and the one retry policy: a backend that cannot be reached or started
 raises AIError(UNAVAILABLE), which is transient: every job that writes with the AI (a
@@ -48,8 +50,19 @@ ATTEMPTS = 3  # runs of a job whose backend could not be reached, in all
 RETRY_DELAYS = (2, 10)  # seconds before the second and the third
 BACKENDS = {"offline": OfflineBackend, "openai": OpenAIBackend, "command": CommandBackend}
 
-register(Kind("store_copy", schemas.STORE_COPY, "Write the copy of the store page that sells this product.",
-              offline=offline.write_store_copy))
+
+def _public_store_copy(copy: dict, task: Task) -> tuple[dict, list[dict]]:
+    """The store_copy kind's finish: a store page is read by shoppers, so a sentence is
+    backed by the facts without the seller's research (claims.public_backing) and one that
+    quotes a research figure is dropped like an invented one, the offline writer's words
+    standing in where a field would no longer validate."""
+    return claims.filter_copy(copy, claims.public_backing(task.facts), offline.write_store_copy(task),
+                              schemas.STORE_COPY)
+
+
+register(Kind("store_copy", schemas.STORE_COPY,
+              "Write the copy of the store page that sells this product. " + claims.SPEAK_TO_THE_BUYER,
+              offline=offline.write_store_copy, finish=_public_store_copy))
 
 
 def backend_name(settings=None) -> str:

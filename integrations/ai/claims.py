@@ -47,12 +47,18 @@ reported in `dropped` as {field, sentence, why}.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
 NUMBER, CERTIFICATION, ORIGIN = "number", "certification", "origin"
+
+# What a model writing public copy (a store page, an ad, a generated page) is asked of the evidence.
+SPEAK_TO_THE_BUYER = ("Speak to the buyer: the evidence rows are the seller's research, so state none of their "
+                      "figures, ranks or sources (no search or view counts, best-seller ranks, review counts of other "
+                      "listings); at most say that shoppers are looking for the product.")
 
 # Identifiers and addresses: a digit in an image file name backs nothing.
 NOT_FACT_TEXT = frozenset({"product_id", "images", "image", "url", "urls"})
@@ -146,6 +152,14 @@ class FactIndex:
     words: frozenset
     text: str
     origins: frozenset
+
+
+def public_backing(facts):
+    """The facts a public sentence (a store page, an ad, a generated page) may lean on: all
+    but the evidence, the seller's research. A figure found only in the evidence rows is
+    then a number the facts do not hold, so the filter drops the sentence that would show
+    it to shoppers. What the evidence backs in a shopper's words (`demand`) stays."""
+    return dataclasses.replace(facts, evidence=[])
 
 
 def shareable(facts) -> dict:

@@ -10,7 +10,7 @@ field is cut at a word boundary to its platform's limit, so the copy fits by con
 An ad is shown to shoppers on the ad platforms, so it addresses the buyer: the evidence is
 the founder's research and no ad tells it (no search counts, ranks, view or review counts,
 no "search data" or "Amazon"). The finish holds any backend to that: a sentence is backed
-by the facts without the research (services/ai_facts.public_backing), so one quoting a
+by the facts without the research (integrations/ai/claims.public_backing), so one quoting a
 research figure is dropped like an invented one.
 """
 from __future__ import annotations
@@ -21,7 +21,6 @@ from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
 from integrations.copy_text import cut, join, price_text
-from services.ai_facts import SPEAK_TO_THE_BUYER, public_backing
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -51,7 +50,7 @@ AD_COPY = record({platform: _platform_copy(platform, strict=True) for platform i
 AD_EDIT = record({platform: _platform_copy(platform, strict=False) for platform in PLATFORMS})
 
 ASKS_COPY = ("Write a paid social ad (meta: Facebook and Instagram) and a responsive search ad (google) that sell "
-             "this product, each field within its platform's length limit, from the facts only. " + SPEAK_TO_THE_BUYER)
+             "this product, each field within its platform's length limit, from the facts only. " + claims.SPEAK_TO_THE_BUYER)
 ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, changing nothing else, and answer the "
              "whole copy of both platforms as it should read afterwards.")
 
@@ -116,7 +115,7 @@ def backed_ad_copy(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     back (claims.py) once the research is left out of them (an ad tells shoppers none of its
     figures), the offline writer's field standing in where one would no longer fit."""
     fallback = ad_copy(task.facts)
-    backing = public_backing(task.facts)
+    backing = claims.public_backing(task.facts)
     finished, dropped = {}, []
     for platform in PLATFORMS:
         kept, gone = claims.filter_copy(copy[platform], backing, fallback[platform],
