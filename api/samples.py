@@ -23,10 +23,14 @@ DECISIONS: list[str] = [
     "`payment_unavailable` (with sample_id; nothing charged).",
     "GET /api/samples (session) lists the founder's sample orders, newest first (at most 100): {status: ok, "
     "samples: [{sample_id, supplier, sku, name, offers_product_id, product_id, quantity, amount_minor, currency, "
-    "state: open | paid | failed | expired, created_at, paid_at}]} or {status: no_samples_yet, reason, "
-    "explanation, samples: []}: supplier and sku name the line bought, name and offers_product_id what it "
-    "offers (null on orders made before migration m0024), product_id the product claimed when ordering. Another "
-    "founder's samples are never listed. The launch fact sample_ordered is true once a sample is paid.",
+    "state: open | paid | failed | expired, expired_because, created_at, paid_at}]} or {status: no_samples_yet, "
+    "reason, explanation, samples: []}: supplier and sku name the line bought, name and offers_product_id what it "
+    "offers (null on orders made before migration m0024), product_id the product claimed when ordering. An expired "
+    "sample says why in expired_because, as a customer's checkout does in GET /api/tracking (issue 47): cancelled "
+    "(the founder cancelled on the payment page: its checkout ended before its 24-hour day was over) or timed_out "
+    "(not paid within its day); it is null for any other state. The Suppliers screen says \"Cancelled by you\" or "
+    "\"Expired unpaid\" accordingly, never a bare \"Expired\". Another founder's samples are never listed. The "
+    "launch fact sample_ordered is true once a sample is paid.",
 ]
 
 
@@ -60,6 +64,10 @@ class SampleRow(Schema):
     amount_minor = fields.Integer(required=True)
     currency = fields.String(required=True)
     state = fields.String(required=True, metadata={"enum": ["open", "paid", "failed", "expired"]})
+    expired_because = fields.String(required=True, allow_none=True, metadata={
+        "enum": ["cancelled", "timed_out", None],
+        "description": "Why an expired sample's payment ended (null for any other state): cancelled when the founder "
+                       "cancelled on the payment page, timed_out when it was not paid within its day"})
     created_at = fields.String(required=True)
     paid_at = fields.String(allow_none=True)
 

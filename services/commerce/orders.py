@@ -273,8 +273,9 @@ def _profit_minor(order: CustomerOrder, offer: dict | None) -> int | None:
 CANCELLED, NOT_ON_SALE, TIMED_OUT = "cancelled", "not_on_sale", "timed_out"
 
 
-def expired_because(order: CustomerOrder, payment_error: str | None) -> str | None:
-    """cancelled, not_on_sale or timed_out for an expired order; None for any other."""
+def expired_because(order, payment_error: str | None) -> str | None:
+    """cancelled, not_on_sale or timed_out for an expired order or sample (a CustomerOrder or
+    a SampleOrder: their states are the same words); None for any other."""
     if order.state != CustomerOrder.EXPIRED:
         return None
     return {payments.CANCELLED_BY_CUSTOMER: CANCELLED, NOT_ON_SALE_ERROR: NOT_ON_SALE}.get(payment_error, TIMED_OUT)

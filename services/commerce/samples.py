@@ -5,11 +5,15 @@ The sample is of an offer line, supplier and SKU (services/suppliers.py `offer_l
 supplier offers many goods, and a sample of the supplier alone once bought a label maker
 for a milk frother. Its price is that line's unit cost in the supplier feed, in the line's
 currency; the order records supplier, SKU and what the line offers. A sample is `paid` only
-when the provider says so; the `sample_ordered` launch fact reads the paid rows.
+when the provider says so; the `sample_ordered` launch fact reads the paid rows. An expired
+one says why (`expired_because`), as a customer's checkout does (services/commerce/orders.py
+`expired_because`): the founder cancelled on the payment page, or its day ran out unpaid.
 """
 from __future__ import annotations
 
 import secrets
+
+import peewee as pw
 
 from integrations.payments import minor_units
 from models.clock import iso, utcnow
@@ -18,6 +22,7 @@ from models.payment import Payment, SampleOrder
 from models.session import Session
 from services import suppliers
 from services.commerce import payments
+from services.commerce.orders import expired_because
 from services.discovery import resolve
 from services.errors import Refused
 from services.ownership import Owner, adopter, owner_of
@@ -57,12 +62,16 @@ def start_sample(*, session: Session, supplier, quantity, sku=None) -> dict:
 
 def samples(*, session: Session) -> dict:
     """The founder's sample orders, newest first."""
-    rows = (SampleOrder.select().where(owner_of(session).owns(SampleOrder))
-            .order_by(SampleOrder.created_at.desc(), SampleOrder.id.desc()).limit(100))
+    # The payment's error says why an expired one ended: read with the rows, one query.
+    rows = (SampleOrder.select(SampleOrder, Payment.error.alias("payment_error"))
+            .join(Payment, pw.JOIN.LEFT_OUTER, on=(SampleOrder.payment == Payment.id))
+            .where(owner_of(session).owns(SampleOrder))
+            .order_by(SampleOrder.created_at.desc(), SampleOrder.id.desc()).limit(100).objects())
     found = [{"sample_id": row.id, "supplier": row.supplier, "sku": row.sku, "name": row.name,
               "offers_product_id": row.offers_product_id, "product_id": row.product_id, "quantity": row.quantity,
-              "amount_minor": row.amount_minor, "currency": row.currency,
-              "state": row.state, "created_at": iso(row.created_at), "paid_at": iso(row.paid_at)} for row in rows]
+              "amount_minor": row.amount_minor, "currency": row.currency, "state": row.state,
+              "expired_because": expired_because(row, row.payment_error),
+              "created_at": iso(row.created_at), "paid_at": iso(row.paid_at)} for row in rows]
     if not found:
         return {"status": "no_samples_yet", "reason": "no_samples_yet", "samples": [],
                 "explanation": "You have not ordered a sample yet: connect a supplier's offer and order one."}

@@ -6,10 +6,18 @@ import { poll } from "./poll.js";
 // The states of an order, a sample or a payment (open | paid | failed | expired).
 const STATE_WORDS = { open: "Awaiting payment", paid: "Paid", failed: "Declined", expired: "Expired" };
 
-/** A tag naming a payment state; `data-state` carries the code. */
-export function stateTag(state) {
+/**
+ * A tag naming a payment state; `data-state` carries the code. An expired one says why it
+ * ended when the answer gives `expiredBecause` (the API's `expired_because`) and the screen
+ * has words for it in `because` ({cancelled: "Cancelled by you", timed_out: "Expired unpaid"}):
+ * someone who cancelled on the payment page did not let it expire, and a bare "Expired" would
+ * send them looking for a fault that is not there. `data-expired-because` carries that code.
+ */
+export function stateTag(state, { expiredBecause = null, because = {} } = {}) {
   const kind = state === "paid" ? " tag-ok" : state === "failed" || state === "expired" ? " tag-stop" : "";
-  return h("span", { class: `tag${kind}`, dataset: { state } }, STATE_WORDS[state] || state);
+  const why = state === "expired" && expiredBecause && Object.hasOwn(because, expiredBecause) ? expiredBecause : null;
+  return h("span", { class: `tag${kind}`, dataset: why ? { state, expiredBecause: why } : { state } },
+    why ? because[why] : STATE_WORDS[state] || state);
 }
 
 /** Sends the browser to the provider's hosted page for an answer {status: checkout_started, checkout_url}. */

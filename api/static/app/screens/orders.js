@@ -121,10 +121,7 @@ const EXPIRED_WORDS = {
 };
 
 function checkoutTag(checkout) {
-  const words = checkout.state === "expired" && EXPIRED_WORDS[checkout.expired_because];
-  if (!words) return stateTag(checkout.state);
-  return h("span", { class: "tag tag-stop", dataset: { state: checkout.state, expiredBecause: checkout.expired_because } },
-    words);
+  return stateTag(checkout.state, { expiredBecause: checkout.expired_because, because: EXPIRED_WORDS });
 }
 
 // What became of the customer's receipt (the mail after a sale).

@@ -1,10 +1,10 @@
 // Suppliers: the offers for your product, one row per offer (a supplier and its own code for
 // the goods, the SKU: unit cost, minimum order, lead time, where it ships from, rating), the
 // one offer you connect, a sample of that offer paid through the payment provider, and your
-// samples with their payment state. When no supplier offers your product itself, the rows
-// are similar goods and the screen says so before anything else. The connected offer's unit
-// cost is your offer's cost: the panel says so from the offer itself, with what the minimum
-// order costs up front.
+// samples with their payment state (one you cancelled on the payment page says so, not
+// "Expired"). When no supplier offers your product itself, the rows are similar goods and
+// the screen says so before anything else. The connected offer's unit cost is your offer's
+// cost: the panel says so from the offer itself, with what the minimum order costs up front.
 import { h, fill, title, field, button, busy, when, linkButton, scrollingTable, plural, money } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -276,6 +276,10 @@ function offersTable(options, { similar, connected, change, caption }) {
     }))));
 }
 
+// Why a sample's payment expired (`expired_because`), in the words of the founder who ordered
+// it: cancelling on the payment page is their own choice, not an expiry.
+const SAMPLE_ENDED = { cancelled: "Cancelled by you", timed_out: "Expired unpaid" };
+
 function samplesView(samples) {
   if (!samples.length) return h("p", { class: "empty" }, "No samples ordered yet.");
   return [
@@ -290,7 +294,7 @@ function samplesView(samples) {
       h("th", { scope: "row" }, sample.supplier,
         sample.sku ? [h("br"), h("span", { class: "muted" }, `SKU ${sample.sku}`)] : null),
       h("td", {}, sample.name || "—"),
-      h("td", {}, stateTag(sample.state)),
+      h("td", {}, stateTag(sample.state, { expiredBecause: sample.expired_because, because: SAMPLE_ENDED })),
       h("td", { class: "num" }, String(sample.quantity)),
       h("td", { class: "num" }, pricedMinor(sample.amount_minor, sample.currency)),
       h("td", {}, when(sample.created_at)),
