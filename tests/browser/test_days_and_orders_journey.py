@@ -1,9 +1,10 @@
 """Days, order numbers and checkout words as a founder and a customer read them (issue 47,
-point 6), in Chromium: the Store screen says what a queued build is doing ("In the queue"), never
-that it waits for a worker; a customer's thank-you page gives the order's short number, the one
-the founder's Orders screen shows; a checkout its customer cancelled says "cancelled" on the
-thank-you page and on Orders, never "expired"; and every day and time on those screens is
-written in the one style (words.js: "5 December 2026", "5 December 2026, 12:00 UTC")."""
+point 6), in Chromium on a desktop and a phone: the Store screen says what a queued build is
+doing ("In the queue"), never that it waits for a worker; a customer's thank-you page gives the
+order's short number, the one the founder's Orders screen shows; a checkout its customer
+cancelled says "cancelled" on the thank-you page and on Orders, never "expired"; and every day
+and time on those screens is written in the one style (words.js: "5 December 2026",
+"5 December 2026, 12:00 UTC")."""
 from __future__ import annotations
 
 import re
@@ -39,10 +40,13 @@ def buy(app, public_url: str):
     return shop
 
 
+@pytest.mark.parametrize("width", ["desktop", "phone"])
 def test_queued_builds_order_numbers_cancelled_checkouts_and_days_read_in_a_founders_words(open_app, run_jobs,
-                                                                                          worker):
+                                                                                          worker, width):
     catalog(3)
-    founder = open_app("desktop")
+    founder = open_app(width)
+    # The customers shop at the other width: the thank-you page is read on both too.
+    shopper_width = "phone" if width == "desktop" else "desktop"
     claim_own_card(founder)
     run_jobs()  # the claim's research
 
@@ -65,7 +69,7 @@ def test_queued_builds_order_numbers_cancelled_checkouts_and_days_read_in_a_foun
     public_url = page.get_by_role("link", name="Open the public store").get_attribute("href")
 
     # A customer pays: the thank-you page gives the order's short number.
-    customer = open_app("phone")
+    customer = open_app(shopper_width)
     shop = buy(customer, public_url)
     shipping = shop.get_by_role("group", name="Shipping address")
     for label, value in SHIP_TO.items():
@@ -82,7 +86,7 @@ def test_queued_builds_order_numbers_cancelled_checkouts_and_days_read_in_a_foun
     customer.shot("thank-you-short-number")
 
     # Another customer cancels on the payment page: cancelled, not expired.
-    leaver = open_app("phone")
+    leaver = open_app(shopper_width)
     shop = buy(leaver, public_url)
     shop.get_by_role("button", name="Cancel and go back").click()
     shop.wait_for_url(re.compile(r"/store/[^/]+/thanks\?order=.*cancelled=1"))

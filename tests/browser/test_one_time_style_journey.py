@@ -1,11 +1,13 @@
-"""Every time on a screen in the one style (issue 47, point 6), in Chromium: the screens that
-write a moment through dom.js `when()` (Offer's research, Settings' last save, Insights' brief),
-Insights' days and Home's link to another device write "5 December 2026, 13:00 CET" and
-"5 December 2026" (words.js, the style services/day_words.py writes on the server), never the
-browser's locale style ("Dec 5, 2026, 1:00 PM")."""
+"""Every time on a screen in the one style (issue 47, point 6), in Chromium on a desktop and a
+phone: the screens that write a moment through dom.js `when()` (Offer's research, Settings' last
+save, Insights' brief), Insights' days and Home's link to another device write "5 December 2026,
+13:00 CET" and "5 December 2026" (words.js, the style services/day_words.py writes on the
+server), never the browser's locale style ("Dec 5, 2026, 1:00 PM")."""
 from __future__ import annotations
 
 import re
+
+import pytest
 
 from services import brief
 from tests.browser.steps import catalog, claim_own_card, screen
@@ -26,9 +28,10 @@ def in_one_style(page) -> str:
     return text
 
 
-def test_every_time_on_a_screen_is_written_in_the_one_style(open_app, run_jobs):
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_every_time_on_a_screen_is_written_in_the_one_style(open_app, run_jobs, width):
     catalog(3)
-    app = open_app("desktop")
+    app = open_app(width)
     # The browser's own locale style is the one refused below: were it another here, the
     # refusal would prove nothing (the words asserted still would).
     old = app.page.evaluate("""() => new Date(Date.UTC(2026, 11, 5, 12)).toLocaleString(undefined,
