@@ -71,6 +71,13 @@ DECISIONS: list[str] = [
     "no evidence section. The founder's preview shows the rows and the line shoppers read in their place. Every "
     "page lists only the sections with something to show, and GET /api/editor/draft answers the home page as the "
     "preview shows it (`home_sections`, each with `shoppers_see`), which the Store screen draws.",
+    "Store pages are written within Fix's audit (issue 48): a title of at most 60 characters (home: the search title "
+    "as written when it fits; other pages: 'page · business' when it fits, else shortened at a separator, a "
+    "phrase's end or a word, keeping the business's name when at least 20 characters of the page's own words fit "
+    "beside it), a search description of at most 160 characters, width, height and alt text on every picture, "
+    "Organization JSON-LD (the business's name from Settings, the home address, the support address) on the home "
+    "page, and Product JSON-LD (availability OutOfStock while the product is paused or retired) only on the home "
+    "and product pages.",
 ]
 
 

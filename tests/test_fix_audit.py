@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 
 from integrations import ai
 from integrations.ai.schemas import validate
-from services.fix import checks, drafts, repairs
+from services.fix import checks, drafts, platforms, repairs
 from services.fix.checks import CHECK_LABELS, CHECKS, SEVERITIES, Page, audit, same_site_links, score
 from services.fix.drafts import FIX_ALT, FIX_META, Drafts
 from services.fix.repairs import repair
@@ -245,13 +245,14 @@ def test_json_ld_states_only_what_the_page_states():
     # The mug's page names its price and currency in its product meta tags.
     assert stated("product_data:1:0") == {
         "@context": "https://schema.org", "@type": "Product", "name": "Blue Ceramic Mug",
+        "brand": {"@type": "Brand", "name": "Acme Goods"},  # the shop's name, as its pages' titles share it
         "image": "https://shop.example/files/blue-ceramic-mug_800x.jpg", "url": MUG,
         "offers": {"@type": "Offer", "price": "12.99", "priceCurrency": "USD"}}
     # The tee's page shows "$19.00" (the crossed-out $25.00 is not its price) but names no currency:
     # a bare $ is several countries' dollar, so no offer is stated.
     tee = stated("product_data:2:0")
     assert "offers" not in tee and tee["name"] == "Plain Tee" and tee["url"] == "https://shop.example/products/plain-tee"
-    assert tee["description"].startswith("A plain cotton tee") and set(tee) == {"@context", "@type", "name",
+    assert tee["description"].startswith("A plain cotton tee") and set(tee) == {"@context", "@type", "name", "brand",
                                                                                "description", "image", "url"}
     # The shop: its name as its pages' titles share it, and its address; nothing else.
     assert stated("product_data:0:0") == {"@context": "https://schema.org", "@type": "Organization",
@@ -311,9 +312,9 @@ def test_drafted_words_are_marked_as_drafts():
     assert found["meta_description:2:0"]["fix"]["draft"] is False  # the founder's own words, cut
     assert found["title:1:0"]["fix"]["draft"] is False and found["viewport:1:0"]["fix"]["draft"] is False
     assert found["image_alt:1:0"]["fix"]["snippet"] == '<img src="/files/blue-ceramic-mug_800x.jpg" alt="Blue ceramic mug">'
-    assert found["title:1:0"]["fix"]["snippet"] == "<title>Blue Ceramic Mug with a Hand-Painted Glaze, 350 ml…</title>"
+    assert found["title:1:0"]["fix"]["snippet"] == "<title>Blue Ceramic Mug with a Hand-Painted Glaze – Acme Goods</title>"
     assert found["title:0:0"]["fix"] == {"kind": "snippet", "snippet": "<title>Acme Goods</title>", "where": "head",
-                                         "draft": False}
+                                         "draft": False, "how": platforms.how(platforms.HTML, "title")}
 
 
 HOSTILE = "Mug </script><script>alert(1)</script> \"quoted\" & 'single'"

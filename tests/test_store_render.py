@@ -144,10 +144,11 @@ class Page(HTMLParser):
         assert len(found) == 1, (match, found)
         return found[0]["content"]
 
-    def jsonld(self):
-        found = [text for attributes, text in self.scripts if attributes.get("type") == "application/ld+json"]
-        assert len(found) == 1, self.scripts
-        return json.loads(found[0])
+    def jsonld(self, kind="Product"):
+        found = [json.loads(text) for attributes, text in self.scripts if attributes.get("type") == "application/ld+json"]
+        of_kind = [data for data in found if data.get("@type") == kind]
+        assert len(of_kind) == 1, self.scripts
+        return of_kind[0]
 
     def script_kinds(self) -> list[str]:
         """Each script as "json-ld" or "tracker", or as itself when it is neither: the tracker is
@@ -190,7 +191,9 @@ def test_every_page_is_a_complete_findable_html5_document(document, page_id):
         assert title == document["copy"]["seo_title"]
     else:
         page_title = next(p["title"] for p in document["pages"] if p["id"] == page_id)
-        assert title == f"{page_title} · {business}"
+        # The page's name and the business's, when both fit a search result (60 characters).
+        named = f"{page_title} · {business}"
+        assert title == (named if len(named) <= 60 else page_title)
     assert page.meta(name="description") == document["copy"]["seo_description"]
     assert [link["href"] for link in page.all("link", rel="canonical")] == [expected_url(page_id)]
 
@@ -233,6 +236,13 @@ def test_home_and_product_carry_product_structured_data(document, page_id):
         "@type": "Offer", "price": "34.99", "priceCurrency": "USD",
         "availability": "https://schema.org/InStock", "url": expected_url("product"),
     }
+    # The business is described on its home page only.
+    stated = [json.loads(text) for attributes, text in Page(render(document, page_id)).scripts
+              if attributes.get("type") == "application/ld+json"]
+    organizations = [d for d in stated if d["@type"] == "Organization"]
+    assert organizations == ([{"@context": "https://schema.org", "@type": "Organization",
+                               "name": document["business"]["name"], "url": expected_url("home"),
+                               "email": "help@example.com"}] if page_id == "home" else [])
 
 
 @pytest.mark.parametrize("page_id", ["faq", "shipping", "contact", "privacy", "terms"])
@@ -367,13 +377,15 @@ def _imported(path, *, on_import_only=False) -> set[str]:
 def test_the_renderer_imports_only_jinja2_nh3_the_money_formatter_the_section_list_the_document_format_the_evidence_words_and_stdlib():
     assert _imported(ROOT / "services" / "store" / "render.py") == {
         "jinja2", "nh3", "services.money", "services.store.sections", "services.store.document_format",
-        "services.evidence_kinds", "services.day_words", "services.store.proof"}
+        "services.evidence_kinds", "services.day_words", "services.store.proof", "services.page_titles"}
     # ...what the evidence backs in a shopper's words reads the evidence rules alone...
     assert _imported(ROOT / "services" / "store" / "proof.py") == {"services.evidence_kinds", "services.day_words"}
     # ...of the evidence rules, only the words (a source's and a metric's names), and the day in
     # words every text of the service writes: the standard library alone.
     assert _imported(ROOT / "services" / "evidence_kinds.py") == {"services.day_words"}
     assert _imported(ROOT / "services" / "day_words.py") == set()
+    # ...and a title's and a description's bounds, shared with Fix's audit: plain text.
+    assert _imported(ROOT / "services" / "page_titles.py") == set()
     # ...which are as pure: the section list and the document's format number and palettes are
     # plain data on the standard library alone; the formatter uses Babel's currency data and the
     # payment seam's minor units, nothing more.
@@ -457,7 +469,7 @@ def test_no_payload_in_founder_or_ai_text_can_run_script(payload, preview):
 
         # The only scripts are the tracker (public pages) and the JSON-LD (home and product),
         # and no payload opens another.
-        expected_scripts = 1 if page_id in ("home", "product") else 0
+        expected_scripts = {"home": 2, "product": 1}.get(page_id, 0)  # home: Organization and Product
         expected = ([] if preview else ["tracker"]) + ["json-ld"] * expected_scripts
         assert html.lower().count("<script") == len(expected), page_id
         assert page.script_kinds() == expected, page_id

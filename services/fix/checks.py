@@ -14,8 +14,10 @@ their own words:
 - `image_alt` — Lighthouse SEO/accessibility `image-alt`: an <img> without alt text;
   alt="" passes only with role="presentation".
 - `product_data` — Lighthouse SEO `structured-data` (manual audit) and Google's product
-  rich results: a page that shows a price with no JSON-LD Product, and a first page with no
-  JSON-LD Organization.
+  rich results: a page about a product (it shows a price and is none of the shop's FAQ,
+  shipping, returns, about, contact or policy pages: page_checks.about_a_product()) with no
+  JSON-LD Product, and a first page with no JSON-LD Organization. Product data belongs only
+  on a page about the product: a price an FAQ answer or a shipping page mentions asks for none.
 - `canonical` — Lighthouse SEO `canonical` and `is-crawlable`: no canonical link, or one
   that is not an absolute http(s) address; a page that asks search engines not to list it
   (meta robots noindex) is reported here too.
@@ -74,7 +76,6 @@ from services.fix import link_checks, page_checks
 from services.fix.link_checks import NOT_PROBED
 from services.fix.page_checks import View
 from services.fix.page_html import (
-    TITLE_SEPARATORS,
     Page,
     absolute,
     base_of,
@@ -88,6 +89,7 @@ from services.fix.page_html import (
     words,
 )
 from services.fix.prices import Price, find_price
+from services.page_titles import TITLE_SEPARATORS
 
 __all__ = ["CAPS", "CHECKS", "CHECK_LABELS", "MAX_LINK_PROBES", "SEVERITIES", "WEIGHTS", "Page", "Price", "audit",
            "find_price", "same_site_links", "score"]

@@ -26,15 +26,30 @@ from services.fix.page_html import (
     words,
 )
 from services.fix.prices import find_price
+from services.page_titles import DESCRIPTION_MOST, TITLE_MOST
 
-TITLE_MOST = 60
-DESCRIPTION_MOST = 160
 HEAVY_BYTES = 500 * 1024
 NAMED = 3  # items a detail names before "and N more"
 
 PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel"})
 ORGANIZATION_TYPES = frozenset({"Organization", "Corporation", "OnlineStore", "OnlineBusiness", "Store",
                                 "LocalBusiness", "ClothingStore", "ShoppingCenter"})
+# A page that says, in its structured data, that it is about something other than a product.
+PAGE_TYPES = frozenset({"FAQPage", "QAPage", "AboutPage", "ContactPage", "Article", "BlogPosting", "NewsArticle"})
+# A shop's information pages, by the last part of their address ("/pages/faq",
+# "/policies/refund-policy", "/shipping-and-returns.html") or by their main heading: a price
+# they mention (what shipping costs, what the product costs in an answer) is not a product of
+# theirs, and a Product stated on them (named "Questions and answers") would be wrong.
+INFO_ADDRESS = re.compile(
+    r"(faqs?|frequently-asked-questions|questions(-and-answers)?|help|shipping|delivery|returns?|refunds?|"
+    r"exchanges?|shipping-(and-|&-)?returns|returns-(and-|&-)?(refunds|exchanges)|"
+    r"(shipping|delivery|refund|return|returns|privacy|cookie|cookies)-polic(y|ies)|polic(y|ies)|about(-us)?|"
+    r"our-story|contact(-us)?|privacy|terms(-(of|and)-[a-z-]+)?|legal|legal-notice|imprint)", re.I)
+INFO_HEADING = re.compile(
+    r"(faqs?|frequently asked questions|(common )?questions( (and|&) answers)?|q ?& ?a|help|"
+    r"(shipping|delivery)( (and|&) returns| information| policy)?|returns?( (and|&) (refunds|exchanges)| policy)?|"
+    r"refunds?( policy)?|about( us)?|our story|contact( us)?|get in touch|privacy( policy)?|"
+    r"terms( of (sale|service|use))?|terms (and|&) conditions|legal notice|imprint)", re.I)
 
 
 # --- Naming things to a founder ----------------------------------------------------------------
@@ -149,14 +164,33 @@ def _image_alt(view: View, _probe) -> list[tuple]:
              f"and search engines: {named([file_name(m['src']) for m in missing])}.", {"images": missing})]
 
 
+def about_a_product(view: View, types: set[str]) -> bool:
+    """Whether the page is about a product (Product structured data belongs on it): it shows a
+    price and is none of a shop's information pages (FAQ, shipping, returns, about, contact,
+    policies), which it says by its structured data (FAQPage, ...), the last part of its
+    address or its main heading. A page marked as a product (og:type product) is one."""
+    if find_price(view.soup) is None or types & PAGE_TYPES:
+        return False
+    if content_of(og_tag(view.soup, "og:type")).lower().startswith("product"):
+        return True
+    last = urlsplit(view.page.url).path.rstrip("/").rsplit("/", 1)[-1]
+    if INFO_ADDRESS.fullmatch(re.sub(r"\.(html?|php|aspx?)$", "", unquote(last), flags=re.I)):
+        return False
+    found = headings(view.soup)
+    heading = words(found[0].get_text(" ")) if found else ""
+    return not INFO_HEADING.fullmatch(heading.rstrip(".!?:"))
+
+
 def _product_data(view: View, _probe) -> list[tuple]:
-    """Google's product rich results (Lighthouse's `structured-data` audit): a page that shows a
-    price states its product as JSON-LD, and the first page states the shop (Organization)."""
+    """Google's product rich results (Lighthouse's `structured-data` audit): a page about a
+    product (about_a_product(): it shows a price and is no FAQ, policy or contact page) states
+    its product as JSON-LD, and the first page states the shop (Organization)."""
     types = jsonld_types(view.soup)
     found = []
-    if find_price(view.soup) is not None and not types & PRODUCT_TYPES:
+    if not types & PRODUCT_TYPES and about_a_product(view, types):
         found.append(("medium", "This page shows a price but does not describe its product to search engines, "
-                      "so it cannot appear with its price and picture in search results.", {"missing": "Product"}))
+                      "so it cannot appear with its price and picture in search results.",
+                      {"missing": "Product", "brand": view.site.get("brand") or ""}))
     if view.first and not types & ORGANIZATION_TYPES:
         found.append(("low", "Your shop is not described to search engines (its name and address), which helps "
                       "them show it correctly next to your pages.",

@@ -14,7 +14,6 @@ from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, Tag
 
 HIDDEN_TEXT = frozenset({"script", "style", "noscript", "template", "head", "title", "svg"})
 STRUCK = frozenset({"s", "del", "strike"})  # a crossed-out price is the old one
-TITLE_SEPARATORS = re.compile(r"\s+[|–—·•:-]\s+")  # between a title's parts: "Blue mug – Acme"
 
 
 @dataclass(frozen=True)

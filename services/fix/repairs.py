@@ -7,7 +7,9 @@ with everything else as it was. Each finding comes back with `fixed` and `fix` f
 
     fix = {kind: "snippet", snippet: "<...>" (HTML a founder can paste),
            where: "head" (add it to the page's <head>) | "replace" (put it in place of the
-                  element it names), draft: bool (AI-drafted words to read before using)}
+                  element it names), draft: bool (AI-drafted words to read before using),
+           how: where the change goes on the platform the page was made with, in words
+                (Shopify, WooCommerce, Wix, Squarespace or plain HTML: platforms.py)}
 
 `fixed` is True when the finding is wholly repaired (the corrected page, audited again,
 no longer has it); a finding repaired in part (two of three images sized) keeps fixed
@@ -15,7 +17,8 @@ False and its fix holds the part that was done; a finding that cannot be repaire
 fix None. What is repaired, and from what:
 
 - title: missing or empty, from the page's main heading or og:title (with the shop's name
-  when it fits); too long, cut at a separator or a word to 60 characters.
+  when it fits); too long, shortened to 60 characters as the store's renderer shortens its
+  own (services/page_titles.py: at a separator or a word, the shop's name kept where it fits).
 - meta_description: missing or empty, drafted from the page's own words (draft); too long,
   cut at a word.
 - image_alt: alt text drafted from the file name and the words around the image (draft).
@@ -51,10 +54,9 @@ from urllib.parse import urljoin, urlsplit
 from bs4 import BeautifulSoup, Doctype, Tag
 
 from integrations.copy_text import cut
+from services.fix import platforms
 from services.fix.checks import CHECKS
-from services.fix.page_checks import TITLE_MOST
 from services.fix.page_html import (
-    TITLE_SEPARATORS,
     Page,
     absolute,
     canonical_tag,
@@ -69,6 +71,7 @@ from services.fix.page_html import (
 )
 from services.fix.repair_work import Fix, Work, html_of
 from services.fix.structured_data import canonical_address, first_image, repair_product_data
+from services.page_titles import TITLE_MOST, cut_title, fitted_title
 
 VIEWPORT = "width=device-width, initial-scale=1"
 DESCRIPTION_CUT = 155  # a too-long description is cut a little inside the limit
@@ -81,14 +84,15 @@ def _title(work: Work, target: dict) -> Fix | None:
         tag = head_title(work.soup)
         if tag is None:
             return None
-        tag.string = trimmed_title(target.get("text") or work.title_text())
+        # Shortened as the store's renderer shortens its own: the shop's name kept where it fits.
+        tag.string = fitted_title(target.get("text") or work.title_text(), words(target.get("shop")))
         return Fix(html_of(tag), "replace", False, True)
     name = work.heading() or content_of(og_tag(work.original, "og:title"))
     shop = words(target.get("shop")) or content_of(og_tag(work.original, "og:site_name"))
     if not name and not (shop and target.get("home")):
         return None  # only the first page (the shop's front) is titled with the shop's name alone
     text = name if not shop or shop.lower() in name.lower() else f"{name} – {shop}" if name else shop
-    text = text if len(text) <= TITLE_MOST else trimmed_title(name)
+    text = text if len(text) <= TITLE_MOST else cut_title(name, TITLE_MOST)
     tag = head_title(work.soup)
     if tag is None:
         tag = work.add_to_head(work.soup.new_tag("title"))
@@ -96,17 +100,6 @@ def _title(work: Work, target: dict) -> Fix | None:
         return Fix(html_of(tag), "head", False, True)
     tag.string = text
     return Fix(html_of(tag), "replace", False, True)
-
-
-def trimmed_title(text: str) -> str:
-    """A title cut to 60 characters: at the last separator that keeps it within, else at a word."""
-    text = words(text)
-    if len(text) <= TITLE_MOST:
-        return text
-    ends = [m.start() for m in TITLE_SEPARATORS.finditer(text) if 0 < m.start() <= TITLE_MOST]
-    if ends and ends[-1] >= 15:
-        return text[:ends[-1]].rstrip()
-    return cut(text, TITLE_MOST)
 
 
 def _meta_description(work: Work, target: dict) -> Fix | None:
@@ -315,12 +308,13 @@ def repair(page: Page, findings: list[dict], *, drafts, status_of, image_size) -
             node.SUFFIX = ">"  # Beautiful Soup adds a line break after it; the page has its own
     declare_utf8(work.soup)
     results: dict[str, dict] = {}
+    platform = platforms.recognise(page.html)
     mine = [f for f in findings if f.get("page") == page.url]
     for finding in sorted(mine, key=lambda f: CHECKS.index(f["check"]) if f["check"] in CHECKS else len(CHECKS)):
         run = REPAIRS.get(finding["check"])
         done = run(work, finding.get("target") or {}) if run else None
         fix = None if done is None else {"kind": "snippet", "snippet": done.snippet, "where": done.where,
-                                         "draft": done.draft}
+                                         "draft": done.draft, "how": platforms.how(platform, finding["check"])}
         results[finding["id"]] = {**finding, "fixed": bool(done and done.complete), "fix": fix}
     return html_of(work.soup), [results.get(f["id"], dict(f)) if f.get("page") == page.url else dict(f)
                             for f in findings]

@@ -1,7 +1,7 @@
 """The repair of structured data (the product_data check): a JSON-LD Product built only from
-what the page states (product_facts(): name, description, image, address and an offer when
-the page states a price and its currency) and a JSON-LD Organization from the shop's name and
-address, added to the page's <head> as JSON safe inside a <script>
+what the page states (product_facts(): name, the shop's name as its brand, description, image,
+address and an offer when the page states a price and its currency) and a JSON-LD
+Organization from the shop's name and address, added to the page's <head> as JSON safe inside a <script>
 (services/store/render.py's script_json(), as the store's own pages write theirs); with the
 page's first picture and canonical address (first_image(), canonical_address()), which the
 Open Graph repair reads too."""
@@ -10,7 +10,6 @@ from __future__ import annotations
 from urllib.parse import urljoin
 
 from services.fix.page_html import (
-    TITLE_SEPARATORS,
     canonical_tag,
     content_of,
     head_title,
@@ -22,19 +21,25 @@ from services.fix.page_html import (
 )
 from services.fix.prices import find_price
 from services.fix.repair_work import Fix, Work, html_of
+from services.page_titles import TITLE_SEPARATORS
 from services.store.render import script_json
 
 
-def product_facts(work: Work) -> dict | None:
-    """The JSON-LD Product the page states: only the fields it states; None without a name."""
+def product_facts(work: Work, brand: str = "") -> dict | None:
+    """The JSON-LD Product the page states: only the fields it states; None without a name.
+    `brand`: the shop's name as its pages state it (the audit's), which a title's name is read
+    without ("Blue mug – Acme": Blue mug) and the product is sold under."""
     page = work.original
-    name = work.heading() or content_of(og_tag(page, "og:title"))
+    brand = words(brand)
+    name = work.heading() or _without_brand(content_of(og_tag(page, "og:title")), brand)
     if not name:
         title = head_title(page)
-        name = TITLE_SEPARATORS.split(words(title.get_text()))[0] if title is not None else ""
+        name = _without_brand(words(title.get_text()), brand) if title is not None else ""
     if not name:
         return None
     product: dict = {"@context": "https://schema.org", "@type": "Product", "name": name}
+    if brand:
+        product["brand"] = {"@type": "Brand", "name": brand}
     description = content_of(meta_named(page, "description")) or content_of(og_tag(page, "og:description"))
     if description:
         product["description"] = description
@@ -46,6 +51,13 @@ def product_facts(work: Work) -> dict | None:
     if price is not None and price.currency:
         product["offers"] = {"@type": "Offer", "price": price.amount, "priceCurrency": price.currency}
     return product
+
+
+def _without_brand(title: str, brand: str) -> str:
+    """A title's first part that is not the shop's name ("Acme | Blue mug": Blue mug)."""
+    parts = [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+    named = [p for p in parts if p.lower() != brand.lower()] if brand else parts
+    return (named or parts or [""])[0]
 
 
 def first_image(work: Work) -> str:
@@ -78,7 +90,7 @@ def _jsonld(work: Work, value: dict) -> Fix:
 
 def repair_product_data(work: Work, target: dict) -> Fix | None:
     if target.get("missing") == "Product":
-        product = product_facts(work)
+        product = product_facts(work, target.get("brand") or "")
         return _jsonld(work, product) if product else None
     if target.get("missing") == "Organization":
         name, url = words(target.get("name")), target.get("url") or ""

@@ -9,9 +9,16 @@ Content-Security-Policy.
 Founder- and AI-written text is untrusted. Every template is autoescaped (our own Jinja
 environment, not Flask's, so rendering in a worker escapes just the same), the one rich
 field (`copy.about`) goes through nh3 with a short allow-list, URLs are checked by
-scheme before they reach an attribute, and the only scripts on a page are the Product
-JSON-LD, serialised with `<`, `>` and `&` escaped so founder text cannot close it, and (on
-public pages, never a preview) the funnel events' external script, TRACKER.
+scheme before they reach an attribute, and the only scripts on a page are its JSON-LD
+structured data (Product on the pages about the product, Organization on the home page),
+serialised with `<`, `>` and `&` escaped so founder text cannot close it, and (on public
+pages, never a preview) the funnel events' external script, TRACKER.
+
+A page is written to pass Fix's audit (services/fix/page_checks.py) as it is built: its title
+and search description within the audit's bounds (services/page_titles.py), every picture
+with alt text, width and height, a canonical link and Open Graph tags, and the structured data
+above; a store built here scores 100 before any repair (tests/test_built_store_passes_its_audit.py).
+
 The document is read leniently: a missing or mistyped field renders as absent, never as
 a KeyError, so a half-written copy still gives a working page.
 """
@@ -29,6 +36,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from services.day_words import day_words
 from services.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
+from services.page_titles import DESCRIPTION_MOST, fitted_title
 from services.store.document_format import FORMAT, PALETTES
 from services.store.proof import shopper_proof
 from services.store.sections import NAMES as SECTION_NAMES
@@ -37,6 +45,8 @@ from services.store.sections import PAGES as SECTION_PAGES
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "storefront"
 
 PAGE_IDS = ("home", "product", "faq", "shipping", "contact", "privacy", "terms")
+# The pages about the product, which state it as structured data (Product JSON-LD).
+PRODUCT_PAGES = ("home", "product")
 # The public pages run one script of our own, the funnel events' (TRACKER), which posts to
 # this origin; the owner's preview runs none (a preview never counts), so it keeps the
 # policy with no script at all.
@@ -56,6 +66,10 @@ DEFAULT_PAGES = {page: (title, SECTION_PAGES[page]) for page, title in (
     ("shipping", "Shipping and returns"), ("contact", "Contact"), ("privacy", "Privacy policy"),
     ("terms", "Terms of sale"))}
 MAX_IMAGES = 8  # spec decisions: a founder product has at most 8 images
+# The width and height each picture is written with, so the page does not jump as it loads.
+# The stylesheet shows every store picture in a square box (object-fit: cover), so a square
+# states its real shape there whatever the file's own size.
+IMAGE_BOX = {"hero": 800, "gallery": 800, "thumb": 160}
 
 ABOUT_TAGS = {"p", "strong", "em", "ul", "ol", "li", "a"}
 ABOUT_SCHEMES = {"http", "https", "mailto"}
@@ -113,7 +127,10 @@ def render_page(document: dict, page_id: str, *, base_path: str, origin: str, pr
     links = _links(base_path)
     page = _page(document, page_id, store, preview=preview)
     absolute = {pid: origin.rstrip("/") + href for pid, href in links.items() if pid in PAGE_IDS}
-    title = store["copy"]["seo_title"] if page_id == "home" else f"{page['title']} · {store['business_name']}"
+    # Home: the founder's search title, kept as written when it fits; any other page: its name
+    # and the business's. Either way within the audit's bound, the business's name kept when it fits.
+    title = (fitted_title(store["copy"]["seo_title"], store["business_name"]) if page_id == "home"
+             else fitted_title(page["title"], store["business_name"], with_brand=True))
     og_image = next((img["absolute"] for img in store["product"]["images"] if img["absolute"]), None)
     if og_image is None:
         og_image = next((origin.rstrip("/") + img["src"] for img in store["product"]["images"]
@@ -125,9 +142,16 @@ def render_page(document: dict, page_id: str, *, base_path: str, origin: str, pr
         "og_type": "product" if page_id == "product" else "website",
         "og_image": og_image,
     }
-    jsonld = _jsonld(store, origin=origin.rstrip("/"), url=absolute["product"]) if page_id in ("home", "product") else None
+    # Structured data says what a page is about: the product on the pages about it (home and
+    # product), the business on its home page; a policy or FAQ page states no Product.
+    jsonld = []
+    if page_id == "home":
+        jsonld.append(_organization(store, url=absolute["home"]))
+    if page_id in PRODUCT_PAGES:
+        jsonld.append(_jsonld(store, origin=origin.rstrip("/"), url=absolute["product"]))
     return _env.get_template("page.html").render(
         store=store, copy=store["copy"], page=page, links=links, nav=NAV, meta=meta, jsonld=jsonld, preview=preview,
+        box=IMAGE_BOX,
         tracker=None if preview or not store["product_id"] else TRACKER)
 
 
@@ -212,8 +236,11 @@ def _store(document: dict) -> dict:
             "shipping": _text(copy.get("shipping")),
             "returns": _text(copy.get("returns")),
             "guarantee": _text(copy.get("guarantee")),
-            "seo_title": _text(copy.get("seo_title")) or f"{name} · {business_name}",
-            "seo_description": _text(copy.get("seo_description")) or subheadline or _clip(description, 160),
+            "seo_title": _text(copy.get("seo_title")) or (
+                name if name == business_name else f"{name} · {business_name}"),
+            # Within the audit's bound however long the founder's or the writer's words are.
+            "seo_description": _clip(_text(copy.get("seo_description")) or subheadline or description,
+                                     DESCRIPTION_MOST),
             "call_to_action": _text(copy.get("call_to_action")) or "Buy now",
         },
         "evidence": [row for row in map(_evidence, _list(document.get("evidence"))) if row],
@@ -377,6 +404,15 @@ def _page(document: dict, page_id: str, store: dict, *, preview: bool) -> dict:
     }
 
 
+def _organization(store: dict, *, url: str) -> str:
+    """The business as structured data (Organization): its name, as Settings hold it, and the
+    store's home address; its support address when it has one."""
+    data = {"@context": "https://schema.org", "@type": "Organization", "name": store["business_name"], "url": url}
+    if store["support_email"]:
+        data["email"] = store["support_email"]
+    return script_json(data)
+
+
 def _jsonld(store: dict, *, origin: str, url: str) -> str:
     """The Product structured data, safe inside <script>: no <, > or & survives serialising."""
     product = store["product"]
@@ -396,7 +432,8 @@ def _jsonld(store: dict, *, origin: str, url: str) -> str:
             "@type": "Offer",
             "price": store["price"]["amount"],
             "priceCurrency": store["currency"],
-            "availability": "https://schema.org/InStock",
+            # A product its founder paused or retired cannot be ordered (the buy box says so).
+            "availability": "https://schema.org/InStock" if store["on_sale"] else "https://schema.org/OutOfStock",
             "url": url,
         }
     return script_json(data)
