@@ -48,6 +48,12 @@ DECISIONS: list[str] = [
     "so it cannot be guessed; a founder shares the link), like a published store page: no cookie read or issued, "
     "everything autoescaped, the store pages' preview Content-Security-Policy (no script at all), X-Frame-Options "
     "DENY. An unknown id: 404 `not_found` (JSON, as every unknown path).",
+    "A generated page at /store/p/<id> is written to pass Fix's audit as the store's pages are (issue 48): its "
+    "title within 60 characters with the business's name where it fits, a search description from its intro, its "
+    "canonical address, a link preview with the product's picture, the business as Organization data, and what "
+    "it is about as structured data: a landing page the store's Product (its published version's, out of stock "
+    "while the product is paused or retired), an FAQ page its questions (FAQPage); a policy page states no "
+    "product. Structured data is never run, and no <, > or & survives in it.",
 ]
 
 

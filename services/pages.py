@@ -29,8 +29,10 @@ from integrations.ai.task import Task
 from models.clock import iso
 from models.db import transaction
 from models.job import Job
+from models.launch import ProductLaunch
 from models.page import Page
 from models.session import Session
+from models.store import Store
 from services import ai_facts, ai_tasks, business, page_copy
 from services.discovery import resolve
 from services.errors import Refused
@@ -38,6 +40,7 @@ from services.jobs import create_job
 from services.ownership import adopter, owner_of
 from services.store import facts as store_facts
 from services.store import render as store_render
+from services.store import versions
 
 ai.register(ai.Kind(page_copy.PAGE_COPY_KIND, page_copy.PAGE_COPY, page_copy.ASKS, offline=page_copy.write_page,
                     finish=page_copy.backed_page))
@@ -205,5 +208,20 @@ def render(page_id: str) -> str:
     sections = [{"heading": str(s.get("heading", "")),
                  "paragraphs": [p.strip() for p in str(s.get("body", "")).split("\n\n") if p.strip()]}
                 for s in document.get("sections", []) if isinstance(s, dict)]
+    settings = get_settings()
+    store, shown = _store_of(page.product_id)
     return store_render.render_generated(title=str(document.get("title") or page.title),
-                                         intro=str(document.get("intro") or ""), sections=sections)
+                                         intro=str(document.get("intro") or ""), sections=sections, kind=page.kind,
+                                         url=settings.base_url.rstrip("/") + URL_PREFIX + page.id, document=shown,
+                                         base_path=f"/store/{store.slug}" if store else "", origin=settings.base_url,
+                                         on_sale=ProductLaunch.on_sale(page.product_id))
+
+
+def _store_of(product_id: str):
+    """The product's store and the document its pages show (the published version, else the
+    latest one): a generated page names the same business and states the same product."""
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None:
+        return None, None
+    number = store.published_version or store.version
+    return store, versions.document_of(product_id, number) if number else None

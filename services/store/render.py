@@ -447,9 +447,39 @@ def script_json(value, *, indent: int | None = None) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def render_generated(*, title: str, intro: str, sections: list[dict]) -> str:
-    """A generated page (services/pages.py): its title, intro and [{heading, paragraphs}]."""
-    return _env.get_template("generated.html").render(title=title, intro=intro, sections=sections)
+def render_generated(*, title: str, intro: str, sections: list[dict], kind: str, url: str,
+                     document: dict | None, base_path: str, origin: str, on_sale: bool = True) -> str:
+    """A generated page (services/pages.py): its title, intro and [{heading, paragraphs}], at
+    `url`, written to pass Fix's audit as the store's pages are: a title within the bound with
+    the business's name where it fits, a search description from its intro, its canonical
+    address and link preview, the business as Organization data, and what the page is about
+    as structured data: a landing page the store's product (the Product data of the store's
+    own pages, from its `document`), an FAQ page its questions (FAQPage); a policy page states
+    no product. Without a store document, the page names no business and no product; `on_sale`
+    as render_page's (its product's offer is out of stock while paused or retired)."""
+    store = _store(document) if document is not None else None
+    if store:
+        store["on_sale"] = on_sale
+    business = store["business_name"] if store else ""
+    description = _clip(_text(intro) or next((p for s in sections for p in s["paragraphs"]), ""), DESCRIPTION_MOST)
+    origin = origin.rstrip("/")
+    jsonld = []
+    if store:
+        jsonld.append(_organization(store, url=origin + _links(base_path)["home"]))
+    if kind == "landing" and store:
+        jsonld.append(_jsonld(store, origin=origin, url=origin + _links(base_path)["product"]))
+    elif kind == "faq":
+        jsonld.append(script_json({"@context": "https://schema.org", "@type": "FAQPage", "mainEntity": [
+            {"@type": "Question", "name": s["heading"],
+             "acceptedAnswer": {"@type": "Answer", "text": " ".join(s["paragraphs"])}}
+            for s in sections if s["heading"] and s["paragraphs"]]}))
+    image = None
+    if store:
+        image = next((img["absolute"] or origin + img["src"] for img in store["product"]["images"]), None)
+    meta = {"title": fitted_title(title, business, with_brand=True), "description": description, "url": url,
+            "image": image, "site_name": business}
+    return _env.get_template("generated.html").render(title=title, intro=intro, sections=sections, meta=meta,
+                                                      jsonld=jsonld)
 
 
 def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: bool, amount: str) -> str:
