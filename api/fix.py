@@ -30,9 +30,24 @@ DECISIONS: list[str] = [
     f"answers the caller's own runs (the session's, or the account's once signed in), newest first, at most "
     f"{runs.MAX_LISTED}, and `subscriptions`: [{{url, email, follow_up}}], the addresses those runs mail. A run is "
     "{token, url, stage, pages, pages_detail: [{url, status, download}], score_before, score_after (0-100, null "
-    "until known), findings: [{id, check, check_label, severity: high | medium | low, page, detail, fixed, fix: "
-    "{kind: snippet | store_version, snippet?, where?, draft, value?, version?} | null}], repaired_in_place, "
-    "store_version, follow_up, created_at, finished_at}.",
+    "until known; a prediction unless summary.score_after_measured), findings: [{id, check, check_label, severity: "
+    "high | medium | low, page, detail, fixed, fix: "
+    "{kind: snippet | store_version, snippet?, where?, how?, draft, value?, version?} | null}], repaired_in_place, "
+    "store_version, summary, follow_up, created_at, finished_at}.",
+    "A run's `summary` (null until it is done, and for a failed run) is what it did, counted and said once: the Fix "
+    "screen, the report mail and the follow-up mail show these same numbers and sentences (services/fix/summary.py). "
+    "{pages_read, found, repaired, ready, left, score_before, score_after, score_after_measured, headline, sentence, "
+    "score_sentence}: every finding is in exactly one of repaired (written into the store itself as a new store "
+    "version: a store built here, its owner's run), ready (a repair is written, a snippet to copy and the "
+    "corrected page to download, but it is not on the store until someone puts it there) and left (no repair "
+    "could be written), so found = repaired + ready + left. score_before is measured on the pages as read. "
+    "score_after_measured is true only when a store version was written and score_after is the audit of the "
+    "pages rendered from it; otherwise score_after is what the corrected pages score (never below score_before): "
+    "the score expected once the repairs are applied, not one the store has. headline is the screen's subtitle "
+    "(\"Your store, checked.\", or \"Your store, checked and repaired.\" when repaired > 0); sentence says "
+    "the counts in one plain sentence (it never says \"repaired 0\"); score_sentence says the scores, calling "
+    "the one after a score only when it was measured (else \"we expect ... once these repairs are on your "
+    "store\"), null when there is no score.",
     "GET /api/fix/page?token=T&page=N answers the corrected HTML of page N as an attachment (text/html); an "
     "unknown token or page is 404 `not_found`.",
     "POST /api/fix/adopt {token} attaches the run to the caller (its account when signed in, else its session); "
@@ -66,6 +81,15 @@ DECISIONS: list[str] = [
     "its published version rather than over the network; when the run is its owner's, the search title and "
     "description repairs are written as a new store version (repaired_in_place: true, store_version), to be "
     "published like any edit. Anyone else's run of it gets the report and snippets only.",
+    "A store built here is rendered to pass every check (issue 48), so its run reports score_before 100 and no "
+    "finding. The product_data check asks for JSON-LD Product only on a page about a product: one that shows a "
+    "price and is not a FAQ, shipping, returns, about, contact or policy page (by its FAQPage/AboutPage/ContactPage "
+    "data, the last part of its address or its main heading); the first page is asked for an Organization. A "
+    "suggested Product states the page's product name and the shop's name (og:site_name, else the part its titles "
+    "share) as its brand; a suggested title keeps the shop's name where it fits (services/page_titles.py). Every "
+    "snippet repair carries `how`: where it goes on the platform the page was made with, recognised from what its "
+    "pages carry (Shopify, WooCommerce or WordPress, Wix, Squarespace, else plain HTML: services/fix/platforms.py), "
+    "in words. A repair written but not on the store is shown as a repair ready, never as repaired.",
 ]
 
 _TOKEN = fields.String(required=True, validate=validate.Length(min=1, max=64), metadata={"description": "The run's token"})
@@ -95,6 +119,9 @@ class FixFix(Schema):
     kind = fields.String(required=True, metadata={"enum": ["snippet", "store_version"]})
     snippet = fields.String()
     where = fields.String()
+    how = fields.String(metadata={"description": "Where the repair goes on the platform the page was made with "
+                                                 "(Shopify, WooCommerce or WordPress, Wix, Squarespace, else plain "
+                                                 "HTML), in words"})
     draft = fields.Boolean()
     value = fields.String()
     version = fields.Integer()
@@ -117,6 +144,31 @@ class FixPageDetail(Schema):
     download = fields.String(allow_none=True, required=True)
 
 
+class FixSummary(Schema):
+    """What a finished run did, counted and said once (services/fix/summary.py)."""
+    pages_read = fields.Integer(required=True, metadata={"description": "Pages read and checked"})
+    found = fields.Integer(required=True, metadata={"description": "Findings: repaired + ready + left"})
+    repaired = fields.Integer(required=True, metadata={
+        "description": "Findings repaired in the store itself, written as a new store version (a store built here, "
+                       "its owner's run)"})
+    ready = fields.Integer(required=True, metadata={
+        "description": "Findings whose repair is written (a snippet to copy, the corrected page to download) but "
+                       "not on the store until someone applies it"})
+    left = fields.Integer(required=True, metadata={"description": "Findings no repair could be written for"})
+    score_before = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "0-100, measured on the pages as they were read"})
+    score_after = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "0-100: measured on the new store version when score_after_measured, else what the "
+                       "corrected pages score, expected once the repairs are applied"})
+    score_after_measured = fields.Boolean(required=True, metadata={
+        "description": "True only when a store version was written and score_after is its measured score"})
+    headline = fields.String(required=True, metadata={
+        "description": "The report's subtitle: checked, or checked and repaired when repaired > 0"})
+    sentence = fields.String(required=True, metadata={"description": "The counts in one plain sentence"})
+    score_sentence = fields.String(allow_none=True, required=True, metadata={
+        "description": "The scores in words (the one after called expected unless measured); null without a score"})
+
+
 class FixRunSchema(Schema):
     token = fields.String(required=True)
     url = fields.String(required=True)
@@ -130,6 +182,8 @@ class FixRunSchema(Schema):
     findings = fields.List(fields.Nested(FixFinding), required=True)
     repaired_in_place = fields.Boolean(required=True)
     store_version = fields.Integer(allow_none=True, required=True)
+    summary = fields.Nested(FixSummary, allow_none=True, required=True, metadata={
+        "description": "What the run did, null until it is done: the screen and the mails show the same"})
     follow_up = fields.Boolean(required=True)
     mail = _MAIL
     mail_explanation = _MAIL_EXPLANATION

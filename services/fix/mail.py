@@ -26,6 +26,7 @@ from models.job import Job
 from models.session import Session
 from services import mailing
 from services.errors import TransientError
+from services.fix import summary
 from services.jobs import create_job
 from services.tokens import hash_token
 
@@ -127,9 +128,9 @@ def mail_report(row: FixRun) -> None:
     if row.mail == FixRun.MAIL_CONFIRMED and not _take(row.email, FixMailDay.REPORT):
         FixRun.update(mail=FixRun.MAIL_CAPPED).where(FixRun.id == row.id).execute()
         return
-    mailing.send_mail(row.email, "fix_report", url=row.url, before=row.score_before, after=row.score_after,
-                      link=_report_link(row), fixed=sum(1 for f in row.findings if f.get("fixed")),
-                      found=len(row.findings), days=get_settings().fix_follow_up_days)
+    # The same summary the report on screen shows (summary.py): the mail never counts for itself.
+    mailing.send_mail(row.email, "fix_report", url=row.url, link=_report_link(row), summary=summary.of(row),
+                      days=get_settings().fix_follow_up_days)
     FixRun.update(report_mailed_at=utcnow()).where(FixRun.id == row.id).execute()
 
 
@@ -209,7 +210,7 @@ def send_follow_ups(*, now=None) -> int:
             continue
         try:
             sent += mailing.send_mail(row.email, "fix_follow_up", url=row.url, link=_report_link(row),
-                                      after=row.score_after, days=get_settings().fix_follow_up_days)
+                                      summary=summary.of(row), days=get_settings().fix_follow_up_days)
         except TransientError:
             # The mailer is down: unmark, so the next tick sends it; nothing is lost.
             FixRun.update(followed_up_at=None).where(FixRun.id == row.id).execute()

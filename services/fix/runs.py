@@ -27,7 +27,7 @@ from models.job import Job
 from models.session import Session
 from services.accounts import normalize_email
 from services.errors import Refused
-from services.fix import checks, mail
+from services.fix import checks, mail, summary
 from services.fix.own_store import own_store
 from services.jobs import create_job
 from services.ownership import adopter, owner_of
@@ -124,6 +124,8 @@ def answer(run: FixRun) -> dict:
         "score_before": run.score_before, "score_after": run.score_after,
         "findings": [_shown(finding) for finding in run.findings],
         "repaired_in_place": run.store_version is not None, "store_version": run.store_version,
+        # What the run did, counted and said once: the screen and both mails show the same (summary.py).
+        "summary": summary.of(run),
         "follow_up": run.follow_up and run.email is not None,
         "mail": mail_said[0], "mail_explanation": mail_said[1],
         "created_at": run.created_at.isoformat() + "Z",

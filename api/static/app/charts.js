@@ -279,19 +279,22 @@ export function passGauge({ what, bar, kind, format, value = null }) {
 
 // --- A store's score before and after its repairs (Fix) ------------------------------------------
 
-/** The words of the two scores: "Your score out of 100: 54 before the repairs, 92 after them". */
-export function scoresWords(before, after) {
+/** The words of the two scores: "Your score out of 100: 54 before the repairs, 92 after them"
+ * when the score after was measured (a new version of a store built here), else "..., 92
+ * expected with them": repairs nobody has put on the store yet give it no score of its own. */
+export function scoresWords(before, after, { measured = true } = {}) {
   const known = (value) => value !== null && value !== undefined;
   if (!known(before)) return "Your score out of 100: not measured";
   if (!known(after)) return `Your score out of 100: ${before} before the repairs; no score after them yet`;
   const change = after - before;
   const moved = change > 0 ? `, up ${change}` : change < 0 ? `, down ${-change}` : ", unchanged";
-  return `Your score out of 100: ${before} before the repairs, ${after} after them${moved}`;
+  return `Your score out of 100: ${before} before the repairs, ${after} ${measured ? "after them" : "expected with them"}${moved}`;
 }
 
-/** Two bars side by side on a scale of 0 to 100, the score before the repairs and after them,
- * each with its figure over it and its name under it; the same figures as a list beside it. */
-export function scoresChart(before, after) {
+/** Two bars side by side on a scale of 0 to 100, the score before the repairs and after them
+ * (or expected with them, when not `measured`), each with its figure over it and its name under
+ * it; the same figures as a list beside it. */
+export function scoresChart(before, after, { measured = true } = {}) {
   const width = 220;
   const height = 150;
   const base = 120; // the bars stand on this line; their names sit under it
@@ -308,14 +311,14 @@ export function scoresChart(before, after) {
     ];
   };
   return h("figure", { class: "chart-figure scores", dataset: { picture: "scores", before: String(before ?? ""), after: String(after ?? "") } },
-    picture(scoresWords(before, after), { width, height, kind: "scores" },
+    picture(scoresWords(before, after, { measured }), { width, height, kind: "scores" },
       bar(before, 30, "before", "Before"),
-      bar(after, 126, "after", "After"),
+      bar(after, 126, "after", measured ? "After" : "Expected"),
       s("line", { x1: 10, x2: width - 10, y1: base, y2: base, class: "axis" })),
     h("figcaption", {},
       h("ul", { class: "chart-legend" },
         h("li", { dataset: { score: "before" } }, h("span", { class: "swatch score-before", "aria-hidden": "true" }),
           `Before the repairs: ${before ?? "—"} out of 100`),
         h("li", { dataset: { score: "after" } }, h("span", { class: "swatch score-after", "aria-hidden": "true" }),
-          `After them: ${after ?? "—"} out of 100`))));
+          `${measured ? "After them" : "Expected with them"}: ${after ?? "—"} out of 100`))));
 }

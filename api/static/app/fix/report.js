@@ -126,8 +126,9 @@ function findingRow(ctx, run, finding) {
     status = h("p", { class: "fix-status fix-status-repaired" }, h("span", { class: "tag tag-ok" }, "Repaired"),
       ` Written into your store's${version}.`);
   } else if (finding.fixed) {
-    status = h("p", { class: "fix-status fix-status-repaired" }, h("span", { class: "tag tag-ok" }, "Repaired"),
-      fix ? " The repair is below, and already in the corrected page." : " The corrected page has the repair.");
+    // Written, not applied: the repair is on the store only once someone puts it there.
+    status = h("p", { class: "fix-status fix-status-ready" }, h("span", { class: "tag tag-ok" }, "Repair ready"),
+      fix ? " The repair is below, and already in the corrected page to download." : " The corrected page has the repair.");
   } else if (finding.check === "broken_links") {
     status = h("p", { class: "fix-status" }, h("span", { class: "tag" }, "Not repaired"),
       " Check this link yourself: we never guess where a link should point.");
@@ -138,7 +139,9 @@ function findingRow(ctx, run, finding) {
   let snippet = null;
   if (fix) {
     const code = h("code", {}, fix.snippet);
-    const box = h("pre", { class: "fix-snippet" }, code);
+    // A long repair scrolls sideways in its box on a phone: the box takes the keyboard's focus,
+    // so it can be scrolled without a pointer too.
+    const box = h("pre", { class: "fix-snippet", tabindex: "0" }, code);
     const copy = button("Copy", (event) => {
       const control = event.currentTarget;
       copyText(fix.snippet, box).then((copied) => {
@@ -153,7 +156,8 @@ function findingRow(ctx, run, finding) {
       });
     }, { kind: "secondary", "aria-label": `Copy the repair: ${finding.check_label}`, "data-action": "copy" });
     snippet = h("div", { class: "fix-repair" },
-      h("p", { class: "hint" }, WHERE[fix.where] || "Add it to your page.",
+      // Where it goes on the platform the page was made with (Shopify, WordPress, ...), in words.
+      h("p", { class: "hint", dataset: { how: "" } }, fix.how || WHERE[fix.where] || "Add it to your page.",
         fix.draft ? " We drafted these words from your page: read them before you use them." : ""),
       box,
       h("p", { class: "actions" }, copy));
@@ -187,7 +191,10 @@ function pagesOf(run) {
 
 function pageSection(ctx, run, page, index) {
   const headingId = `fix-page-${index}`;
-  const repaired = page.findings.filter((f) => f.fixed).length;
+  const inStore = page.findings.filter((f) => f.fixed && f.fix && f.fix.kind === "store_version").length;
+  const ready = page.findings.filter((f) => f.fixed && !(f.fix && f.fix.kind === "store_version")).length;
+  const done = [inStore ? `${inStore} repaired in your store` : "", ready ? `${ready} with a repair ready` : ""]
+    .filter(Boolean).join(", ");
   const download = page.download ? h("a", {
     class: "btn btn-secondary", href: page.download, download: "", dataset: { action: "download", page: String(index) },
     "aria-describedby": headingId,
@@ -196,7 +203,7 @@ function pageSection(ctx, run, page, index) {
   return h("section", { class: "panel fix-page", "aria-labelledby": headingId, dataset: { page: page.url } },
     h("h3", { id: headingId, class: "fix-page-address" }, page.url),
     h("p", { class: "muted" }, page.findings.length
-      ? `${plural(page.findings.length, "thing")} to fix on this page; ${repaired} repaired.`
+      ? `${plural(page.findings.length, "thing")} to fix on this page${done ? `; ${done}` : ""}.`
       : "Nothing to fix on this page."),
     download ? h("p", { class: "actions" }, download) : null,
     page.findings.length ? h("ul", { class: "fix-findings" }, page.findings.map((f) => findingRow(ctx, run, f))) : null);
@@ -231,20 +238,20 @@ function feedbackPanel(ctx, run) {
     h("h2", { id: "fix-feedback-title" }, "Tell us what you think"), form);
 }
 
-/** The finished report: the scores, a sentence of what was done, then each page. */
+/** The finished report: the scores, what was done in the run's summary's own words (the same
+ * sentences its report mail and follow-up say: services/fix/summary.py, never counted here),
+ * then each page. */
 export function report(ctx, run) {
-  const findings = run.findings || [];
-  const repaired = findings.filter((f) => f.fixed).length;
   const pages = pagesOf(run);
-  const pageCount = (run.pages || []).length || pages.length;
-  const summary = findings.length
-    ? `We read ${plural(pageCount, "page")}, found ${plural(findings.length, "thing")} to fix and repaired ${repaired} of them.`
-    : `We read ${plural(pageCount, "page")} and found nothing to fix.`;
+  const summary = run.summary || {};
+  const measured = Boolean(summary.score_after_measured);
   return [
     h("section", { class: "panel", "aria-labelledby": "fix-score-title", dataset: { report: "scores" } },
       h("h2", { id: "fix-score-title" }, "Your score"),
-      scoresChart(run.score_before, run.score_after),
-      h("p", { dataset: { summary: "" } }, summary),
+      scoresChart(run.score_before, run.score_after, { measured }),
+      h("p", { dataset: { summary: "" } }, summary.sentence || ""),
+      summary.score_sentence
+        ? h("p", { dataset: { scoreSentence: measured ? "measured" : "expected" } }, summary.score_sentence) : null,
       run.repaired_in_place ? h("div", { class: "notice notice-success", dataset: { repairedInPlace: "" } },
         h("p", {}, run.store_version
           ? `We wrote the repairs into your store as its version ${run.store_version}. Publish it to make them public.`

@@ -75,11 +75,18 @@ async function earlier(ctx) {
     h("h2", { id: "fix-earlier-title" }, "Your earlier checks"),
     runs.length ? h("ul", { class: "fix-runs" }, runs.map((run) => h("li", { dataset: { token: run.token, stage: run.stage } },
       h("a", { href: runHref(run.token), class: "fix-run-address" }, run.url),
-      h("span", { class: "muted" }, `${when(run.created_at)} · ${stageWord(run.stage)}`,
-        run.stage === "done" && run.score_before !== null && run.score_after !== null
-          ? ` · score ${run.score_before} before, ${run.score_after} after` : "")))) : null,
+      h("span", { class: "muted" }, `${when(run.created_at)} · ${stageWord(run.stage)}`, scoresBrief(run.summary))))) : null,
     subscriptions.length ? h("p", { class: "hint" }, "We will write to you about ",
       subscriptions.map((sub, i) => [i ? "; " : "", `${sub.url} at ${sub.email}`]), ".") : null);
+}
+
+/** A finished run's scores, short, for the list of earlier checks: from its summary (the
+ * same numbers the report and its mail give), the one after called expected unless measured. */
+function scoresBrief(summary) {
+  if (!summary || summary.score_before === null || summary.score_after === null) return "";
+  if (summary.score_after_measured) return ` · score ${summary.score_before} before, ${summary.score_after} after`;
+  if (summary.score_after === summary.score_before) return ` · score ${summary.score_before}`;
+  return ` · score ${summary.score_before}, ${summary.score_after} expected with the repairs`;
 }
 
 /** What a confirmation link that no longer works says (#/app/fix?link=used). */
@@ -117,7 +124,11 @@ function again(ctx, run) {
 async function runScreen(ctx, token) {
   // No live region around it: the stages speak through their own status line (poll.js).
   const body = h("div", { class: "stack" });
-  fill(ctx.main, title("Fix your store", "Your store, checked and repaired."), body,
+  // The subtitle says what happened, once it has: checked, and repaired only when the run
+  // wrote repairs into the store (the summary's headline).
+  const heading = title("Fix your store", "Checking your store.");
+  const subtitle = heading[1];
+  fill(ctx.main, heading, body,
     h("p", { class: "actions" }, linkButton("Check another address", "#/app/fix")));
   const stages = stageList();
   const result = await poll(ctx, () => get(`/api/fix/mine?token=${encodeURIComponent(token)}`), {
@@ -136,6 +147,7 @@ async function runScreen(ctx, token) {
   if (!result) return; // the visitor moved on
   const said = refusalOf(result);
   if (said) {
+    subtitle.textContent = "Give us your store's address to check it.";
     fill(body, refusal(said, {}, result.http, { headings: { not_found: "We have no check at this address" } }),
       h("section", { class: "panel narrow" }, form(ctx)));
     return;
@@ -143,6 +155,7 @@ async function runScreen(ctx, token) {
   const { run } = result.data;
   const outcome = h("div", { "aria-live": "polite", dataset: { outcome: "" } });
   if (run.stage === "failed") {
+    subtitle.textContent = "Your store could not be checked.";
     fill(body, h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "failed" } },
       h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url),
       h("div", { class: "notice notice-error", role: "alert", dataset: { reason: run.reason || "" } },
@@ -152,6 +165,8 @@ async function runScreen(ctx, token) {
     return;
   }
   stages.update("done");
+  subtitle.textContent = run.summary ? run.summary.headline : "Your store, checked.";
+  subtitle.dataset.headline = run.summary && run.summary.repaired ? "repaired" : "checked";
   fill(body,
     h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "done", token: run.token } },
       h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url), mailNote(run),
