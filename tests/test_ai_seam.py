@@ -64,7 +64,9 @@ def test_a_kind_registers_its_own_finish_and_the_seam_has_no_branch_for_it():
     assert '"store_edit"' not in seam  # the edit kind is the store editor's (services/store/edits.py)
     edit_kind = ai.kinds.kind_of("store_edit")
     assert edit_kind.offline is offline_edit.edit and edit_kind.finish is ai.as_written
-    assert ai.kinds.kind_of("store_copy").finish is None  # the default: unbacked sentences dropped
+    # The store page is read by shoppers: its finish drops what the facts without the research
+    # do not back (claims.public_backing), as the other public kinds' finishes do.
+    assert ai.kinds.kind_of("store_copy").finish is ai._public_store_copy
 
 
 def test_error_kinds_are_constants_and_only_unreachable_is_transient():
