@@ -18,7 +18,9 @@ DECISIONS: list[str] = [
     "Post text speaks to shoppers: of the evidence it says only what it backs in a shopper's words ('Shoppers are "
     "looking for <product>.' / 'More and more shoppers are looking for <product>.'), never a figure, rank or "
     "research source; the rows behind that line (the newest reading of each demand series that backs it, at most "
-    "3) are in the post's cites.",
+    "3) are in the post's cites. Whichever backend wrote them, an angle's or a post's sentence is kept only when the "
+    "facts without the evidence rows back it (integrations/ai/claims.public_backing), so a research figure a model "
+    "quotes is dropped and counted in `dropped`; the cites still name the research, for the founder.",
     "POST /api/organic/research {query, platforms?} needs a signed-in account (401 `no_account`) and answers 200 "
     "{status: ok, research_id, query (trimmed, spaces collapsed), product_id, posted: false, platforms, campaigns: "
     "[{id, platform, platform_name, angle, posts: [{id, format, text, cites: [{kind: product | evidence, field "

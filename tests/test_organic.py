@@ -168,6 +168,21 @@ def test_a_models_unbacked_sentences_and_invented_cites_are_removed(alice, chat,
     assert "Platforms: tiktok, instagram\nQuestion: knives" in sent and "11.2" not in sent
 
 
+def test_a_models_post_that_quotes_the_research_loses_that_sentence(alice, chat, settings_with):
+    # The research is the founder's (the cites keep it); a post is read by shoppers.
+    quoting = {"campaigns": [{"platform": "tiktok", "angle": "Knives on the wall, counters clear for cooking.",
+                              "posts": [{"format": "short video",
+                                         "text": "Knives on the wall, counters clear. Searched 22,400 times a month.",
+                                         "cites": [{"kind": "evidence", "metric": "monthly_searches"}]}]}]}
+    chat.reply(completion(json.dumps(quoting)))
+    settings_with(ai_backend="openai", ai_base_url=chat.url, ai_model="test-model", ai_timeout_seconds=5)
+    answer = researched(alice, "knives", platforms=["tiktok"])
+    [post] = answer["campaigns"][0]["posts"]
+    assert post["text"] == "Knives on the wall, counters clear." and answer["dropped"] == 1
+    assert [(c["metric"], c["value"]) for c in post["cites"]] == [("monthly_searches", 22400)]
+    assert "Speak to the buyer" in chat.received[0]["body"]["messages"][1]["content"]
+
+
 def test_a_model_that_cannot_be_reached_is_told_and_nothing_is_kept(alice, settings_with):
     settings_with(ai_backend="openai", ai_base_url="http://127.0.0.1:9/v1", ai_model="m", ai_timeout_seconds=2)
     refused(research(alice), 200, "cli_unavailable")

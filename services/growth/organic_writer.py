@@ -84,7 +84,8 @@ ASKS = ("Research unpaid social media campaigns for this product: for each platf
         "campaign with an angle that fits the platform's format (TikTok and YouTube: short video hooks; Instagram: "
         "reels and carousels; Pinterest: pins; Reddit: discussion posts that follow the community's rules, say you "
         "sell it and never hard-sell; X: threads) and the founder's question leading the angle, and a few post "
-        "ideas, each citing the product fields or dated evidence rows it rests on. Nothing will be posted.")
+        "ideas, each citing the product fields or dated evidence rows it rests on. Nothing will be posted. The "
+        "angle and the posts are read by shoppers: " + claims.SPEAK_TO_THE_BUYER + " The cites are the founder's.")
 
 
 def instructions_for(query: str, platforms: list[str]) -> str:
@@ -325,9 +326,12 @@ _PLATFORM_WRITERS = {"tiktok": _short_video_campaign, "youtube": _short_video_ca
 
 def finish(copy: dict, task: Task) -> tuple[dict, list[dict]]:
     """One campaign per platform asked for, without unbacked sentences, each cite resolved
-    against the facts; the offline writer's campaign in place of one left with no post idea."""
+    against the facts; the offline writer's campaign in place of one left with no post idea.
+    The angle and the posts are shown to shoppers, so a sentence is backed by the facts without
+    the research (claims.public_backing): one quoting a research figure is dropped like an
+    invented one, whichever backend wrote it. The cites, the founder's, still name the research."""
     platforms, query = request_of(task)
-    backed = claims.index(task.facts)
+    backed = claims.index(claims.public_backing(task.facts))
     written = {}
     for found in copy["campaigns"]:
         written.setdefault(found["platform"], found)
