@@ -1,4 +1,5 @@
-"""Holds: find and feed (which serve, and mint, the session's hold), select, claim and pass.
+"""Holds: find and feed (which serve, and mint, the session's hold), select, claim and pass,
+and letting go of every hold of an owner who made a product of their own (`release_holds`).
 
 Why the database decides: at most one live hold per product and one claim per product
 must hold across any number of web processes, so
