@@ -462,12 +462,12 @@ def render_generated(*, title: str, intro: str, sections: list[dict], kind: str,
         store["on_sale"] = on_sale
     business = store["business_name"] if store else ""
     description = _clip(_text(intro) or next((p for s in sections for p in s["paragraphs"]), ""), DESCRIPTION_MOST)
-    origin = origin.rstrip("/")
+    origin, links = origin.rstrip("/"), _links(base_path)
     jsonld = []
     if store:
-        jsonld.append(_organization(store, url=origin + _links(base_path)["home"]))
+        jsonld.append(_organization(store, url=origin + links["home"]))
     if kind == "landing" and store:
-        jsonld.append(_jsonld(store, origin=origin, url=origin + _links(base_path)["product"]))
+        jsonld.append(_jsonld(store, origin=origin, url=origin + links["product"]))
     elif kind == "faq":
         jsonld.append(script_json({"@context": "https://schema.org", "@type": "FAQPage", "mainEntity": [
             {"@type": "Question", "name": s["heading"],
