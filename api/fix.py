@@ -8,7 +8,8 @@ from api.http import untrusted_bytes
 from api.routing import Blueprint
 from api.session import current_session
 from jobs.send import send_all
-from services.fix import audit_run, checks, mail, runs
+from services.fix import audit_run, checks, mail, runs, store_repairs
+from services.ownership import owner_of
 
 bp = Blueprint("fix", __name__, description="Fix: a store audit that repairs.")
 
@@ -32,17 +33,19 @@ DECISIONS: list[str] = [
     "{token, url, stage, pages, pages_detail: [{url, status, download}], score_before, score_after (0-100, null "
     "until known; a prediction unless summary.score_after_measured), findings: [{id, check, check_label, severity: "
     "high | medium | low, page, detail, fixed, fix: "
-    "{kind: snippet | store_version, snippet?, where?, how?, draft, value?, version?} | null}], repaired_in_place, "
-    "store_version, summary, follow_up, created_at, finished_at}.",
+    "{kind: snippet | store_change | store_version, snippet?, where?, how?, draft, what?, before?, after?, "
+    "version?} | null}], repaired_in_place (an apply wrote a store version), store_version, apply, summary, "
+    "follow_up, created_at, finished_at}.",
     "A run's `summary` (null until it is done, and for a failed run) is what it did, counted and said once: the Fix "
     "screen, the report mail and the follow-up mail show these same numbers and sentences (services/fix/summary.py). "
-    "{pages_read, found, repaired, ready, left, score_before, score_after, score_after_measured, headline, sentence, "
+    "{pages_read, found, repaired, ready, left, score_before, score_after, score_after_measured, built_here, headline, "
+    "sentence, "
     "score_sentence}: every finding is in exactly one of repaired (written into the store itself as a new store "
-    "version: a store built here, its owner's run), ready (a repair is written, a snippet to copy and the "
-    "corrected page to download, but it is not on the store until someone puts it there) and left (no repair "
-    "could be written), so found = repaired + ready + left. score_before is measured on the pages as read. "
-    "score_after_measured is true only when a store version was written and score_after is the audit of the "
-    "pages rendered from it; otherwise score_after is what the corrected pages score (never below score_before): "
+    "version: a store built here, once its owner applied the repairs), ready (a repair is written, a snippet to "
+    "copy and the corrected page to download, or for a store built here a change waiting to be applied, but it is "
+    "not on the store until someone puts it there) and left (no repair could be written), so found = repaired + "
+    "ready + left. score_before is measured on the pages as read. score_after_measured is true only once an apply "
+    "wrote a store version and a fresh run of it is done: score_after is then that run's score; otherwise score_after is what the corrected pages score (never below score_before): "
     "the score expected once the repairs are applied, not one the store has. headline is the screen's subtitle "
     "(\"Your store, checked.\", or \"Your store, checked and repaired.\" when repaired > 0); sentence says "
     "the counts in one plain sentence (it never says \"repaired 0\"); score_sentence says the scores, calling "
@@ -78,9 +81,21 @@ DECISIONS: list[str] = [
     "will not be mailed because of the daily bound. It never names the address (anyone with the run's token "
     "reads the run). Runs started before this rule have mail `none`: nothing more is mailed for them.",
     "A store built by this service (its /store/<slug> address on BASE_URL, or its connected domain) is read from "
-    "its published version rather than over the network; when the run is its owner's, the search title and "
-    "description repairs are written as a new store version (repaired_in_place: true, store_version), to be "
-    "published like any edit. Anyone else's run of it gets the report and snippets only.",
+    "its published version rather than over the network, and a run writes nothing into it (issue 48.2). Its "
+    "findings carry, instead of snippets, what its store document can hold: fix {kind: store_change, what, before, "
+    "after} (a product photo at an http: address on a store served over https moves to https: when that address "
+    "answers), or fix null with the finding listed apart with why (a link in the About text, the address the "
+    "store is served at, a photo with no https copy). The store's owner reads `apply` on the run: {state: offered "
+    "| applied | nothing, repairs: [{finding, findings, what, before, after}] (the diff of what applying writes), "
+    "apart: [{finding, findings, what, why}] (the same finding on several pages once), version, published, publishing, checking, check_token, undo}; anyone else "
+    "reads apply: null. POST /api/fix/apply {token} (the owner only: anyone else, or an unknown token, is 404 "
+    "`not_found`; a run not finished is 409 `fix_run_not_done`; a run with nothing the store can hold, or whose "
+    "repairs no longer match the store's draft, is 409 `nothing_to_apply`) writes every planned change as one "
+    "new store version made from the draft the editor shows (undone like any edit, by the Store screen's step "
+    "back), publishes it when the store was live with nothing else waiting to be published, marks the repaired "
+    "findings fixed {kind: store_version, version}, and starts a fresh run of the new version (check_token). When "
+    "that run is done, the first run's score_after is its measured score (summary.score_after_measured: true). "
+    "200 {status: applied, run}; a second apply (or one racing it) answers the same run and writes nothing more.",
     "A store built here is rendered to pass every check (issue 48), so its run reports score_before 100 and no "
     "finding. The product_data check asks for JSON-LD Product only on a page about a product: one that shows a "
     "price and is not a FAQ, shipping, returns, about, contact or policy page (by its FAQPage/AboutPage/ContactPage "
@@ -116,7 +131,7 @@ class FixQueued(Schema):
 
 
 class FixFix(Schema):
-    kind = fields.String(required=True, metadata={"enum": ["snippet", "store_version"]})
+    kind = fields.String(required=True, metadata={"enum": ["snippet", "store_change", "store_version"]})
     snippet = fields.String()
     where = fields.String()
     how = fields.String(metadata={"description": "Where the repair goes on the platform the page was made with "
@@ -125,6 +140,10 @@ class FixFix(Schema):
     draft = fields.Boolean()
     value = fields.String()
     version = fields.Integer()
+    what = fields.String(metadata={"description": "A store built here: the part of the store the repair changes, "
+                                                  "in words"})
+    before = fields.String(metadata={"description": "A store built here: its text before the repair"})
+    after = fields.String(metadata={"description": "A store built here: its text after the repair"})
 
 
 class FixFinding(Schema):
@@ -150,10 +169,11 @@ class FixSummary(Schema):
     found = fields.Integer(required=True, metadata={"description": "Findings: repaired + ready + left"})
     repaired = fields.Integer(required=True, metadata={
         "description": "Findings repaired in the store itself, written as a new store version (a store built here, "
-                       "its owner's run)"})
+                       "once its owner applied the repairs)"})
     ready = fields.Integer(required=True, metadata={
-        "description": "Findings whose repair is written (a snippet to copy, the corrected page to download) but "
-                       "not on the store until someone applies it"})
+        "description": "Findings whose repair is written (a snippet to copy and the corrected page to download, "
+                       "or for a store built here a change waiting to be applied) but not on the store until "
+                       "someone applies it"})
     left = fields.Integer(required=True, metadata={"description": "Findings no repair could be written for"})
     score_before = fields.Integer(allow_none=True, required=True, metadata={
         "description": "0-100, measured on the pages as they were read"})
@@ -161,12 +181,46 @@ class FixSummary(Schema):
         "description": "0-100: measured on the new store version when score_after_measured, else what the "
                        "corrected pages score, expected once the repairs are applied"})
     score_after_measured = fields.Boolean(required=True, metadata={
-        "description": "True only when a store version was written and score_after is its measured score"})
+        "description": "True only once an apply wrote a store version and a fresh run of it measured "
+                       "score_after"})
+    built_here = fields.Boolean(required=True, metadata={
+        "description": "A store built by this service: its ready repairs are applied in one step by its owner"})
     headline = fields.String(required=True, metadata={
         "description": "The report's subtitle: checked, or checked and repaired when repaired > 0"})
     sentence = fields.String(required=True, metadata={"description": "The counts in one plain sentence"})
     score_sentence = fields.String(allow_none=True, required=True, metadata={
         "description": "The scores in words (the one after called expected unless measured); null without a score"})
+
+
+class FixApplyRepair(Schema):
+    finding = fields.String(required=True, metadata={"description": "The first finding it repairs"})
+    findings = fields.List(fields.String(), required=True, metadata={"description": "Every finding it repairs"})
+    what = fields.String(required=True, metadata={"description": "The part of the store it changes, in words"})
+    before = fields.String(required=True)
+    after = fields.String(required=True)
+
+
+class FixApplyApart(Schema):
+    finding = fields.String(required=True, metadata={"description": "The first finding it stands for"})
+    findings = fields.List(fields.String(), required=True, metadata={
+        "description": "Every finding it stands for (the same finding on several pages is one entry)"})
+    what = fields.String(required=True, metadata={"description": "The finding, in a sentence"})
+    why = fields.String(required=True, metadata={"description": "Why the store's content cannot hold its repair, "
+                                                                "and what the founder can do"})
+
+
+class FixApply(Schema):
+    """What applying the repairs writes into a store built here (its owner only)."""
+    state = fields.String(required=True, metadata={"enum": ["offered", "applied", "nothing"]})
+    repairs = fields.List(fields.Nested(FixApplyRepair), required=True)
+    apart = fields.List(fields.Nested(FixApplyApart), required=True)
+    version = fields.Integer(allow_none=True, required=True, metadata={"description": "The version the apply wrote"})
+    published = fields.Boolean(required=True, metadata={"description": "Whether that version is the live one"})
+    publishing = fields.Boolean(required=True, metadata={"description": "Whether it is being published now"})
+    checking = fields.Boolean(required=True, metadata={"description": "Whether the fresh check of that version "
+                                                                      "is still running"})
+    check_token = fields.String(allow_none=True, required=True, metadata={"description": "The fresh check's run"})
+    undo = fields.String(required=True, metadata={"description": "How to undo the apply, in a sentence"})
 
 
 class FixRunSchema(Schema):
@@ -182,6 +236,9 @@ class FixRunSchema(Schema):
     findings = fields.List(fields.Nested(FixFinding), required=True)
     repaired_in_place = fields.Boolean(required=True)
     store_version = fields.Integer(allow_none=True, required=True)
+    apply = fields.Nested(FixApply, allow_none=True, required=True, metadata={
+        "description": "For the owner of a store built here, once the run is done: what applying the repairs writes "
+                       "(or wrote), what stays apart and why; null otherwise"})
     summary = fields.Nested(FixSummary, allow_none=True, required=True, metadata={
         "description": "What the run did, null until it is done: the screen and the mails show the same"})
     follow_up = fields.Boolean(required=True)
@@ -215,6 +272,11 @@ class FixTokenBody(Schema):
 
 class FixAdopted(Schema):
     status = fields.String(required=True, metadata={"enum": ["adopted"]})
+    run = fields.Nested(FixRunSchema, required=True)
+
+
+class FixApplied(Schema):
+    status = fields.String(required=True, metadata={"enum": ["applied"]})
     run = fields.Nested(FixRunSchema, required=True)
 
 
@@ -288,7 +350,7 @@ def fix_confirm(query):
 def fix_mine(query):
     """A run by its token, or your own runs and the addresses they mail."""
     if query["token"] is not None:
-        return {"status": "ok", "run": runs.answer(runs.by_token(query["token"]))}
+        return {"status": "ok", "run": runs.answer(runs.by_token(query["token"]), viewer=owner_of(current_session()))}
     return {"status": "ok", **runs.mine(session=current_session())}
 
 
@@ -310,7 +372,21 @@ def fix_page(query):
 @bp.response(200, FixAdopted)
 def fix_adopt(body):
     """Attaches a run to you (your account when signed in)."""
-    return {"status": "adopted", "run": runs.answer(runs.adopt(session=current_session(), token=body["token"]))}
+    session = current_session()
+    return {"status": "adopted", "run": runs.answer(runs.adopt(session=session, token=body["token"]),
+                                                    viewer=owner_of(session))}
+
+
+@bp.post("/api/fix/apply")
+@bp.declare(changes_state=True, refuses={404: ["not_found"], 409: ["fix_run_not_done", "nothing_to_apply"]})
+@bp.arguments(FixTokenBody)
+@bp.response(200, FixApplied)
+def fix_apply(body):
+    """Applies a check's repairs to your store built here: one new version of it."""
+    owner = owner_of(current_session())
+    run, jobs = store_repairs.apply(run=runs.by_token(body["token"]), owner=owner)
+    send_all(jobs)
+    return {"status": "applied", "run": runs.answer(run, viewer=owner)}
 
 
 @bp.post("/api/fix/event")

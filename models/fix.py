@@ -33,9 +33,17 @@ class FixRun(BaseModel):
     findings = JSONField(default=list)  # [{id, check, severity, page, detail, fixed, fix, target}]
     score_before = pw.IntegerField(null=True)
     score_after = pw.IntegerField(null=True)
-    # A store built by this service, repaired in place for its owner: the version written.
+    # A store built by this service: its product and the version the run read...
     product = pw.ForeignKeyField(Product, null=True, on_delete="SET NULL", column_name="product_id", backref="+")
+    audited_version = pw.IntegerField(null=True)
+    # ...and once its owner applied the repairs (services/fix/apply.py): the version written,
+    # when, and the fresh check of that version (a run of its own, recheck_of naming this one).
     store_version = pw.IntegerField(null=True)
+    applied_at = pw.DateTimeField(null=True)
+    recheck_id = pw.BigIntegerField(null=True)
+    recheck_of = pw.BigIntegerField(null=True)
+    # True once score_after is a measured score (the fresh check's), not the expected one.
+    after_measured = pw.BooleanField(default=False)
     follow_up = pw.BooleanField(default=True)  # false once feedback asks for no follow-up
     report_mailed_at = pw.DateTimeField(null=True)
     followed_up_at = pw.DateTimeField(null=True)

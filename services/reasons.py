@@ -11,6 +11,8 @@ SERVICE_REASONS: dict[str, Reason] = {
     "address_not_public": Reason(400, "Fix reads only public web pages on the usual web ports: that address points inside a private network, names a port or spelling Fix does not read, or carries a password. Nothing was fetched."),
     "no_page_intent": Reason(400, "Say which page to write, such as a returns policy, a shipping page, a privacy policy, an FAQ or a landing page for your product; nothing was written."),
     "unknown_page": Reason(200, "That does not name a page we can write. Ask for a landing page for your product, a returns, shipping or privacy policy, or an FAQ; nothing was written."),
+    "fix_run_not_done": Reason(409, "That store check has not finished yet, so there are no repairs to apply. Wait for its report, then apply them; nothing was changed."),
+    "nothing_to_apply": Reason(409, "This check found nothing your store's content can hold, so there is nothing to apply: what it found is listed with why and what you can do. Nothing was changed."),
     "fix_runs_busy": Reason(429, "You already have 3 store checks waiting or running. Wait for one to finish, then start the next; nothing new was started."),
     "invalid_url": Reason(400, "Type your store's web address, such as https://yourstore.com; nothing was checked."),
     "not_a_web_page": Reason(200, "That address did not answer with a web page, so there was nothing to check. Type the address of your store's home page."),

@@ -166,6 +166,8 @@ def _why(sentence: str, facts: Facts | None = None) -> str | None:
     "It holds up to eight knives.",  # a spelled-out number the description uses
     "Write to help@wallside.example for help.",
     "No numbers, no marks, no places here.",
+    # The About text's markup: a link's address is not words a shopper reads, whatever its digits.
+    'See <a href="http://127.0.0.1:8123/catalog-2019">our old catalog</a>.',
 ])
 def test_a_sentence_the_facts_back_is_kept(sentence):
     assert _why(sentence) is None
@@ -187,6 +189,7 @@ def test_a_sentence_the_facts_back_is_kept(sentence):
     ("Each strip is handmade.", "origin"),
     ("Ships from our warehouse in Ohio.", "origin"),
     ("Proudly German-made.", "origin"),
+    ('See <a href="https://example.com/">our 30-day returns</a>.', "number"),  # a link's words are read
 ])
 def test_a_sentence_the_facts_cannot_back_is_unbacked(sentence, why):
     assert _why(sentence) == why

@@ -1,16 +1,14 @@
 """Fix runs through the HTTP API (issue 26; spec 2.15, 4.6, 4.7; decisions.md "Fix (store
 repair)"): a run against a real local site from queued to done, its report and corrected pages,
-refusals, a store built here repaired in place for its owner only, adoption, events and
-feedback, the report and follow-up mail, and one visitor's runs never listed for another."""
+refusals, adoption, events and feedback (a store built here, and its owner's apply, in
+tests/test_fix_apply.py), the report and follow-up mail, and one visitor's runs never listed for another."""
 from datetime import timedelta
 
 import pytest
 
 from models.clock import utcnow
 from models.fix import FixEvent, FixRun
-from models.store import Store, StoreVersion
 from services.fix import audit_run, mail
-from services.store import versions
 from tests.conftest import SETTINGS
 from tests.fix_site import Site
 from tests.mailbox import messages_to
@@ -279,57 +277,3 @@ def test_follow_ups_are_not_due_before_their_days(signed_in, run_jobs, site):
     finished(client, run_jobs, started(client, site.origin + "/", email="soon@example.com"))
     assert mail.send_follow_ups(now=utcnow() + timedelta(days=1)) == 0
     assert mail.send_follow_ups(now=utcnow() + timedelta(days=SETTINGS.fix_follow_up_days, hours=1)) == 1
-
-
-# --- A store built here ---------------------------------------------------------------------
-
-def _defect_published_store(product_id: str, monkeypatch) -> int:
-    """The owner's store published with a search title longer than a search result shows
-    (the document takes up to 70 characters; results show about 60), its home page carrying
-    it as written, as stores were rendered before titles were fitted to the audit's bound
-    (tests/test_fix_summary.py does the same): only the pages Fix reads as published carry it."""
-    import re
-
-    from services.fix import checks
-
-    store = Store.get_by_id(product_id)
-    document = versions.document_of(product_id, store.published_version)
-    long_title = "Magnetic knife strip for every kitchen wall, strong and easy to fit"
-    copy = {**document["copy"], "seo_title": long_title}
-    assert 60 < len(copy["seo_title"]) <= 70
-    from models.db import transaction
-
-    with transaction():
-        number = versions.write_version(product_id, {**document, "copy": copy}, summary="A founder's long titles")
-    Store.update(published_version=number).where(Store.product == product_id).execute()
-    read = audit_run.store_pages
-
-    def published_pages(own, document=None):
-        pages = read(own, document)
-        html = re.sub(r"<title>.*?</title>", f"<title>{long_title}</title>", pages[0].html, count=1, flags=re.S)
-        pages[0] = checks.Page(url=pages[0].url, status=200, html=html, size=len(html.encode()))
-        return pages
-
-    monkeypatch.setattr(audit_run, "store_pages", published_pages)
-    return number
-
-
-def test_a_store_built_here_is_repaired_in_place_as_a_new_version_for_its_owner(shop, run_jobs, founder, monkeypatch):
-    store = Store.get()
-    defective = _defect_published_store(store.product_id, monkeypatch)
-    token = started(shop, f"{SETTINGS.base_url}/store/{store.slug}/")
-    run = finished(shop, run_jobs, token)
-    assert run["stage"] == "done" and run["repaired_in_place"] is True
-    assert run["store_version"] == defective + 1
-    repaired = versions.document_of(store.product_id, defective + 1)["copy"]
-    assert len(repaired["seo_title"]) <= 60 and repaired["seo_title"].startswith("Magnetic knife strip")
-    assert StoreVersion.get(StoreVersion.number == defective + 1).summary == "Fix: search title repaired"
-    fixed = [f for f in run["findings"] if f["fixed"]]
-    assert [(f["check"], f["fix"]["kind"], f["fix"]["value"]) for f in fixed] == [
-        ("title", "store_version", repaired["seo_title"])]
-    assert run["score_after"] > run["score_before"]
-    # Someone else's run of the same store reports, and changes nothing.
-    stranger = founder()
-    other = finished(stranger, run_jobs, started(stranger, f"{SETTINGS.base_url}/store/{store.slug}/"))
-    assert other["stage"] == "done" and other["repaired_in_place"] is False
-    assert Store.get_by_id(store.product_id).version == defective + 1

@@ -8,7 +8,6 @@ after is measured on that version."""
 from __future__ import annotations
 
 import html as html_module
-import re
 from datetime import timedelta
 
 import pytest
@@ -17,7 +16,6 @@ from models.clock import utcnow
 from models.fix import FixRun
 from models.store import Store
 from services.fix import mail, summary
-from services.store import versions
 from tests.conftest import SETTINGS
 from tests.fix_site import Site
 from tests.mailbox import html_of, messages_to, sign_in_here, text_of
@@ -25,7 +23,7 @@ from tests.mailbox import html_of, messages_to, sign_in_here, text_of
 pytestmark = pytest.mark.usefixtures("jobs_drained")
 
 FIELDS = {"pages_read", "found", "repaired", "ready", "left", "score_before", "score_after", "score_after_measured",
-          "headline", "sentence", "score_sentence"}
+          "built_here", "headline", "sentence", "score_sentence"}
 NEVER_SAID = ("repaired 0", "wrote repairs for 0", "0 repaired", "repairs for 0")
 
 
@@ -109,61 +107,41 @@ def test_a_store_elsewhere_with_repairs_ready_and_none_applied_says_so_in_the_an
     says_the_summary(follow_up_mail(address), said)
 
 
-LONG_TITLE = "Magnetic knife strip for every kitchen wall, strong and easy to fit"
-
-
-def _published_with_a_long_title(product_id: str, monkeypatch) -> int:
-    """The owner's store published with a search title longer than a search result shows, its
-    home page carrying it as written (as stores were rendered before titles were fitted to the
-    audit's bound): the finding the owner's run repairs in the store itself, as a new version.
-    Only the pages Fix reads as published carry it; the new version is rendered as it is."""
-    from models.db import transaction
-    from services.fix import audit_run, checks
-
-    store = Store.get_by_id(product_id)
-    document = versions.document_of(product_id, store.published_version)
-    with transaction():
-        number = versions.write_version(product_id, {**document, "copy": {**document["copy"], "seo_title": LONG_TITLE}},
-                                        summary="A founder's long title")
-    Store.update(published_version=number).where(Store.product == product_id).execute()
-    read = audit_run.store_pages
-
-    def published_pages(own, document=None):
-        pages = read(own, document)
-        home = pages[0]
-        html = re.sub(r"<title>.*?</title>", f"<title>{LONG_TITLE}</title>", home.html, count=1, flags=re.S)
-        pages[0] = checks.Page(url=home.url, status=home.status, html=html, size=len(html.encode()))
-        return pages
-
-    monkeypatch.setattr(audit_run, "store_pages", published_pages)
-    return number
-
-
-def test_a_store_built_here_repaired_as_a_new_version_says_repaired_in_the_answer_and_both_mails(
-        shop, run_jobs, monkeypatch):
+def test_a_store_built_here_says_ready_to_apply_then_repaired_in_the_answer_and_both_mails(
+        shop, run_jobs, settings_with):
     address = "owner@example.com"
     sign_in_here(shop, run_jobs, address)  # the store's owner, signed in: the report is mailed to them
-    store = Store.get()
-    published = _published_with_a_long_title(store.product_id, monkeypatch)
-    run = finished_run(shop, run_jobs, f"{SETTINGS.base_url}/store/{store.slug}/", address)
-    assert run["repaired_in_place"] is True and run["store_version"] == published + 1
-    said = run["summary"]
-    assert set(said) == FIELDS
-    assert (said["repaired"], said["ready"], said["left"]) == counted_from_findings(run)
-    assert said["repaired"] >= 1
-    assert said["found"] == len(run["findings"]) == said["repaired"] + said["ready"] + said["left"]
+    with Site({}) as elsewhere:  # the About text links to a page of it that is gone
+        settings_with(fix_allow_hosts=elsewhere.allow)
+        about = f'<p>Made in a small workshop. See <a href="{elsewhere.origin}/gone">our old catalog</a>.</p>'
+        assert shop.post("/api/ai/edit", json={"message": f"change the about text to {about}"}).status_code == 200
+        run_jobs()
+        assert shop.post("/api/store/publish").get_json()["status"] == "published"
+        run = finished_run(shop, run_jobs, f"{SETTINGS.base_url}/store/{Store.get().slug}/", address)
+
+        said = run["summary"]
+        assert set(said) == FIELDS and said["built_here"] is True
+        assert (said["repaired"], said["ready"], said["left"]) == counted_from_findings(run) and said["ready"] == 1
+        assert "1 repair is ready to apply to your store" in said["sentence"]
+        assert said["headline"] == "Your store, checked." and said["score_after_measured"] is False
+        report = report_mail(address)
+        says_the_summary(report, said)
+        assert "apply these repairs to your store in one step" in " ".join(text_of(report).split())
+
+        assert shop.post("/api/fix/apply", json={"token": run["token"]}).status_code == 200
+        run_jobs()
+    applied = shop.get(f"/api/fix/mine?token={run['token']}").get_json()["run"]
+    said = applied["summary"]
+    assert (said["repaired"], said["ready"], said["left"]) == counted_from_findings(applied)
+    assert said["repaired"] == 1 and said["found"] == said["repaired"] + said["ready"] + said["left"]
     assert said["headline"] == "Your store, checked and repaired."
-    assert f"we repaired {said['repaired']} in a new version of your store" in said["sentence"]
-    # Measured: the score after is the audit of the pages the new version renders.
+    assert "we repaired 1 in a new version of your store" in said["sentence"]
+    # Measured: the score after is a fresh run's of the version the apply wrote.
     assert said["score_after_measured"] is True and said["score_after"] > said["score_before"]
     assert said["score_sentence"] == (f"Your store scored {said['score_before']} out of 100 before the repairs; its "
                                       f"new version, with them, scores {said['score_after']} out of 100.")
-
-    report = report_mail(address)
-    assert f"{said['repaired']} repaired in your store" in report["Subject"]
-    says_the_summary(report, said)
-    assert "publish it to make them public" in text_of(report)
-    says_the_summary(follow_up_mail(address), said)
+    follow_up = follow_up_mail(address)
+    says_the_summary(follow_up, said)
 
 
 @pytest.mark.parametrize("counts, expected", [

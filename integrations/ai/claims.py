@@ -235,8 +235,14 @@ def _origin_key(match: re.Match) -> tuple[str, str]:
     return (squashed[0], squashed[1] if len(squashed) > 1 else "")
 
 
+# A tag of the About text's markup (render.ABOUT_TAGS): its attributes (a link's address) are
+# not words a shopper reads, so a digit in an address claims nothing.
+MARKUP_TAG = re.compile(r"<[^<>]*>")
+
+
 def why_unbacked(sentence: str, facts: FactIndex) -> str | None:
     """Why the facts cannot back this sentence (number, certification or origin), or None."""
+    sentence = MARKUP_TAG.sub(" ", sentence)
     found_dates, numbers = _numbers(sentence)
     if any(day not in facts.dates for day in found_dates) or any(n not in facts.numbers for n in numbers):
         return NUMBER

@@ -1,9 +1,11 @@
 """The `fix_run` job (services/fix/runs.py starts it): fetch the page and up to
 MAX_EXTRA_PAGES same-site pages through the fetcher that cannot be turned inward
 (integrations/web), audit them (checks.py), write the repairs (repairs.py, drafts through the
-AI seam: drafts.py) and keep the corrected pages; a store built here is read and repaired by
-own_store.py. Every write is conditional on the run not being finished, so a second delivery
-of the job, or a late one, changes nothing."""
+AI seam: drafts.py) and keep the corrected pages. A store built here is read by own_store.py
+from the version it names, and its findings are marked with what its document can hold
+(store_repairs.py): the run writes nothing into it; its owner applies the repairs, and a fresh
+run of the new version (`recheck_of`) measures the score after. Every write is conditional on
+the run not being finished, so a second delivery of the job, or a late one, changes nothing."""
 from __future__ import annotations
 
 import io
@@ -17,10 +19,10 @@ from models.clock import utcnow
 from models.db import transaction
 from models.fix import FixPage, FixRun
 from services.errors import JobFailed
-from services.fix import checks, drafts, repairs
-from services.fix.own_store import own_status_of, own_store, repair_in_place, store_pages
+from services.fix import checks, drafts, repairs, store_repairs
+from services.fix.own_store import own_status_of, own_store, store_pages
 from services.fix.runs import failure_reason
-from services.ownership import Owner
+from services.store import versions
 
 MAX_EXTRA_PAGES = 20  # decisions.md: the page and up to 20 same-site pages
 MAX_IMAGES_SIZED = 30  # images fetched per run to learn their width and height
@@ -41,10 +43,15 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 
     _move(row, FixRun.FETCHING, stage)
     own = own_store(row.url)
+    document = None
     if own:
+        # A fresh check of an applied repair reads the version the apply wrote, published or not.
+        own = {**own, "version": row.audited_version or own["version"]}
+        document = versions.document_of(own["product_id"], own["version"])
         status_of = own_status_of(own, status_of)
+        _save(row, product=own["product_id"], audited_version=own["version"])
     try:
-        pages = store_pages(own) if own else _fetched_pages(row.url, fetcher)
+        pages = store_pages(own, document) if own else _fetched_pages(row.url, fetcher)
     except (FetchRefused, FetchFailed) as failed:
         return _fail(row, failure_reason(failed.reason))
     except JobFailed as failed:
@@ -65,20 +72,25 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         html, fixed = repairs.repair(page, mine_, drafts=writer, status_of=status_of, image_size=sizes)
         corrected.append(checks.Page(url=page.url, status=page.status, html=html, size=len(html.encode())))
         repaired.extend(fixed)
-    version = None
-    if own and own["owner"] == Owner(session_id=row.session_id, account_id=row.account_id).key:
-        version, corrected, repaired = repair_in_place(own, repaired, writer)
+    if own:
+        # No snippet goes into a store built here: its repairs are changes of its document,
+        # and the pages that document would render are the corrected pages.
+        store_repairs.plan(document, repaired)
+        planned, _made = store_repairs.with_changes(document, store_repairs.planned_changes(repaired))
+        corrected = store_pages(own, planned)
     after = checks.score(checks.audit(corrected, status_of=status_of))
     with transaction():
         FixPage.delete().where(FixPage.run == row.id).execute()
         for n, page in enumerate(corrected):
             FixPage.create(run=row.id, position=n, url=page.url, html=page.html)
-        FixRun.update(findings=repaired, score_after=max(after, before) if version is None else after,
-                      store_version=version, product=own["product_id"] if version else None,
-                      stage=FixRun.DONE, finished_at=utcnow()).where(
+        done = FixRun.update(findings=repaired, score_after=max(after, before), stage=FixRun.DONE,
+                             finished_at=utcnow()).where(
             FixRun.id == row.id, FixRun.stage.not_in(FixRun.FINISHED)).execute()
+        if done and row.recheck_of is not None:
+            # This run checked the version an apply wrote: its measured score is that run's after.
+            FixRun.update(score_after=before, after_measured=True).where(FixRun.id == row.recheck_of).execute()
     stage(FixRun.DONE)
-    return {"run": row.token, "score_before": before, "score_after": after, "store_version": version}
+    return {"run": row.token, "score_before": before, "score_after": after}
 
 
 def _move(row: FixRun, to: str, stage) -> None:

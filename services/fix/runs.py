@@ -6,8 +6,9 @@ POST /api/fix queues a run and answers its token; the `fix_run` job fetches the 
 to MAX_EXTRA_PAGES same-site pages through the fetcher that cannot be turned inward
 (integrations/web), audits them (services/fix/checks.py), writes the repairs
 (services/fix/repairs.py) and keeps the corrected pages. A store built by this service is
-read from its own published version rather than over the network, and when the run is its
-owner's, repaired in place as a new store version.
+read from its own published version rather than over the network; the run writes nothing
+into it, and its owner applies the repairs its document can hold in one step
+(services/fix/store_repairs.py).
 
 Runs are anyone's to start; the token is what reaches one. A run is listed as its session's
 (or its account's, once adopted or started signed in), never anyone else's.
@@ -27,10 +28,10 @@ from models.job import Job
 from models.session import Session
 from services.accounts import normalize_email
 from services.errors import Refused
-from services.fix import checks, mail, summary
+from services.fix import checks, mail, store_repairs, summary
 from services.fix.own_store import own_store
 from services.jobs import create_job
-from services.ownership import adopter, owner_of
+from services.ownership import Owner, adopter, owner_of
 from services.reasons import sentence
 
 KIND = "fix_run"
@@ -96,8 +97,10 @@ def start(*, session: Session, url, email=None) -> tuple[FixRun, Job]:
     if unfinished >= MAX_UNFINISHED:
         raise Refused("fix_runs_busy")
     with transaction():
+        own = own_store(address)  # a store built here: its owner may apply the repairs (store_repairs.py)
         run = FixRun.create(token=secrets.token_urlsafe(24), url=address, email=mail_to, session=session.id,
-                            account=session.account_id, created_at=utcnow(), mail=mail.decide(session, mail_to))
+                            account=session.account_id, product=own["product_id"] if own else None,
+                            created_at=utcnow(), mail=mail.decide(session, mail_to))
         job, _ = create_job(kind=KIND, subject=run.token, payload={"run_id": run.id}, max_attempts=2)
     return run, job
 
@@ -111,8 +114,9 @@ def by_token(token) -> FixRun:
     return run
 
 
-def answer(run: FixRun) -> dict:
-    """A run as the API answers it (decisions.md's fields, and the pages to download)."""
+def answer(run: FixRun, *, viewer: Owner | None = None) -> dict:
+    """A run as the API answers it (decisions.md's fields, and the pages to download); `apply`
+    only for `viewer` when it owns the store built here that the run checked."""
     stored = {row.position for row in FixPage.select(FixPage.position).where(FixPage.run == run.id)}
     mail_said = mail.said(run)
     body = {
@@ -124,6 +128,7 @@ def answer(run: FixRun) -> dict:
         "score_before": run.score_before, "score_after": run.score_after,
         "findings": [_shown(finding) for finding in run.findings],
         "repaired_in_place": run.store_version is not None, "store_version": run.store_version,
+        "apply": store_repairs.said(run, viewer) if viewer is not None else None,
         # What the run did, counted and said once: the screen and both mails show the same (summary.py).
         "summary": summary.of(run),
         "follow_up": run.follow_up and run.email is not None,
@@ -139,6 +144,8 @@ def answer(run: FixRun) -> dict:
 
 def _shown(finding: dict) -> dict:
     shown = {key: finding.get(key) for key in ("id", "check", "severity", "page", "detail", "fixed", "fix")}
+    if isinstance(shown["fix"], dict) and "changes" in shown["fix"]:  # the document's paths stay inside
+        shown["fix"] = {key: value for key, value in shown["fix"].items() if key != "changes"}
     shown["check_label"] = checks.CHECK_LABELS.get(finding.get("check"), finding.get("check"))
     return shown
 
@@ -152,7 +159,7 @@ def mine(*, session: Session) -> dict:
         if run.email and run.mail != FixRun.MAIL_CAPPED and (run.url, run.email) not in seen:
             seen.add((run.url, run.email))
             subscriptions.append({"url": run.url, "email": run.email, "follow_up": run.follow_up})
-    return {"runs": [answer(run) for run in runs], "subscriptions": subscriptions}
+    return {"runs": [answer(run, viewer=owner) for run in runs], "subscriptions": subscriptions}
 
 
 def corrected_page(*, token, position: int) -> str:

@@ -5,16 +5,17 @@ none of them counts for itself and they cannot disagree.
 
 Every finding of a run is in exactly one of three piles:
 
-- repaired: written into the store itself, as a new store version (a store built here, its
-  owner's run: own_store.repair_in_place marks those findings fixed with a `store_version` fix);
-- ready: a repair is written (a snippet to copy, and the corrected page to download) but it is
-  not on the store until someone puts it there (every repair of a store elsewhere, and the
-  repairs a store built here cannot hold in its document);
+- repaired: written into the store itself, as a new store version (a store built here, once its
+  owner applied the repairs: store_repairs.apply marks those findings fixed with a
+  `store_version` fix);
+- ready: a repair is written but it is not on the store until someone puts it there: for a
+  store elsewhere a snippet to copy and the corrected page to download, for a store built here
+  a change of its document waiting for its owner to apply it (`store_change`);
 - left: no repair could be written (a broken link, two headings, an http address...).
 
 The scores (issue 48.5): the score before is always measured, on the pages as they were read.
-The score after is measured only when a store version was written: it is the audit of the pages
-rendered from that new version. Otherwise it is the audit of the corrected pages Fix wrote (and
+The score after is measured only once an apply wrote a store version and a fresh run checked
+it (`after_measured`: that run's score). Otherwise it is the audit of the corrected pages (and
 never below the score before, audit_run.py), which nobody has put on the store yet: what the
 store is expected to score once the repairs are applied, not a score it has.
 """
@@ -45,7 +46,7 @@ def piles(findings: list[dict]) -> tuple[int, int, int]:
     return repaired, ready, left
 
 
-def sentence(*, pages_read: int, found: int, repaired: int, ready: int, left: int) -> str:
+def sentence(*, pages_read: int, found: int, repaired: int, ready: int, left: int, built_here: bool = False) -> str:
     """One plain sentence of what the run did; it never says "repaired 0"."""
     read = f"We read {_count(pages_read, 'page')}"
     if not found:
@@ -55,7 +56,8 @@ def sentence(*, pages_read: int, found: int, repaired: int, ready: int, left: in
         parts.append(f"we repaired {repaired} in a new version of your store")
     if ready:
         more = " more" if repaired else ""
-        parts.append(f"{ready}{more} {'repair is' if ready == 1 else 'repairs are'} ready for you to copy or download")
+        where = "to apply to your store" if built_here else "for you to copy or download"
+        parts.append(f"{ready}{more} {'repair is' if ready == 1 else 'repairs are'} ready {where}")
     if left:
         parts.append(f"{left} we could not repair for you" if parts
                      else f"we could not repair {'it' if left == 1 else 'any of them'} for you")
@@ -84,14 +86,15 @@ def of(run: FixRun) -> dict | None:
     repaired, ready, left = piles(findings)
     counts = {"pages_read": len(run.pages or []), "found": len(findings), "repaired": repaired, "ready": ready,
               "left": left}
-    measured = run.store_version is not None and run.score_after is not None
+    measured = bool(run.after_measured) and run.score_after is not None
     return {
         **counts,
         "score_before": run.score_before,
         "score_after": run.score_after,
         "score_after_measured": measured,
+        "built_here": run.product_id is not None,
         "headline": CHECKED_AND_REPAIRED if repaired else CHECKED,
-        "sentence": sentence(**counts),
+        "sentence": sentence(**counts, built_here=run.product_id is not None),
         "score_sentence": score_sentence(before=run.score_before, after=run.score_after, measured=measured,
                                          ready=ready),
     }
