@@ -7,6 +7,7 @@ that names the setting; the entry points print that line and exit instead of sta
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import subprocess
@@ -130,6 +131,20 @@ class Settings:
                                            "PT", "IT", "DK", "SE", "NO", "FI", "PL", "CZ", "AU", "NZ", "JP", "SG")
     # Domains (integrations/registrar): sandbox (deterministic, offline).
     registrar: str = "sandbox"
+    # Ads (integrations/ads): sandbox (delivers deterministically, offline), meta (the
+    # Marketing API) or google (the Google Ads API); each real platform's settings are
+    # required only when it is chosen, and its SDK comes from requirements-ads.txt.
+    ad_platform: str = "sandbox"
+    ad_timeout_seconds: int = 20
+    meta_access_token: str | None = field(default=None, repr=False)
+    meta_ad_account_id: str | None = None  # act_<digits>
+    meta_page_id: str | None = None  # the Facebook Page the ads run as
+    google_ads_developer_token: str | None = field(default=None, repr=False)
+    google_ads_client_id: str | None = None
+    google_ads_client_secret: str | None = field(default=None, repr=False)
+    google_ads_refresh_token: str | None = field(default=None, repr=False)
+    google_ads_customer_id: str | None = None  # ten digits, no dashes
+    google_ads_login_customer_id: str | None = None  # a manager account's, when it manages the customer
     # The support desk's inbound mail (services/desk/inbound.py): a Maildir, or IMAP when set.
     inbound_maildir: str = str(VAR / "inbound")
     # True when INBOUND_MAILDIR is one folder every worker host sees (a shared mount): with
@@ -289,6 +304,7 @@ def load_settings(environ=None) -> Settings:
         expired_retention_days=_int(env, "EXPIRED_RETENTION_DAYS", Settings.expired_retention_days, 1, 3650),
         retention_budget_seconds=_int(env, "RETENTION_BUDGET_SECONDS", Settings.retention_budget_seconds, 1, 540),
         **_payments(env),
+        **_ads(env),
         **_inbound(env),
         fix_allow_hosts=_hosts(env, "FIX_ALLOW_HOSTS"),
     )
@@ -315,6 +331,40 @@ def _payments(env) -> dict:
     return {"payment_provider": provider, "stripe_secret_key": secret, "stripe_webhook_secret": webhook,
             "payment_timeout_seconds": _int(env, "PAYMENT_TIMEOUT_SECONDS", 10, 1, 120), "registrar": registrar,
             "shipping_countries": _countries(env, "SHIPPING_COUNTRIES", Settings.shipping_countries)}
+
+
+AD_PLATFORMS = ("sandbox", "meta", "google")
+_META_REQUIRED = ("META_ACCESS_TOKEN", "META_AD_ACCOUNT_ID", "META_PAGE_ID")
+_GOOGLE_REQUIRED = ("GOOGLE_ADS_DEVELOPER_TOKEN", "GOOGLE_ADS_CLIENT_ID", "GOOGLE_ADS_CLIENT_SECRET",
+                    "GOOGLE_ADS_REFRESH_TOKEN", "GOOGLE_ADS_CUSTOMER_ID")
+
+
+def _ads(env) -> dict:
+    """AD_PLATFORM and the chosen platform's settings (required only for it)."""
+    platform = env.get("AD_PLATFORM") or "sandbox"
+    if platform not in AD_PLATFORMS:
+        raise SettingsError(f"AD_PLATFORM must be sandbox, meta or google, got {platform!r}")
+    required = {"meta": _META_REQUIRED, "google": _GOOGLE_REQUIRED}.get(platform, ())
+    for name in required:
+        if not env.get(name):
+            raise SettingsError(f"{name} is required when AD_PLATFORM is {platform}")
+    account = env.get("META_AD_ACCOUNT_ID") or None
+    if account is not None and not re.fullmatch(r"act_\d{1,20}", account):
+        raise SettingsError(f"META_AD_ACCOUNT_ID must be act_ followed by digits, got {account!r}")
+    customers = {name: (env.get(name) or "").replace("-", "") or None
+                 for name in ("GOOGLE_ADS_CUSTOMER_ID", "GOOGLE_ADS_LOGIN_CUSTOMER_ID")}
+    for name, value in customers.items():
+        if value is not None and not re.fullmatch(r"\d{10}", value):
+            raise SettingsError(f"{name} must be ten digits (dashes allowed), got {env.get(name)!r}")
+    return {"ad_platform": platform, "ad_timeout_seconds": _int(env, "AD_TIMEOUT_SECONDS", 20, 1, 120),
+            "meta_access_token": env.get("META_ACCESS_TOKEN") or None, "meta_ad_account_id": account,
+            "meta_page_id": env.get("META_PAGE_ID") or None,
+            "google_ads_developer_token": env.get("GOOGLE_ADS_DEVELOPER_TOKEN") or None,
+            "google_ads_client_id": env.get("GOOGLE_ADS_CLIENT_ID") or None,
+            "google_ads_client_secret": env.get("GOOGLE_ADS_CLIENT_SECRET") or None,
+            "google_ads_refresh_token": env.get("GOOGLE_ADS_REFRESH_TOKEN") or None,
+            "google_ads_customer_id": customers["GOOGLE_ADS_CUSTOMER_ID"],
+            "google_ads_login_customer_id": customers["GOOGLE_ADS_LOGIN_CUSTOMER_ID"]}
 
 
 def _inbound(env) -> dict:

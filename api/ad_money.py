@@ -36,7 +36,8 @@ DECISIONS: list[str] = [
     f"{DEFAULT_SETTINGS} (no updated_at), and nothing is written. `options` lists what the book takes (platforms, "
     "statuses, objectives, audiences, currencies, daily_budget_min_minor, daily_budget_max_minor, max_campaigns, "
     "name_max_chars), so the screen offers exactly those. A campaign is {id, name, platform, status, "
-    "daily_budget_minor, objective, audience}; its budget is in the book's currency.",
+    "daily_budget_minor, objective, audience, pause_when_failing?, key?, paused_because?, delivery}; its budget is "
+    "in the book's currency.",
     "POST /api/ads-manager {settings?: {...}, campaigns?: [...]} (session) saves the founder's book and answers it "
     "whole, with updated_at set to the save's time; an empty body saves the book as it stands (creating it). "
     "Settings are merged key by key into the saved ones (unknown keys are ignored, like unknown fields): "
@@ -63,8 +64,28 @@ DECISIONS: list[str] = [
     "its own settings and campaigns and gains the session's campaigns under new identifiers from its own `next`, "
     f"up to {MAX_CAMPAIGNS} campaigns (any past that are not carried over). Another founder's book is never "
     "shown or changed.",
-    "GET /api/adbalance (session) answers {status: ok, currency: USD, balance_minor, ledger: [{id, kind: topup, "
-    "amount_minor, balance_minor, topup_id, created_at}], pending: [{topup_id, amount_minor, currency, "
+    "Ads that run (issue 49; services/growth/delivery.py). A campaign saved active (new, or from draft or paused) "
+    "is refused, and nothing is saved, unless the ad balance holds at least one day of its budget (409 "
+    "`ad_balance_too_low`, with balance_minor and daily_budget_minor), the founder's ad is written and their store "
+    "published (409 `ad_not_ready`: the ad sends people there) and the book's currency is USD, the balance's (409 "
+    "`ad_currency_differs`); it then gets `key` (its utm_campaign). The clock's hourly `deliver_ads` job launches "
+    "active campaigns on the ad platform (AD_PLATFORM: sandbox by default; meta; google) with the ad's words for "
+    "the campaign's platform, its bars and a landing address on the store with utm_source, utm_medium=paid and "
+    "utm_campaign=key; pauses those set paused, draft or removed; resumes those set active again. It asks the "
+    "platform for each ended UTC day since the last recorded and records each day once (one row per campaign and "
+    "day) with its spend debited from the balance in the same transaction under that day's report key (unique in "
+    "the ledger): however many times, or at once, a report is delivered, a day is paid once. When a founder's "
+    "balance cannot pay another day of their running campaigns (their daily budgets together), every one pauses "
+    "(status paused, paused_because: balance), and they are told by a task and a mail to their verified address; "
+    "from 1,000 impressions on, a campaign whose click-through rate is under its bar or whose cost per click is "
+    "over it is flagged, and paused (paused_because: bars) when it was saved with pause_when_failing: true. A "
+    "campaign the service paused starts again only when its founder saves it active. Each campaign answers "
+    "`delivery` (null until it first goes active): {state: starting | running | paused, paused_because, days: "
+    "[{day, impressions, clicks, spend_minor, currency, ctr_pct, cpc_minor}], totals, flagged, bars: {ctr_min_pct, "
+    "cpc_max_minor, currency}, min_impressions}. The ledger's spend entries (kind spend, negative) name the "
+    "campaign and the day.",
+    "GET /api/adbalance (session) answers {status: ok, currency: USD, balance_minor, ledger: [{id, kind: topup | spend, "
+    "amount_minor, balance_minor, topup_id, campaign?, day?, created_at}], pending: [{topup_id, amount_minor, currency, "
     f"checkout_url, created_at}}], min_minor: {MIN_MINOR}, max_minor: {MAX_MINOR}, topups_available}}. The balance "
     "is the sum of the founder's ledger; the ledger lists the newest 100 entries first, each with the balance it "
     "left; pending lists the newest 20 top-ups whose checkout is still open (and under 2 days old: older ones have "
@@ -128,6 +149,7 @@ class CampaignBody(Schema):
     daily_budget_minor = fields.Integer(metadata={"minimum": MIN_DAILY_BUDGET_MINOR, "maximum": MAX_DAILY_BUDGET_MINOR})
     objective = fields.String(metadata={"enum": list(OBJECTIVES)})
     audience = fields.String(metadata={"enum": list(AUDIENCES)})
+    pause_when_failing = fields.Boolean(metadata={"description": "Pause it when it misses its bars"})
     delete = fields.Boolean(metadata={"description": "true (with an id): remove that campaign"})
 
     # One with an id changes or removes that campaign; a new one (no id) is not removed and
@@ -143,6 +165,43 @@ class BookBody(Schema):
     campaigns = fields.List(fields.Nested(CampaignBody), metadata={"reason": "invalid_campaign"})
 
 
+class DeliveryDay(Schema):
+    day = fields.String(required=True, metadata={"description": "A UTC day, YYYY-MM-DD"})
+    impressions = fields.Integer(required=True)
+    clicks = fields.Integer(required=True)
+    spend_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    ctr_pct = fields.Float(allow_none=True, required=True)
+    cpc_minor = fields.Integer(allow_none=True, required=True)
+
+
+class DeliveryTotals(Schema):
+    impressions = fields.Integer(required=True)
+    clicks = fields.Integer(required=True)
+    spend_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    ctr_pct = fields.Float(allow_none=True, required=True)
+    cpc_minor = fields.Integer(allow_none=True, required=True)
+
+
+class DeliveryBars(Schema):
+    ctr_min_pct = fields.Float(required=True)
+    cpc_max_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+
+
+class Delivery(Schema):
+    """What a campaign did on the ad platform (services/growth/delivery.py)."""
+    state = fields.String(required=True, metadata={"enum": ["starting", "running", "paused"]})
+    paused_because = fields.String(allow_none=True, required=True, metadata={
+        "enum": ["balance", "bars", "refused", None]})
+    days = fields.List(fields.Nested(DeliveryDay), required=True)
+    totals = fields.Nested(DeliveryTotals, allow_none=True, required=True)
+    flagged = fields.Boolean(required=True, metadata={"description": "It missed its bars once judged"})
+    bars = fields.Nested(DeliveryBars, allow_none=True, required=True)
+    min_impressions = fields.Integer(required=True, metadata={"description": "Impressions before it is judged"})
+
+
 class Campaign(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -151,6 +210,13 @@ class Campaign(Schema):
     daily_budget_minor = fields.Integer(required=True)
     objective = fields.String(required=True, metadata={"enum": list(OBJECTIVES)})
     audience = fields.String(required=True, metadata={"enum": list(AUDIENCES)})
+    pause_when_failing = fields.Boolean(metadata={"description": "Pause it when it misses its bars"})
+    key = fields.String(metadata={"description": "Given when it first goes active: its utm_campaign, and what its "
+                                                 "delivery and spend are recorded under"})
+    paused_because = fields.String(metadata={"enum": ["balance", "bars"], "description": "Why the service paused "
+                                                                                         "it (absent: not the service)"})
+    delivery = fields.Nested(Delivery, allow_none=True, metadata={
+        "description": "null for a campaign that never went active"})
 
 
 class BookSettings(Schema):
@@ -196,7 +262,9 @@ def ads_manager():
 
 @bp.post("/api/ads-manager")
 @bp.declare(changes_state=True, refuses={400: ["invalid_setting", "invalid_campaign", "invalid_platform",
-                                               "unknown_campaign"], 409: ["campaign_book_full"]})
+                                               "unknown_campaign"],
+                                         409: ["campaign_book_full", "ad_balance_too_low", "ad_not_ready",
+                                               "ad_currency_differs"]})
 @bp.arguments(BookBody)
 @bp.response(200, BookAnswer)
 def ads_manager_save(body):
@@ -208,10 +276,12 @@ def ads_manager_save(body):
 
 class LedgerEntry(Schema):
     id = fields.Integer(required=True)
-    kind = fields.String(required=True, metadata={"enum": ["topup"]})
+    kind = fields.String(required=True, metadata={"enum": ["topup", "spend"]})
     amount_minor = fields.Integer(required=True)
     balance_minor = fields.Integer(required=True, metadata={"description": "The balance this entry left"})
     topup_id = fields.String(allow_none=True, required=True)
+    campaign = fields.String(allow_none=True, metadata={"description": "A spend: the campaign's name"})
+    day = fields.String(allow_none=True, metadata={"description": "A spend: the UTC day it was spent"})
     created_at = fields.String(required=True)
 
 

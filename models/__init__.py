@@ -11,6 +11,7 @@ from models.account import (
 )
 from models.ad import Ad, AdImage
 from models.ad_balance import AdLedgerEntry, AdTopup
+from models.ad_delivery import AdCampaignRun, AdDeliveryDay, AdSandboxCampaign
 from models.brief import Brief, BriefGateState
 from models.business import BusinessSettings, PayoutDestination, Todo
 from models.campaign_book import CampaignBook
@@ -53,5 +54,6 @@ ALL_MODELS = [Session, Product, Evidence, Job, WorkerBeat, Account, SignInToken,
               Payment, CustomerOrder, RevenueCredit, RevenueTotal, SampleOrder, SandboxCheckout, SandboxNotification,
               SandboxRefund, SupplierConnection, DomainOrder, BusinessSettings, PayoutDestination, Todo, Ad, AdImage,
               OrganicResearch, OrganicCampaign, OrganicApproval, CampaignBook, AdTopup, AdLedgerEntry,
+              AdCampaignRun, AdDeliveryDay, AdSandboxCampaign,
               Ticket, TicketMessage, KeywordRule, PublicAnswer, PublicQuestionDay, SatisfactionRating, FixRun, FixPage, FixEvent, FixMailLink, FixMailDay,
               Walkthrough, JourneyCarrier, Page, RetentionBacklog]

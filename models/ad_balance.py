@@ -34,18 +34,21 @@ class AdTopup(BaseModel):
 
 
 class AdLedgerEntry(BaseModel):
-    """One movement of an ad balance; a top-up's credit is the only kind so far."""
+    """One movement of an ad balance: a top-up's credit, or a day's spend of a campaign
+    (negative; `delivery` is that day's report key, unique, so a report debits once)."""
 
-    TOPUP = "topup"
-    KINDS = (TOPUP,)
+    TOPUP, SPEND = "topup", "spend"
+    KINDS = (TOPUP, SPEND)
 
     id = pw.BigAutoField()
     session = pw.ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="+", index=True)
     account = pw.ForeignKeyField(Account, null=True, on_delete="CASCADE", backref="+", index=True)
     kind = pw.CharField(max_length=16)
-    amount_minor = pw.BigIntegerField()  # positive: money in
+    amount_minor = pw.BigIntegerField()  # positive: money in; negative: spent
     currency = pw.CharField(max_length=3)
     topup = pw.CharField(max_length=32, null=True, unique=True)  # a top-up is credited once
+    delivery = pw.CharField(max_length=120, null=True, unique=True)  # a day's spend is debited once
+    campaign = pw.CharField(max_length=32, null=True)  # the spending campaign's key
     created_at = pw.DateTimeField(default=utcnow)
 
     class Meta:

@@ -58,6 +58,7 @@ class Todo(BaseModel):
     launch fact; one row per owner and fact, kept when deleted so it is not added again)."""
 
     FOUNDER, LAUNCH = "founder", "launch"
+    ADS = "ads"  # the service telling the founder it paused their ads (services/growth/delivery.py)
 
     id = pw.BigAutoField()
     owner = pw.CharField(max_length=40)

@@ -45,3 +45,11 @@ def topup_payment(answer: dict) -> Payment:
 
 def fact(client, fact_id: str) -> dict:
     return next(f for f in client.get("/api/launch").get_json()["facts"] if f["id"] == fact_id)
+
+
+def funded(client, amount_minor: int) -> dict:
+    """Tops the ad balance up by `amount_minor`, paid on the sandbox's hosted page; answers the balance."""
+    from tests.factories import choose, follow
+
+    follow(client, choose(client, topup(client, amount_minor)["checkout_url"], "pay"))
+    return balance_of(client)

@@ -48,14 +48,14 @@ def test_settings_are_merged_key_by_key_and_each_save_sets_updated_at(client):
 
 def test_new_campaigns_take_next_and_changes_merge_by_id(client):
     answer = saved_book(client, settings={"objective": "traffic"},
-                        campaigns=[campaign("Meta test"), campaign("Search", platform="google", status="active",
+                        campaigns=[campaign("Meta test"), campaign("Search", platform="google", status="paused",
                                                                    audience="retargeting")])
     assert answer["book"]["next"] == 3
     assert answer["book"]["campaigns"] == [
         {"id": 1, "name": "Meta test", "platform": "meta", "status": "draft", "daily_budget_minor": 1500,
-         "objective": "traffic", "audience": "broad"},
-        {"id": 2, "name": "Search", "platform": "google", "status": "active", "daily_budget_minor": 1500,
-         "objective": "traffic", "audience": "retargeting"}]
+         "objective": "traffic", "audience": "broad", "delivery": None},
+        {"id": 2, "name": "Search", "platform": "google", "status": "paused", "daily_budget_minor": 1500,
+         "objective": "traffic", "audience": "retargeting", "delivery": None}]
     # A save naming one campaign changes only the fields it gives, and leaves the others alone.
     answer = saved_book(client, campaigns=[{"id": 1, "status": "paused", "name": "  Meta   test two "}])
     assert answer["book"]["campaigns"][0] == {**answer["book"]["campaigns"][0], "status": "paused",
@@ -106,7 +106,7 @@ def test_the_book_is_bounded(client):
                    "campaign_book_full")
     assert body["max_campaigns"] == 50
     # Changing or removing what is there still works, and frees a place.
-    saved_book(client, campaigns=[{"id": 1, "delete": True}, {"id": 2, "status": "active"}])
+    saved_book(client, campaigns=[{"id": 1, "delete": True}, {"id": 2, "status": "paused"}])
     assert ids_of(saved_book(client, campaigns=[campaign("One more")]))[-1] == 51
     refusal(client.post("/api/ads-manager", json={"campaigns": [campaign(f"X{i}") for i in range(51)]}), 409,
             "campaign_book_full")

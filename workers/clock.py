@@ -137,6 +137,8 @@ def schedule(settings) -> list[Every | DailyAt | InClock]:
         Every("poll_mail", settings.mail_poll_seconds),
         # Fix's follow-up mail, each due run's once (jobs/fix.py).
         Every("fix_follow_ups", 3600),
+        # Ads: launch, pull each ended day's delivery and pay it, pause (jobs/growth.py).
+        Every("deliver_ads", 3600),
         # Last: with the database down but Redis up, the entries above still fire (a tick
         # stops at the first entry that meets an outage).
         InClock("reaper", settings.reaper_seconds, partial(reap, settings=settings)),

@@ -20,6 +20,7 @@ import secrets
 import peewee as pw
 
 from models.ad_balance import AdLedgerEntry, AdTopup
+from models.campaign_book import CampaignBook
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.payment import Payment
@@ -45,9 +46,13 @@ def balance(*, session: Session) -> dict:
     entries = list(AdLedgerEntry.select().where(owner.owns(AdLedgerEntry))
                    .order_by(AdLedgerEntry.created_at.desc(), AdLedgerEntry.id.desc()).limit(LEDGER_SHOWN))
     ledger, after = [], total
+    names = _campaign_names(owner) if any(entry.campaign for entry in entries) else {}
     for entry in entries:  # walking back from the balance now: what each entry left it at
         ledger.append({"id": entry.id, "kind": entry.kind, "amount_minor": entry.amount_minor, "balance_minor": after,
-                       "topup_id": entry.topup, "created_at": iso(entry.created_at)})
+                       "topup_id": entry.topup, "created_at": iso(entry.created_at),
+                       # A day's spend of a campaign: which one, and which day (its report's key ends with it).
+                       "campaign": names.get(entry.campaign, "A campaign you removed") if entry.campaign else None,
+                       "day": entry.delivery.rsplit(":", 1)[-1] if entry.delivery else None})
         after -= entry.amount_minor
     open_rows = (AdTopup.select(AdTopup, Payment.checkout_url)
                  .join(Payment, on=(Payment.id == AdTopup.payment))
@@ -96,6 +101,11 @@ def retired_confirm() -> None:
     raise Refused("legacy_checkout_retired", "This old checkout link no longer adds to your ad balance, and nothing "
                                              "was added. Your balance grows only once the payment provider confirms a "
                                              "top-up: start one from your ad balance.")
+
+
+def _campaign_names(owner: Owner) -> dict[str, str]:
+    book = CampaignBook.get_or_none(CampaignBook.owner == owner.key)
+    return {c["key"]: c["name"] for c in (book.campaigns if book else []) if c.get("key")}
 
 
 def _total(owner: Owner) -> int:

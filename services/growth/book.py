@@ -18,12 +18,15 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from models.ad_delivery import AdCampaignRun
 from models.campaign_book import CampaignBook
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.session import Session
 from services.errors import Refused
+from services.growth import delivery
 from services.growth.ad_limits import PLATFORMS  # the ad platforms a campaign runs on
+from services.money import display
 from services.ownership import adopter, adoption_keys, owner_of, session_key
 
 STATUSES = ("draft", "active", "paused")
@@ -42,7 +45,7 @@ MAX_NAME_CHARS = 80
 
 DEFAULT_SETTINGS = {"currency": "USD", "daily_budget_minor": 1000, "platform": "meta", "objective": "sales",
                     "audience": "broad"}
-CAMPAIGN_FIELDS = ("name", "platform", "status", "daily_budget_minor", "objective", "audience")
+CAMPAIGN_FIELDS = ("name", "platform", "status", "daily_budget_minor", "objective", "audience", "pause_when_failing")
 REQUIRED_FIELDS = ("name", "platform", "status", "daily_budget_minor")
 
 # Marks that reorder text: a campaign name holding one could show reversed in the app.
@@ -97,10 +100,11 @@ def save(*, session: Session, settings: dict | None = None, campaigns: list | No
                 if change.get("delete"):
                     del kept[change["id"]]
                 else:
-                    kept[change["id"]] = {**kept[change["id"]], **change["fields"]}
+                    kept[change["id"]] = _started({**kept[change["id"]], **change["fields"]}, kept[change["id"]],
+                                                  owner, defaults["currency"])
                 continue
-            kept[next_id] = {"id": next_id, "objective": defaults["objective"], "audience": defaults["audience"],
-                             **change["fields"]}
+            kept[next_id] = _started({"id": next_id, "objective": defaults["objective"], "audience": defaults["audience"],
+                                      **change["fields"]}, None, owner, defaults["currency"])
             next_id, added = next_id + 1, added + 1
         if added and len(kept) > MAX_CAMPAIGNS:
             raise Refused("campaign_book_full", f"Your campaign book already holds {len(kept) - added} campaigns and "
@@ -112,11 +116,32 @@ def save(*, session: Session, settings: dict | None = None, campaigns: list | No
     return _answer(row)
 
 
+def _started(campaign: dict, before: dict | None, owner, currency: str) -> dict:
+    """A campaign going active: it starts only when the ad balance holds a day of its budget
+    and its ad is written for a published store (services/growth/delivery.py launches it),
+    and it gets the key its delivery is recorded under. A campaign the service paused is
+    started again only this way, by its founder."""
+    if campaign.get("status") != "active" or (before is not None and before.get("status") == "active"):
+        return campaign
+    balance, budget = delivery.balance_minor(owner), campaign["daily_budget_minor"]
+    if currency != delivery.BALANCE_CURRENCY:
+        raise Refused("ad_currency_differs", campaign_id=campaign["id"])
+    if balance < budget:
+        raise Refused("ad_balance_too_low", f"\u201c{campaign['name']}\u201d spends up to {display(budget, 'USD')} a "
+                                            f"day and your ad balance holds {display(balance, 'USD')}: top it up with "
+                                            "at least one day of its budget, then start it. Nothing was saved.",
+                      campaign_id=campaign["id"], balance_minor=balance, daily_budget_minor=budget)
+    if delivery.owner_ad(owner.key) is None or not delivery.published_store(owner.key):
+        raise Refused("ad_not_ready", campaign_id=campaign["id"])
+    started = {key: value for key, value in campaign.items() if key != "paused_because"}
+    return {**started, "key": started.get("key") or delivery.new_key()}
+
+
 def _answer(row: CampaignBook | None) -> dict:
     if row is None:
         return {"status": "ok", "book": {"campaigns": [], "next": 1, "settings": dict(DEFAULT_SETTINGS)},
                 "options": options()}
-    return {"status": "ok", "book": {"campaigns": row.campaigns, "next": row.next_id,
+    return {"status": "ok", "book": {"campaigns": delivery.with_delivery(row.campaigns), "next": row.next_id,
                                      "settings": {**DEFAULT_SETTINGS, **row.settings}},
             "updated_at": iso(row.updated_at), "options": options()}
 
@@ -217,6 +242,9 @@ def _checked_field(key: str, value, place: int):
     if key == "audience" and value not in AUDIENCES:
         raise Refused("invalid_campaign", f"Campaign {place} of this save reaches an audience not offered; nothing "
                                           "was saved.", campaign=place, field=key)
+    if key == "pause_when_failing" and not isinstance(value, bool):
+        raise Refused("invalid_campaign", f"Campaign {place} of this save says whether to pause it when it misses its "
+                                          "bars with true or false; nothing was saved.", campaign=place, field=key)
     return value
 
 
@@ -238,6 +266,9 @@ def adopt_campaign_book(session_id: int, account_id: int) -> dict:
     keeps its settings and gains the session's campaigns under new numbers of its own, up to
     MAX_CAMPAIGNS (a book past that is not carried further)."""
     session_key, account_key = adoption_keys(session_id, account_id)
+    # The campaigns it launched go with it (services/growth/delivery.py): they are found by key.
+    (AdCampaignRun.update(account=account_id)
+     .where(AdCampaignRun.session == session_id, AdCampaignRun.account.is_null()).execute())
     mine = CampaignBook.get_or_none(CampaignBook.owner == session_key)
     if mine is None:
         return {}
