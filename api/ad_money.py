@@ -82,7 +82,10 @@ DECISIONS: list[str] = [
     "campaign the service paused starts again only when its founder saves it active. Each campaign answers "
     "`delivery` (null until it first goes active): {state: starting | running | paused, paused_because, days: "
     "[{day, impressions, clicks, spend_minor, currency, ctr_pct, cpc_minor}], totals, flagged, bars: {ctr_min_pct, "
-    "cpc_max_minor, currency}, min_impressions}. The ledger's spend entries (kind spend, negative) name the "
+    "cpc_max_minor, currency}, min_impressions, orders: {paid, revenue_minor, currency, cost_per_order_minor, "
+    "return_on_ad_spend}}: the paid orders of customers who arrived by its link (the store's script keeps the "
+    "utm_campaign of a visitor's arrival for the tab, sends it with each funnel event (POST /api/track `campaign`) "
+    "and adds it to the buy form, and the order keeps it). The ledger's spend entries (kind spend, negative) name the "
     "campaign and the day.",
     "GET /api/adbalance (session) answers {status: ok, currency: USD, balance_minor, ledger: [{id, kind: topup | spend, "
     "amount_minor, balance_minor, topup_id, campaign?, day?, created_at}], pending: [{topup_id, amount_minor, currency, "
@@ -190,6 +193,16 @@ class DeliveryBars(Schema):
     currency = fields.String(required=True)
 
 
+class DeliveryOrders(Schema):
+    paid = fields.Integer(required=True, metadata={"description": "Paid orders of customers who arrived by its link"})
+    revenue_minor = fields.Integer(required=True, metadata={"description": "Their amount, in the spend's currency"})
+    currency = fields.String(required=True)
+    cost_per_order_minor = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "Spend over paid orders; null with no paid order"})
+    return_on_ad_spend = fields.Float(allow_none=True, required=True, metadata={
+        "description": "Revenue over spend (2.5: every dollar spent brought $2.50); null before any spend"})
+
+
 class Delivery(Schema):
     """What a campaign did on the ad platform (services/growth/delivery.py)."""
     state = fields.String(required=True, metadata={"enum": ["starting", "running", "paused"]})
@@ -200,6 +213,8 @@ class Delivery(Schema):
     flagged = fields.Boolean(required=True, metadata={"description": "It missed its bars once judged"})
     bars = fields.Nested(DeliveryBars, allow_none=True, required=True)
     min_impressions = fields.Integer(required=True, metadata={"description": "Impressions before it is judged"})
+    orders = fields.Nested(DeliveryOrders, allow_none=True, required=True, metadata={
+        "description": "The paid orders it brought (by the utm_campaign of their arrival); null before it launched"})
 
 
 class Campaign(Schema):

@@ -72,6 +72,10 @@ class TrackBody(Schema):
                                                         _shaped(_SESSION_ID, "8 to 64 of A-Z a-z 0-9 _ -.")],
                                metadata={"reason": "invalid_session_id", "pattern": "^[A-Za-z0-9_-]{8,64}$",
                                          "description": "The visitor's id, made up by the store's script"})
+    campaign = fields.String(load_default=None, validate=[validate.Length(min=1, max=64),
+                                                          _shaped(metrics.CAMPAIGN, "1 to 64 of A-Z a-z 0-9 _ -.")],
+                             metadata={"reason": "invalid_campaign_tag", "pattern": f"^{metrics.CAMPAIGN.pattern}$",
+                                       "description": "The utm_campaign of the link the visitor arrived by"})
 
 
 class TrackAnswer(Schema):
@@ -127,7 +131,8 @@ def track(body):
     # bounded already, so only a body padded with other fields gets here too large.
     if len(request.get_data(cache=True)) > TRACK_MAX_BODY:
         raise ApiError(413, "payload_too_large")
-    return metrics.record_event(product_id=body["product_id"], event=body["event"], visitor_session=body["session_id"])
+    return metrics.record_event(product_id=body["product_id"], event=body["event"], visitor_session=body["session_id"],
+                                campaign=body["campaign"])
 
 
 @bp.get("/api/editor/metrics")

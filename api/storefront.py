@@ -279,6 +279,10 @@ class CheckoutForm(Schema):
     product_id = fields.String(required=True, validate=validate.Length(min=1, max=120))
     quantity = fields.Integer(load_default=1, metadata={"reason": "invalid_quantity"})
     email = fields.String(load_default="", validate=validate.Length(max=320), metadata={"reason": "invalid_email"})
+    # The utm_campaign of the link the customer arrived by (the store's script adds it): one
+    # that is not shaped like one is dropped rather than refused, so no buyer is turned away.
+    campaign = fields.String(load_default=None, validate=validate.Length(max=200),
+                             metadata={"description": "The utm_campaign the customer arrived by"})
 
 
 # The buy box's form. A customer's browser posts it from the store's own page, so it is a
@@ -295,7 +299,7 @@ def store_checkout(form, slug):
     state.require_sells(slug, form["product_id"])
     try:
         started = orders.open_order(session=None, product_id=form["product_id"], quantity=form["quantity"],
-                                    email=form["email"])
+                                    email=form["email"], campaign=form["campaign"])
     except Refused as refusal:
         return _refusal_page(slug, refusal)
     return redirect(started["checkout_url"], 303)

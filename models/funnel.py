@@ -19,6 +19,7 @@ class FunnelEvent(BaseModel):
     visitor_session = pw.CharField(max_length=64)
     event = pw.CharField(max_length=16)
     day = pw.DateField()
+    campaign = pw.CharField(max_length=64, null=True)  # the utm_campaign the visitor arrived by, if any
     created_at = pw.DateTimeField(default=utcnow)
 
     PAGE_VIEW, ADD_TO_CART, CHECKOUT, PAID = "page_view", "add_to_cart", "checkout", "paid"

@@ -93,6 +93,8 @@ class CustomerOrder(BaseModel):
     store_version = pw.IntegerField()  # the published version the customer bought from
     payment = pw.CharField(max_length=32, null=True, unique=True)
     state = pw.CharField(max_length=12, default=OPEN)
+    # The utm_campaign of the link the customer arrived by (an ad campaign's key), if any.
+    campaign = pw.CharField(max_length=64, null=True, index=True)
     created_at = pw.DateTimeField(default=utcnow)
     paid_at = pw.DateTimeField(null=True)
     # Where to ship it: the address the provider's page collected, stored when the payment

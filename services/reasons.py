@@ -17,6 +17,7 @@ SERVICE_REASONS: dict[str, Reason] = {
     "ad_not_ready": Reason(409, "A campaign starts once your ad is written and your store is published, since its ad sends people there. Nothing was saved."),
     "ad_currency_differs": Reason(409, "Your ad balance is in US dollars, so campaigns are paid in US dollars: set your campaign plan's currency to USD to start one. Nothing was saved."),
     "ad_platform_refused": Reason(200, "The ad platform refused this campaign, so it is not running and nothing was spent."),
+    "invalid_campaign_tag": Reason(400, "A campaign tag (the utm_campaign of the link a visitor arrived by) is 1 to 64 letters, digits, dashes or underscores; nothing was recorded."),
     "fix_runs_busy": Reason(429, "You already have 3 store checks waiting or running. Wait for one to finish, then start the next; nothing new was started."),
     "invalid_url": Reason(400, "Type your store's web address, such as https://yourstore.com; nothing was checked."),
     "not_a_web_page": Reason(200, "That address did not answer with a web page, so there was nothing to check. Type the address of your store's home page."),

@@ -3,7 +3,9 @@ ad platform by the clock's hourly job, delivers day by day, and each ended day's
 out of the ad balance exactly once (however many deliveries of the report run at once); a
 campaign cannot start without a day of its budget in the balance; when the balance cannot pay
 another day every running campaign pauses and the founder is told; a campaign missing its
-bars is flagged, and paused when its founder asked for that.
+bars is flagged, and paused when its founder asked for that; a customer who arrives by a
+campaign's link is counted in the store's funnel, and the paid order they place is counted to
+the campaign, with its cost per order and return on ad spend.
 
 The sandbox draws its figures from the campaign (name and creative), its bars, its budget and
 the day (integrations/ads/sandbox.py), so the figures below are the ones every run gets.
@@ -17,8 +19,12 @@ from models.ad_balance import AdLedgerEntry
 from models.ad_delivery import AdCampaignRun, AdDeliveryDay, AdSandboxCampaign
 from models.business import Todo
 from models.clock import clock
+from models.funnel import FunnelEvent
+from models.payment import CustomerOrder
+from models.store import Store
 from tests.ad_factories import ad_founder
-from tests.factories import refusal
+from tests.factories import ADDRESS as SHIPPING
+from tests.factories import choose, follow, refusal
 from tests.growth_factories import balance_of, book_of, campaign, funded, saved_book
 from tests.helpers import in_threads
 from tests.mailbox import messages_to, text_of
@@ -193,3 +199,38 @@ def test_a_campaign_its_founder_pauses_or_removes_stops_delivering(advertiser):
     assert AdDeliveryDay.select().count() == 4
     assert {d.day.isoformat() for d in AdDeliveryDay.select()} == {"2026-11-22", "2026-11-23"}
     assert all(run.state == AdCampaignRun.PAUSED for run in AdCampaignRun.select())
+
+
+def bought_from_the_buy_box(customer, campaign_tag: str | None) -> str:
+    """A customer opens the store page, orders from its buy box (the store's script adds the
+    campaign it arrived by to the form) and pays; answers the order's id."""
+    form = {"product_id": "p00", "quantity": "1", "email": "buyer@example.com"}
+    if campaign_tag is not None:
+        form["campaign"] = campaign_tag
+    answer = customer.post(f"/store/{Store.get().slug}/checkout", data=form)
+    assert answer.status_code == 303, answer.get_data(as_text=True)[:300]
+    follow(customer, choose(customer, answer.headers["Location"], "pay", SHIPPING))
+    return CustomerOrder.select().order_by(CustomerOrder.created_at.desc(), CustomerOrder.id).first().id
+
+
+def test_an_order_placed_by_way_of_a_campaigns_link_counts_to_that_campaign(advertiser, founder):
+    funded(advertiser, 10_000)
+    knife = started(advertiser)
+    deliver_ads()
+    days_later(1)  # half a day delivered and paid: $7.06
+
+    arrived = founder()  # a customer who followed the ad's link
+    visit = {"product_id": "p00", "event": "page_view", "session_id": "visitor-from-ad-1", "campaign": knife["key"]}
+    assert arrived.post("/api/track", json=visit).get_json()["status"] == "recorded"
+    assert FunnelEvent.get(FunnelEvent.visitor_session == "visitor-from-ad-1").campaign == knife["key"]
+    from_ad = bought_from_the_buy_box(arrived, knife["key"])
+    bought_from_the_buy_box(founder(), None)  # a customer who came some other way
+    bought_from_the_buy_box(founder(), "not a tag!")  # a tag of no shape is dropped, the order still opens
+
+    assert CustomerOrder.get_by_id(from_ad).campaign == knife["key"]
+    assert CustomerOrder.select().where(CustomerOrder.campaign.is_null()).count() == 2
+    price = CustomerOrder.get_by_id(from_ad).amount_minor
+    assert delivered(advertiser)["orders"] == {
+        "paid": 1, "revenue_minor": price, "currency": "USD", "cost_per_order_minor": 706,
+        "return_on_ad_spend": round(price / 706, 2)}
+    refusal(arrived.post("/api/track", json={**visit, "campaign": "not a tag!"}), 400, "invalid_campaign_tag")

@@ -40,6 +40,7 @@ from services.jobs import create_job
 from services.ownership import Owner, owner_of
 from services.research.launch import launch_fact
 from services.research.offer import order_profit
+from services.store.metrics import CAMPAIGN
 from services.store.own import name_of
 from services.store.state import page_source
 from services.suppliers import priced_offer
@@ -59,9 +60,11 @@ def _published(product_id: str | None) -> tuple[Store | None, dict | None]:
     return store, StoreVersion.get(StoreVersion.store == product_id, StoreVersion.number == store.published_version).document
 
 
-def open_order(*, session: Session | None, product_id: str, quantity, email: str) -> dict:
+def open_order(*, session: Session | None, product_id: str, quantity, email: str, campaign: str | None = None) -> dict:
     """Opens a customer's order in a published store and starts its payment: answers
-    `{status: checkout_started, order_id, checkout_url}`."""
+    `{status: checkout_started, order_id, checkout_url}`. `campaign` is the utm_campaign the
+    customer arrived by (kept when it is shaped like one: services/growth/delivery.py reads
+    an ad campaign's paid orders by it)."""
     if not isinstance(quantity, int) or isinstance(quantity, bool) or not 1 <= quantity <= MAX_QUANTITY:
         raise Refused("invalid_quantity", f"quantity must be a whole number from 1 to {MAX_QUANTITY}; "
                                           "no order was opened.")
@@ -85,6 +88,7 @@ def open_order(*, session: Session | None, product_id: str, quantity, email: str
         CustomerOrder.create(id=order_id, product=product_id, session=session.id if session else None, email=address,
                              quantity=quantity, unit_price_minor=unit, amount_minor=unit * quantity, currency=currency,
                              store_version=store.published_version, payment=payment.id, state=CustomerOrder.OPEN,
+                             campaign=campaign if campaign and CAMPAIGN.fullmatch(campaign) else None,
                              created_at=utcnow())
     name = (document.get("product") or {}).get("name") or product_id
     try:

@@ -45,6 +45,7 @@ from models.campaign_book import CampaignBook
 from models.catalog import Product
 from models.clock import utcnow
 from models.db import transaction
+from models.payment import CustomerOrder
 from models.store import Store
 from services.errors import TransientError
 from services.growth.ad_limits import pass_criteria
@@ -95,17 +96,43 @@ def with_delivery(campaigns: list[dict]) -> list[dict]:
     keys = [c["key"] for c in campaigns if c.get("key")]
     runs = {run.key: run for run in AdCampaignRun.select().where(AdCampaignRun.key.in_(keys))} if keys else {}
     days: dict[int, list] = {}
+    brought = _paid_orders(list(runs)) if runs else {}
     if runs:
         for row in (AdDeliveryDay.select().where(AdDeliveryDay.run.in_([r.id for r in runs.values()]))
                     .order_by(AdDeliveryDay.day)):
             days.setdefault(row.run_id, []).append(row)
-    return [{**c, "delivery": _delivery(c, runs.get(c.get("key")), days)} for c in campaigns]
+    return [{**c, "delivery": _delivery(c, runs.get(c.get("key")), days, brought)} for c in campaigns]
 
 
-def _delivery(campaign: dict, run: AdCampaignRun | None, days: dict) -> dict | None:
+def _paid_orders(keys: list[str]) -> dict[str, dict]:
+    """The paid orders each campaign brought: {key: {currency: (count, amount_minor)}}."""
+    rows = (CustomerOrder.select(CustomerOrder.campaign, CustomerOrder.currency,
+                                 pw.fn.COUNT(CustomerOrder.id).alias("count"),
+                                 pw.fn.SUM(CustomerOrder.amount_minor).alias("amount"))
+            .where(CustomerOrder.campaign.in_(keys), CustomerOrder.state == CustomerOrder.PAID)
+            .group_by(CustomerOrder.campaign, CustomerOrder.currency).dicts())
+    brought: dict[str, dict] = {}
+    for row in rows:
+        brought.setdefault(row["campaign"], {})[row["currency"]] = (int(row["count"]), int(row["amount"]))
+    return brought
+
+
+def _orders(run: AdCampaignRun, spend: int, brought: dict) -> dict:
+    """What a campaign's spend bought: its paid orders, their revenue, the cost of each order
+    and the return on ad spend (revenue over spend; only in the spend's currency)."""
+    mine = brought.get(run.key, {})
+    count = sum(n for n, _amount in mine.values())
+    revenue = mine.get(run.currency, (0, 0))[1]
+    return {"paid": count, "revenue_minor": revenue, "currency": run.currency,
+            "cost_per_order_minor": round(spend / count) if count else None,
+            "return_on_ad_spend": round(revenue / spend, 2) if spend and set(mine) <= {run.currency} else None}
+
+
+def _delivery(campaign: dict, run: AdCampaignRun | None, days: dict, brought: dict) -> dict | None:
     if run is None:
         return ({"state": "starting", "paused_because": None, "days": [], "totals": None, "flagged": False,
-                 "bars": None, "min_impressions": MIN_IMPRESSIONS} if campaign.get("status") == ACTIVE else None)
+                 "bars": None, "min_impressions": MIN_IMPRESSIONS, "orders": None}
+                if campaign.get("status") == ACTIVE else None)
     rows = days.get(run.id, [])
     shown = [{"day": row.day.isoformat(), "impressions": row.impressions, "clicks": row.clicks,
               "spend_minor": row.spend_minor, "currency": row.currency,
@@ -119,7 +146,7 @@ def _delivery(campaign: dict, run: AdCampaignRun | None, days: dict) -> dict | N
     return {"state": run.state if run.platform_ref else "starting", "paused_because": run.paused_because,
             "days": shown, "totals": totals_, "flagged": run.flagged,
             "bars": {"ctr_min_pct": run.ctr_min_pct, "cpc_max_minor": run.cpc_max_minor, "currency": run.currency},
-            "min_impressions": MIN_IMPRESSIONS}
+            "min_impressions": MIN_IMPRESSIONS, "orders": _orders(run, spend, brought)}
 
 
 # --- The clock's job -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ authority on sales).
 """
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import peewee as pw
@@ -28,13 +29,17 @@ from services.store.builds import store_product
 EVENTS = FunnelEvent.EVENTS
 RECORDED, IGNORED = "recorded", "ignored"
 DEFAULT_DAYS, MAX_DAYS = 14, 90
+# A utm_campaign the store's script passes on: an ad campaign's key (services/growth/delivery.py),
+# or a founder's own link's name.
+CAMPAIGN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 PAID_EXPLANATION = ("paid counts the visitor sessions whose browser reported a payment to the store's page: an "
                     "unverified browser event that anyone can send. The payment ledger (your orders and revenue, "
                     "confirmed with the payment provider) is the authority on sales.")
 
 
-def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
-    """Records one funnel event of a published store's visitor, once per day."""
+def record_event(*, product_id: str, event: str, visitor_session: str, campaign: str | None = None) -> dict:
+    """Records one funnel event of a published store's visitor, once per day (with the
+    utm_campaign of the link they arrived by, when the store's script read one)."""
     if event not in EVENTS:
         raise Refused("invalid_event")
     if not _PUBLISHED.run(product_id=product_id).fetchone():
@@ -43,7 +48,8 @@ def record_event(*, product_id: str, event: str, visitor_session: str) -> dict:
         return {"status": IGNORED, "reason": "not_published", "explanation": sentence("not_published")}
     now = utcnow()
     # A duplicate (the same visitor, event and day) is no error: the index keeps the first.
-    _RECORD.run(product_id=product_id, visitor_session=visitor_session, event=event, day=now.date(), created_at=now)
+    _RECORD.run(product_id=product_id, visitor_session=visitor_session, event=event, day=now.date(), created_at=now,
+                campaign=campaign)
     return {"status": RECORDED}
 
 
@@ -52,7 +58,7 @@ _PUBLISHED = KeptSQL(lambda: Store.select(pw.SQL("1")).where(Store.product == pa
                                                              Store.published_version.is_null(False)))
 _RECORD = KeptSQL(lambda: FunnelEvent.insert(
     product=param("product_id"), visitor_session=param("visitor_session"), event=param("event"), day=param("day"),
-    created_at=param("created_at")).on_conflict_ignore())
+    created_at=param("created_at"), campaign=param("campaign")).on_conflict_ignore())
 
 
 def _own_product(session: Session, product_id: str | None) -> str:
