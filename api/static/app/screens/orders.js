@@ -1,7 +1,9 @@
 // Orders: the confirmed revenue of your stores (per store and currency, from the payment
 // ledger), then the customers' orders, newest first: an order is one a customer paid for, each
 // with the profit it leaves at your offer's unit cost. Checkouts customers opened and did not
-// pay are not orders: they are listed apart.
+// pay are not orders: they are listed apart. Campaigns that ran list what their spend bought:
+// the paid orders of customers who came by their ad, what each order cost in ads and what came
+// back for every dollar spent.
 import { h, fill, title, moneyMinor, linkButton, button, busy, scrollingTable } from "../dom.js";
 import { get, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
@@ -17,8 +19,8 @@ export async function render(ctx) {
   const body = h("div", { class: "stack" });
   fill(ctx.main, title("Orders", "What customers bought in your store and what the payment provider confirmed "
     + "they paid."), body);
-  const [revenue, tracking, visitors] = await Promise.all([get("/api/revenue"), get(ORDERS_FOR_REVENUE),
-    get(`/api/editor/metrics?days=${WINDOW_DAYS}`)]);
+  const [revenue, tracking, visitors, book] = await Promise.all([get("/api/revenue"), get(ORDERS_FOR_REVENUE),
+    get(`/api/editor/metrics?days=${WINDOW_DAYS}`), get("/api/ads-manager")]);
   if (!ctx.alive()) return;
   const refresh = button("Refresh", (event) => busy(event.currentTarget, () => ctx.rerender()),
     { kind: "secondary", "data-action": "refresh" });
@@ -38,6 +40,7 @@ export async function render(ctx) {
       saidOrders ? refusal(saidOrders, { retry: () => ctx.rerender() }, tracking.http)
         : [ordersView(tracking.data.orders || []), h("p", { class: "hint" }, tracking.data.profit_basis)]),
     checkoutsView((tracking.data && tracking.data.checkouts) || []),
+    adsView(book.data && book.data.book ? book.data.book.campaigns : []),
     h("p", { class: "actions" }, refresh, linkButton("Your store", "#/app/store")));
 }
 
@@ -105,6 +108,31 @@ function checkoutsView(checkouts) {
         h("td", { class: "num" }, moneyMinor(checkout.amount_minor, checkout.currency)),
         h("td", {}, checkout.email),
         h("td", {}, momentWords(checkout.created_at))))))));
+}
+
+/** What each campaign that ran bought with its spend; nothing before one has run. */
+function adsView(campaigns) {
+  const ran = campaigns.filter((c) => c.delivery && c.delivery.orders && c.delivery.totals);
+  if (!ran.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "ads-orders-title" },
+    h("h2", { id: "ads-orders-title" }, "From your ads"),
+    h("p", { class: "hint" }, "Orders count to a campaign when the customer came by its ad's link; only paid "
+      + "orders count."),
+    scrollingTable("What your ads bought",
+      h("table", { class: "orders" },
+        h("thead", {}, h("tr", {}, ["Campaign", "Spent", "Paid orders", "Ads cost per order", "Back for each $1 spent"]
+          .map((head) => h("th", { scope: "col" }, head)))),
+        h("tbody", {}, ran.map((c) => {
+          const { orders, totals } = c.delivery;
+          return h("tr", { dataset: { campaign: c.name, paidOrders: String(orders.paid) } },
+            h("th", { scope: "row" }, c.name),
+            h("td", { class: "num" }, moneyMinor(totals.spend_minor, totals.currency)),
+            h("td", { class: "num" }, String(orders.paid)),
+            h("td", { class: "num" }, orders.cost_per_order_minor === null ? "No order yet"
+              : moneyMinor(orders.cost_per_order_minor, orders.currency)),
+            h("td", { class: "num" }, orders.return_on_ad_spend === null ? "Nothing spent yet"
+              : moneyMinor(Math.round(orders.return_on_ad_spend * 100), orders.currency)));
+        })))));
 }
 
 /** The order's number as the customer's receipt gives it (the server's `order_number`). */
