@@ -15,6 +15,7 @@ random source, and a number is only ever copied from the facts.
 """
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,51 @@ def cut(text: str, limit: int, ellipsis: str = "…") -> str:
     room = limit - len(ellipsis)
     head = text[:room + 1].rsplit(" ", 1)[0] if " " in text[:room + 1] else text[:room]
     return head[:room].rstrip(" ,;:-") + ellipsis
+
+
+# Where a product's name turns from what it is to what it comes with or is for.
+_QUALIFIER = re.compile(r"\s(?:with|for|and|in|by)\s", re.IGNORECASE)
+# Where a sentence can end early and still read whole: before a clause that adds to it.
+# (Not at a comma or "and" alone: those join the items of a list, which a cut leaves half-said.)
+_CLAUSE = re.compile(r";\s|,\s(?=(?:so|which|while|and then)\s)|\s(?:with|that|which|so|while|to keep|during)\s|"
+                     r"\s[–—]\s", re.IGNORECASE)
+
+
+def short_name(name: str, limit: int) -> str:
+    """A product's name whole when it fits, else a shorter name that still names it: the part
+    before a comma ("…, 16 in"), then before what it comes with or is for ("… Kit with Band"),
+    then its last words (an English name's head noun is its last word: "Handheld Milk
+    Frother"), never its first words cut off mid-name; cut at a word only when no word fits."""
+    name = " ".join(name.split())
+    if len(name) <= limit:
+        return name
+    core = name.split(",")[0].strip() or name
+    for candidate in (core, _QUALIFIER.split(core, 1)[0].strip()):
+        if 3 <= len(candidate) <= limit:
+            return candidate
+    words = _QUALIFIER.split(core, 1)[0].split()
+    for start in range(1, len(words)):
+        tail = " ".join(words[start:])
+        if len(tail) <= limit:
+            return tail
+    return cut(core, limit, "")
+
+
+def whole_sentence(text: str, limit: int) -> str | None:
+    """A sentence that fits `limit` and reads whole: the text itself, or its beginning up to
+    the last clause boundary that fits (outside brackets), ended with a full stop; None when
+    no beginning of at least three words fits. Never a sentence cut mid-clause with "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    best = None
+    for match in _CLAUSE.finditer(text):
+        head = text[:match.start()].rstrip(" ,;:-–—")
+        if head.count("(") != head.count(")") or len(head.split()) < 3:
+            continue
+        if len(head) + 1 <= limit:
+            best = head + "."
+    return best
 
 
 def _decimal(raw) -> Decimal | None:

@@ -49,7 +49,7 @@ def test_a_built_store_gets_its_ad_for_both_platforms_from_the_ad_job(founder, r
     assert "WordStream" in meta["pass_criteria"]["source"] and "Retail" in meta["pass_criteria"]["source"]
     google = ad_of(client, "google")
     within_limits(google)
-    assert google["headline"] == "Acacia Wood Magnetic Knife" and "$34.99" in google["primary_text"]
+    assert google["headline"] == "Wood Magnetic Knife Strip" and "$34.99" in google["primary_text"]
     assert [(i["width"], i["height"]) for i in google["images"]] == [(1200, 628)]
     assert google["pass_criteria"]["ctr_min_pct"] == 2.5 and google["pass_criteria"]["cpc_max"] == 2.23
     assert "Shopping, Collectibles & Gifts" in google["pass_criteria"]["source"]
@@ -203,7 +203,7 @@ def test_a_field_is_overridden_and_reset_puts_the_written_copy_back(founder, run
                                              "value": "  Knives   off the counter "}).get_json()
     assert (body["status"], body["headline"], body["overridden"], body["version"]) == (
         "edited", "Knives off the counter", ["headline"], 2)
-    assert body["image"] != written["image"] and ad_of(client, "google")["headline"] == "Acacia Wood Magnetic Knife"
+    assert body["image"] != written["image"] and ad_of(client, "google")["headline"] == "Wood Magnetic Knife Strip"
     body = client.post("/api/ad/edit", json={"platform": "meta", "field": "call_to_action",
                                              "value": "Buy Now"}).get_json()
     assert body["call_to_action"] == "Buy Now" and body["overridden"] == ["headline", "call_to_action"]

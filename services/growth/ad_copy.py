@@ -5,7 +5,10 @@ finish that holds written copy to the facts.
 The offline writers are deterministic and write only from the facts: the product's name,
 the first sentences of its description, its price and what its evidence backs in a
 shopper's words (Facts.demand: "More and more shoppers are looking for <product>."). Every
-field is cut at a word boundary to its platform's limit, so the copy fits by construction.
+field fits its platform's limit by construction and reads whole: a name too long for a headline
+gives way to a shorter name that still names the product (copy_text.short_name: never its first
+words cut off), and a sentence too long ends early at a clause boundary with a full stop or
+gives way to the next one (copy_text.whole_sentence), never cut with "…" mid-clause.
 
 An ad is shown to shoppers on the ad platforms, so it addresses the buyer: the evidence is
 the founder's research and no ad tells it (no search counts, ranks, view or review counts,
@@ -20,7 +23,7 @@ import re
 from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, join, price_text
+from integrations.copy_text import cut, join, price_text, short_name, whole_sentence
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -76,9 +79,9 @@ def ad_copy(facts: Facts) -> dict:
     opening = described[0] if described else f"The {name}, from our {category} range." if category else name
 
     def headline(limit: int) -> str:
-        # A name too long for the headline keeps its first words (a comma ends a name's core).
+        # The name whole, or a shorter name that still names the product.
         core = name.split(",")[0].strip() or name
-        return cut(core, limit, "") if len(core) >= 3 else cut(f"The {core}", limit, "")
+        return short_name(core, limit) if len(core) >= 3 else cut(f"The {core}", limit, "")
 
     def short_line(limit: int) -> str:
         for candidate in (f"Now {price}" if price else "", cut(category, limit, "") if category else "",
@@ -88,9 +91,11 @@ def ad_copy(facts: Facts) -> dict:
         return "Shop it today"
 
     def body(limit: int, *more: str) -> str:
-        # The price always shows: the opening sentence gives way to it, cut at a word.
+        # The price always shows: the opening gives way to it, ending early at a clause or
+        # giving way to a later sentence that fits whole.
         room = limit - len(priced) - 1 if priced else limit
-        return join([cut(opening, room), priced, *more], limit)
+        first = next((whole for whole in (whole_sentence(s, room) for s in [opening, *described[1:]]) if whole), "")
+        return join([first, priced, *more], limit)
 
     meta = {
         "headline": headline(LIMITS[META]["headline"]),
@@ -102,7 +107,8 @@ def ad_copy(facts: Facts) -> dict:
         "headline": headline(LIMITS[GOOGLE]["headline"]),
         "primary_text": body(LIMITS[GOOGLE]["primary_text"]),
         # The second description line says what the first (primary_text, with the price) did not.
-        "description": join([described[1] if len(described) > 1 else "", demand[0] if demand else "",
+        "description": join([whole_sentence(described[1], LIMITS[GOOGLE]["description"]) or ""
+                             if len(described) > 1 else "", demand[0] if demand else "",
                              f"From our {category} range." if category else ""], LIMITS[GOOGLE]["description"])
         or short_line(LIMITS[GOOGLE]["description"]),
         "call_to_action": "Shop Now",
@@ -135,8 +141,8 @@ FIELD_WORDS = (
 )
 PLATFORM_WORDS = ((META, r"\b(?:meta|facebook|instagram)\b"), (GOOGLE, r"\bgoogle\b"))
 UNDERSTOOD = ("set a field to new words (\"set the headline to Keep knives off the counter\"), shorten a field, "
-              "mention the price, or use another button (Shop Now, Buy Now, Order Now, Learn More, Get Offer), "
-              "on Meta, on Google or on both")
+              "mention the price or lead with it, or use another button (Shop Now, Buy Now, Order Now, Learn More, "
+              "Get Offer), on Meta, on Google or on both")
 _QUOTED = re.compile(r"[\"“”‘’'](.+)[\"“”‘’']\s*\.?\s*$", re.DOTALL)
 
 
@@ -157,7 +163,9 @@ def write_ad_edit(task: Task) -> dict:
         new = _new_words(message)
         if re.search(r"\b(?:shorter|shorten|trim)\b", lowered) and not _QUOTED.search(message):
             for field in _named_fields(lowered) or ["primary_text"]:
-                fields[field] = _shorter(fields[field])
+                fields[field] = _shorter(fields[field], field)
+        elif re.search(r"\b(?:lead|start|open|begin)\s+with\s+(?:the\s+|its\s+|our\s+)?price\b", lowered) and price:
+            fields["primary_text"] = _price_first(fields["primary_text"], price, LIMITS[platform]["primary_text"])
         elif button and (new is None or new[0] == "call_to_action"):
             fields["call_to_action"] = button
         elif new is not None:
@@ -188,9 +196,22 @@ def _new_words(message: str) -> tuple[str, str] | None:
     return None
 
 
-def _shorter(text: str) -> str:
-    """The text without its last sentence, or its words up to two thirds of its length."""
+def _shorter(text: str, field: str) -> str:
+    """The field read whole but shorter: a headline as a shorter name that still names the
+    product (its last words: copy_text.short_name), a text without its last sentence or ended
+    at an earlier clause; unchanged when nothing shorter reads whole."""
+    if field in ("headline", "call_to_action"):
+        shorter = short_name(text, len(text) - 1)
+        return shorter if len(shorter.split()) >= 2 or field == "call_to_action" else text
     parts = [s.strip() for s, _ in claims.sentences(text) if s.strip()]
     if len(parts) > 1:
         return " ".join(parts[:-1])
-    return cut(text, max(3, len(text) * 2 // 3), "")
+    return whole_sentence(text, max(3, len(text) * 2 // 3)) or text
+
+
+def _price_first(text: str, price: str, limit: int) -> str:
+    """The text opening with its price ("Yours for $34.99."), its other sentences after it as
+    far as they fit whole."""
+    priced = f"Yours for {price}."
+    rest = [s.strip() for s, _ in claims.sentences(text) if s.strip() and price not in s]
+    return join([priced, *rest], limit)
