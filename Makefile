@@ -16,11 +16,18 @@ $(VENV)/.run-installed: requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	touch $@ $(VENV)/.run-installed
+# A real ad platform's SDK (requirements-ads.txt) joins the run environment only when AD_PLATFORM
+# (the environment's, else .env's, as config.py reads it) is meta or google.
+AD_PLATFORM ?= $(shell sed -n 's/^[[:space:]]*AD_PLATFORM[[:space:]]*=[[:space:]"'"'"']*\([a-z]*\).*/\1/p' .env 2>/dev/null | tail -n 1)
+$(VENV)/.ads-installed: requirements-ads.txt $(VENV)/.run-installed
+	$(BIN)/python -m pip install --quiet -r requirements-ads.txt
+	touch $@
 
-install: $(VENV)/.run-installed
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt requirements-ads.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.run-installed $(VENV)/.ads-installed
+
+install: $(VENV)/.run-installed $(if $(filter meta google,$(AD_PLATFORM)),$(VENV)/.ads-installed)
 install-dev: $(VENV)/.dev-installed
 
 migrate: install
