@@ -94,7 +94,8 @@ def launch(**changes) -> CampaignLaunch:
                   creative=Creative(headline="Walnut lamps, warm light", primary_text="Hand-turned walnut desk lamps, "
                                     "made to order and shipped in a week.", description="Free returns for 30 days",
                                     call_to_action="Shop Now"),
-                  bars=Bars(ctr_min_pct=0.9, cpc_max_minor=120), start_day=datetime.now(UTC).date())
+                  bars=Bars(ctr_min_pct=0.9, cpc_max_minor=120), start_day=datetime.now(UTC).date(),
+                  keywords=("walnut desk lamp", "desk lamp"))
     return CampaignLaunch(**{**fields, **changes})
 
 
@@ -442,8 +443,12 @@ def test_google_launch_makes_budget_campaign_ad_group_and_ad_in_one_mutate(googl
     assert find["request"].customer_id == CUSTOMER
     assert f"campaign.name LIKE '%[[]{REFERENCE}[]]'" in find["request"].query
     assert "FROM customer" in currency["request"].query
-    budget, campaign, group, ad = (json_format.MessageToDict(type(op).pb(op)) for op in
-                                   mutate["request"].mutate_operations)
+    budget, campaign, group, ad, *keywords = (json_format.MessageToDict(type(op).pb(op)) for op in
+                                              mutate["request"].mutate_operations)
+    # A search campaign serves only for its keywords: broad matches of the product's names.
+    assert [k["adGroupCriterionOperation"]["create"] for k in keywords] == [
+        {"adGroup": f"customers/{CUSTOMER}/adGroups/-3", "status": "ENABLED",
+         "keyword": {"text": text, "matchType": "BROAD"}} for text in ("walnut desk lamp", "desk lamp")]
     assert budget["campaignBudgetOperation"]["create"]["amountMicros"] == "25000000"
     assert budget["campaignBudgetOperation"]["create"]["deliveryMethod"] == "STANDARD"
     created = campaign["campaignOperation"]["create"]

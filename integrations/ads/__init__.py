@@ -69,6 +69,9 @@ class CampaignLaunch:
     creative: Creative
     bars: Bars
     start_day: date            # the first day it may deliver
+    # What people search for that it should answer (a search campaign serves nothing without
+    # keywords; a social platform ignores them): the product's names, lower case.
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,9 @@ TOKEN_URI = "https://oauth2.googleapis.com/token"
 # descriptions of at most 90.
 HEADLINE_CHARS = 30
 DESCRIPTION_CHARS = 90
+# Keywords: Google takes up to 80 characters (and 10 words) each; a launch sends a few.
+KEYWORD_CHARS = 80
+MAX_KEYWORDS = 10
 
 # gRPC answers that say "not now": the call may well succeed later.
 _TRANSIENT_STATUS = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -163,8 +166,10 @@ class GooglePlatform:
         names = {"budget": f"{base}/campaignBudgets/-1", "campaign": f"{base}/campaigns/-2",
                  "ad_group": f"{base}/adGroups/-3"}
         label = f"{campaign.name} {_marker(campaign.reference)}"
+        # The keywords last: the answer's first four results stay budget, campaign, ad group, ad.
         return [self._budget_operation(campaign, names, label), self._campaign_operation(campaign, names, label),
-                self._ad_group_operation(names, label), self._ad_operation(campaign, names)]
+                self._ad_group_operation(names, label), self._ad_operation(campaign, names),
+                *(self._keyword_operation(keyword, names) for keyword in campaign.keywords[:MAX_KEYWORDS])]
 
     def _budget_operation(self, campaign: CampaignLaunch, names: dict, label: str):
         operation = self._sdk().get_type("MutateOperation")
@@ -220,6 +225,16 @@ class GooglePlatform:
         headlines, descriptions = _ad_texts(campaign)
         ad.ad.responsive_search_ad.headlines.extend(self._text_assets(headlines))
         ad.ad.responsive_search_ad.descriptions.extend(self._text_assets(descriptions))
+        return operation
+
+    def _keyword_operation(self, keyword: str, names: dict):
+        # Broad match: the ad answers searches related to the product's name, not only the name itself.
+        operation = self._sdk().get_type("MutateOperation")
+        criterion = operation.ad_group_criterion_operation.create
+        criterion.ad_group = names["ad_group"]
+        criterion.status = self._sdk().enums.AdGroupCriterionStatusEnum.ENABLED
+        criterion.keyword.text = keyword[:KEYWORD_CHARS]
+        criterion.keyword.match_type = self._sdk().enums.KeywordMatchTypeEnum.BROAD
         return operation
 
     def _text_assets(self, texts: list[str]) -> list:

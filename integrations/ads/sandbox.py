@@ -2,12 +2,11 @@
 service that runs what it is asked to and reports delivery the way Meta's Insights and
 Google's metrics do, offline and deterministically.
 
-What it delivers on a UTC day is drawn from the campaign (its name, objective and creative),
-its creative's pass bars, its daily budget and the day, with a generator seeded by those
-(SHA-256), so the same campaign delivers the same figures on every run and a test can name
-them:
+What it delivers on a UTC day is drawn from the campaign (its name and objective), its
+creative's pass bars, its daily budget and the day, with a generator seeded by those (SHA-256),
+so the same campaign delivers the same figures on every run and a test can name them:
 
-- the campaign has a quality drawn once from its name and creative, between 0.6 and 1.4: a campaign
+- the campaign has a quality drawn once from its name and objective, between 0.6 and 1.4: a campaign
   above 1 beats its bars (a click-through rate above the floor, clicks cheaper than the
   ceiling), one below 1 misses them, as real campaigns do;
 - each day it spends 85 % to 100 % of its daily budget, times the share of the day it ran
@@ -50,10 +49,9 @@ def _generator(*parts) -> random.Random:
 
 
 def seed_of(campaign: CampaignLaunch) -> str:
-    """What the campaign's figures are drawn from: what it is, not the ids it was given."""
-    creative = campaign.creative
-    return hashlib.sha256("\x1f".join([campaign.name, campaign.objective, creative.headline, creative.primary_text,
-                                        creative.description]).encode()).hexdigest()
+    """What the campaign's figures are drawn from: what it is (its name and objective), not the
+    ids it was given, nor its ad's words, which a rewrite of the ad changes."""
+    return hashlib.sha256("\x1f".join([campaign.name, campaign.objective]).encode()).hexdigest()
 
 
 def quality(seed: str) -> float:

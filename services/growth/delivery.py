@@ -35,6 +35,7 @@ import peewee as pw
 
 from config import get_settings
 from integrations import ads as platforms
+from integrations.copy_text import short_name
 from integrations.payments import minor_units
 from models.account import Account
 from models.ad import Ad
@@ -50,6 +51,7 @@ from models.store import Store
 from services.errors import TransientError
 from services.growth.ad_limits import pass_criteria
 from services.ownership import Owner, owner_from_key
+from services.store.own import name_of
 
 log = logging.getLogger("services.growth.delivery")
 
@@ -222,7 +224,7 @@ def _launch(book: CampaignBook, campaign: dict, platform) -> int:
         creative=platforms.Creative(copy.get("headline", ""), copy.get("primary_text", ""),
                                     copy.get("description", ""), copy.get("call_to_action", "")),
         bars=platforms.Bars(bars["ctr_min_pct"], minor_units(bars["cpc_max"], bars["currency"])),
-        start_day=utcnow().date())
+        start_day=utcnow().date(), keywords=keywords_of(name_of(ad.product_id) or copy.get("headline", "")))
     inserted = (AdCampaignRun.insert(
         key=campaign["key"], session=book.session_id, account=book.account_id, product=ad.product_id,
         platform=platform.name, book_platform=side, state=AdCampaignRun.RUNNING,
@@ -244,6 +246,14 @@ def _launch(book: CampaignBook, campaign: dict, platform) -> int:
         raise
     AdCampaignRun.update(platform_ref=launched.platform_ref).where(AdCampaignRun.key == campaign["key"]).execute()
     return 1
+
+
+def keywords_of(name: str) -> tuple[str, ...]:
+    """What people search for that the product answers: its name, the part before a comma or a
+    qualifier, and its last two words (its head noun and what kind), lower case, once each."""
+    core = " ".join(name.split(",")[0].split())
+    candidates = (core, short_name(core, 30), " ".join(core.split()[-2:]))
+    return tuple(dict.fromkeys(k.lower() for k in candidates if k))
 
 
 def _resume(run: AdCampaignRun, campaign: dict, platform) -> None:

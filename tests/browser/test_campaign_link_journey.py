@@ -1,10 +1,10 @@
 """A customer who arrives by an ad's link (issue 49.5), in Chromium. A founder's campaign runs
-on the sandbox platform for half a day ($7.06 spent). A customer on a phone opens the store's
+on the sandbox platform for half a day ($7.22 spent). A customer on a phone opens the store's
 home page from the ad's landing address, goes on to the product page by its link (the address
 no longer carries the campaign), buys from the buy box and pays on the sandbox provider's page.
 The store's script kept the campaign for the visit: the funnel's page view and the paid order
 are counted to it, and the founder's Orders screen (on a desktop and a phone) says what the
-campaign's spend bought: one paid order, $7.06 of ads for it, and what came back for each
+campaign's spend bought: one paid order, $7.22 of ads for it, and what came back for each
 dollar."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from tests.store_pages import publish
 # The provider's page and its landing addresses are made from BASE_URL: the live server's here.
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server", "frozen_clock")
 
-SPENT = "$7.06"  # "Knife strip launch" delivers half its first day (tests/test_ads_delivery.py)
+SPENT = "$7.22"  # "Knife strip launch" delivers half its first day (tests/test_ads_delivery.py)
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_an_order_from_an_ads_link_is_counted_to_its_campaign_and_orders_says_wh
     assert row.get_attribute("data-paid-orders") == "1"
     cells = [cell.inner_text().strip() for cell in row.locator("th, td").all()]
     price = order.amount_minor / 100
-    assert cells == ["Knife strip launch", SPENT, "1", SPENT, f"${round(price / 7.06, 2):.2f}"]
+    assert cells == ["Knife strip launch", SPENT, "1", SPENT, f"${round(price / 7.22, 2):.2f}"]
     founder.shot(f"orders-from-your-ads-{width}")
     if width == "phone":
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
