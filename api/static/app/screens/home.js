@@ -30,8 +30,8 @@ const STEP_LINKS = {
 
 export async function render(ctx) {
   let stepRoute = null;
-  const [result, walkthrough] = await Promise.all([get("/api/launch"),
-    walkthroughPanel(ctx, { onStep: (step) => { stepRoute = step.route; } })]);
+  const [result, walkthrough, book] = await Promise.all([get("/api/launch"),
+    walkthroughPanel(ctx, { onStep: (step) => { stepRoute = step.route; } }), get("/api/ads-manager")]);
   if (!ctx.alive()) return;
   // The link to another device carries the walkthrough's step while it shows, else Home.
   const handoff = handoffPanel(ctx, () => (walkthrough && walkthrough.isConnected && stepRoute) || "#/app/home");
@@ -60,6 +60,7 @@ export async function render(ctx) {
     title("Home", signedIn ? `Signed in as ${signedIn}.` : "Working without an account: save your progress from Account."),
     h("section", { class: "panel", "aria-labelledby": "next-title", dataset: { product: productId } },
       h("h2", { id: "next-title" }, "Your next step"), next),
+    adsStoppedPanel(book.data && book.data.book ? book.data.book.campaigns : []),
     assistantPanel(),
     h("section", { class: "panel", "aria-labelledby": "facts-title" },
       h("h2", { id: "facts-title" }, "Launch facts"),
@@ -73,4 +74,23 @@ export async function render(ctx) {
         h("li", {}, h("a", { href: "#/app/insights" }, "Insights"), ": the nightly research brief and the public track record."),
         h("li", {}, h("a", { href: "#/app/learn" }, "Learn"), ": short lessons from finding a product to support."))),
     handoff);
+}
+
+// Why the service stopped a campaign, in a founder's words (services/growth/delivery.py).
+const STOPPED = {
+  balance: "your ad balance can't pay for another day of it",
+  bars: "it missed the click-through rate or the cost per click it should reach, and you asked to pause it then",
+};
+
+/** The campaigns the service paused, and what to do: nothing when none is. */
+function adsStoppedPanel(campaigns) {
+  const stopped = campaigns.filter((c) => c.status === "paused" && STOPPED[c.paused_because]);
+  if (!stopped.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "ads-stopped-title", dataset: { adsStopped: String(stopped.length) } },
+    h("h2", { id: "ads-stopped-title" }, stopped.length === 1 ? "An ad campaign stopped" : "Ad campaigns stopped"),
+    h("ul", { class: "list" }, stopped.map((c) => h("li", { dataset: { because: c.paused_because } },
+      h("strong", {}, c.name), `: ${STOPPED[c.paused_because]}.`))),
+    h("p", {}, "Nothing more is spent on them until you start them again."),
+    linkButton(stopped.some((c) => c.paused_because === "balance") ? "Top up and start again" : "Look at the ad",
+      "#/app/growth", "primary"));
 }

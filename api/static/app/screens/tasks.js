@@ -70,11 +70,13 @@ export async function render(ctx) {
   function row(task) {
     const box = h("input", { type: "checkbox", id: `task-${task.id}`, checked: task.done || undefined });
     box.addEventListener("change", () => busy(box, () => change({ op: task.done ? "reopen" : "complete", id: task.id })));
-    const screen = task.source === "launch" && !task.done ? STEP_SCREENS[task.fact_id] : null;
+    const screen = task.done ? null : task.source === "launch" ? STEP_SCREENS[task.fact_id]
+      : task.source === "ads" ? ["Open Growth", "#/app/growth"] : null;
     return h("li", { class: `task${task.done ? " task-done" : ""}`, dataset: { taskId: String(task.id), source: task.source } },
       box,
       h("label", { for: `task-${task.id}` }, task.text,
         task.source === "launch" ? h("span", { class: "chip chip-launch" }, "Launch step") : null,
+        task.source === "ads" ? h("span", { class: "chip chip-launch" }, "Your ads") : null,
         task.done ? h("span", { class: "muted" }, ` Done ${dayWords(task.completed_at)}`) : null),
       h("span", { class: "task-actions" },
         screen ? linkButton(screen[0], screen[1]) : null,
