@@ -26,8 +26,13 @@ def build_store(ctx):
 
 @job_actor(publish.PUBLISH, retry_delays=ai_tasks.RETRY_DELAYS)
 def publish_store(ctx):
-    """Checks a store's newest version (regenerating it when the check demands) and publishes it."""
-    return publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+    """Checks a store's newest version (regenerating it when the check demands) and publishes
+    it; the ad is written again when the published headline is no longer the ad's."""
+    result = publish.run(ctx.payload["product_id"], stage=ctx.stage, fenced=ctx.fenced)
+    with ctx.ending() as ending:
+        ending.result = result
+        ending.start(ads.request_when_store_copy_changed(ctx.payload["product_id"]))
+    return ending.result
 
 
 @job_actor(intents.CHANGE, retry_delays=(2, 10, 30))

@@ -53,7 +53,9 @@ AD_COPY = record({platform: _platform_copy(platform, strict=True) for platform i
 AD_EDIT = record({platform: _platform_copy(platform, strict=False) for platform in PLATFORMS})
 
 ASKS_COPY = ("Write a paid social ad (meta: Facebook and Instagram) and a responsive search ad (google) that sell "
-             "this product, each field within its platform's length limit, from the facts only. " + claims.SPEAK_TO_THE_BUYER)
+             "this product, each field within its platform's length limit, from the facts only; when the current "
+             "copy gives the store's headline, the ad's headline says the same where it fits. "
+             + claims.SPEAK_TO_THE_BUYER)
 ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, changing nothing else, and answer the "
              "whole copy of both platforms as it should read afterwards.")
 
@@ -61,12 +63,14 @@ ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, ch
 # --- Writing the ad --------------------------------------------------------------------------
 
 def write_ad_copy(task: Task) -> dict:
-    """The ad_copy kind's offline writer."""
-    return ad_copy(task.facts)
+    """The ad_copy kind's offline writer (the store's headline, when the task carries it, leads)."""
+    return ad_copy(task.facts, store=(task.current or {}).get("store"))
 
 
-def ad_copy(facts: Facts) -> dict:
-    """Both platforms' ads for the product, every field within its limit."""
+def ad_copy(facts: Facts, *, store: dict | None = None) -> dict:
+    """Both platforms' ads for the product, every field within its limit. `store` is the
+    store's own copy ({headline}) the ad is written from: its headline is the ad's wherever it
+    fits whole, so an ad says what the store says."""
     product = facts.product
     name = " ".join(str(product.get("name") or "").split()) or "This product"
     category = " ".join(str(product.get("category") or "").split())
@@ -78,8 +82,13 @@ def ad_copy(facts: Facts) -> dict:
     priced = f"Yours for {price}." if price else ""
     opening = described[0] if described else f"The {name}, from our {category} range." if category else name
 
+    store_headline = " ".join(str((store or {}).get("headline") or "").split())
+
     def headline(limit: int) -> str:
-        # The name whole, or a shorter name that still names the product.
+        # The store's headline when it fits whole; else the name whole, or a shorter name that
+        # still names the product.
+        if 3 <= len(store_headline) <= limit and store_headline != name:
+            return store_headline
         core = name.split(",")[0].strip() or name
         return short_name(core, limit) if len(core) >= 3 else cut(f"The {core}", limit, "")
 

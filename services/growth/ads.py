@@ -36,7 +36,7 @@ from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS
 from services.jobs import active_job, create_job, get_job
 from services.meter import METER_REFUSALS, metered
 from services.ownership import adopter, adoption_keys, owner_of, session_key
-from services.store import builds, edits
+from services.store import builds, edits, versions
 from services.store import facts as store_facts
 
 AD_BUILD = "ad_build"  # the job kind that writes the ad
@@ -75,6 +75,21 @@ def request_after_build(product_id: str) -> Job | None:
                                   payload={"product_id": product_id, "owner": store.owner,
                                            "store_version": store.version})
     return job if created else None
+
+
+def request_when_store_copy_changed(product_id: str) -> Job | None:
+    """After a publish: the ad job again when the published store's headline is no longer the
+    one the ad was written from (the ad follows the store; None when it still does, or when
+    there is no ad yet: GET /api/ad starts the first)."""
+    store = Store.get_or_none(Store.product == product_id)
+    ad = Ad.get_or_none(Ad.product == product_id)
+    if store is None or ad is None or ad.owner != store.owner or not store.published_version:
+        return None
+    then = (versions.document_of(product_id, ad.store_version) or {}).get("copy") or {}
+    now = (versions.document_of(product_id, store.published_version) or {}).get("copy") or {}
+    if then.get("headline") == now.get("headline"):
+        return None
+    return request_after_build(product_id)
 
 
 def start_if_missing(*, session) -> list[Job]:
@@ -136,8 +151,10 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 def _write(product_id: str, owner_key: str, store_version: int, facts, *, stage, fenced) -> int:
     stage("writing")
     known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    document = versions.document_of(product_id, store_version) or {}
+    store_copy = {"headline": (document.get("copy") or {}).get("headline")}
     try:
-        answer = ai_tasks.write(ai.Task(kind=ad_copy.AD_COPY_KIND, facts=known))
+        answer = ai_tasks.write(ai.Task(kind=ad_copy.AD_COPY_KIND, facts=known, current={"store": store_copy}))
     except ai.AIError as exc:
         raise JobFailed("cli_failed" if exc.reason == ai.errors.FAILED else "generation_failed") from None
     stage("rendering")
