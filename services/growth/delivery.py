@@ -273,9 +273,17 @@ def _pause(run: AdCampaignRun, platform, *, because: str | None) -> int:
 
 # --- Delivery, paid once --------------------------------------------------------------------
 
+# A paused campaign still has the day it paused on to report (once that day has ended).
+PAUSED_STILL_REPORTS = timedelta(days=3)
+
+
 def _runs_to_report():
-    yesterday = utcnow().date() - timedelta(days=1)
-    return AdCampaignRun.select().where(AdCampaignRun.platform_ref.is_null(False),
+    """The launched campaigns with an ended day not yet recorded: the running ones, and those
+    paused in the last few days (a campaign paused long ago has nothing more to report)."""
+    now = utcnow()
+    yesterday = now.date() - timedelta(days=1)
+    recent = (AdCampaignRun.state == AdCampaignRun.RUNNING) | (AdCampaignRun.paused_at > now - PAUSED_STILL_REPORTS)
+    return AdCampaignRun.select().where(AdCampaignRun.platform_ref.is_null(False), recent,
                                         AdCampaignRun.reported_through.is_null() |
                                         (AdCampaignRun.reported_through < yesterday))
 
