@@ -65,8 +65,10 @@ DECISIONS: list[str] = [
     "(answered, answered from kept answers, turned away) on GET /api/helpdesk `public_questions`.",
     "Tickets (services.desk.agent, called by the desk): draft_reply writes the agent's reply to the ticket's "
     "latest customer message as a draft message (direction draft, author agent), metered `support` for the "
-    "account, answering from the ticket's product's store (else the founder's store published or changed last; "
-    "its published version, else its draft). What it answers is the mail's sentences ending in a question mark "
+    "account; one draft per customer message: when the agent drafted a reply to the latest one already (the "
+    "draft mode did, or an earlier press), that draft is answered again (cites []) and nothing is written or "
+    "charged, so drafting twice makes one draft. It answers from the ticket's product's store (else the "
+    "founder's store published or changed last; its published version, else its draft). What it answers is the mail's sentences ending in a question mark "
     "(quoted lines and the signature left out), or the whole text when none does. It refuses with "
     "`not_in_store_facts` (the facts do not back an answer), `no_query_terms`, `not_started` (no store), "
     "`ticket_not_found` or the meter's 429, writing nothing and charging nothing. For a new ticket, "

@@ -51,3 +51,41 @@ def test_a_free_account_whose_support_credits_are_spent_gets_a_429(desk, run_job
     refusal(response, 429, "usage_limit_reached")
     assert TicketMessage.select().where(TicketMessage.direction == "draft").count() == 0
 
+
+
+def test_drafting_twice_makes_one_draft_and_charges_once(desk, run_jobs):
+    sign_in_here(desk, run_jobs, "twice@example.com")
+    account = Account.get(Account.email == "twice@example.com")
+    first = desk.post("/api/helpdesk", json={"action": "draft", "ticket_id": ticket_id(desk)}).get_json()
+    spent = MeterUsage.get(MeterUsage.account == account.id, MeterUsage.bucket == "support").used_5h
+
+    again = desk.post("/api/helpdesk", json={"action": "draft", "ticket_id": ticket_id(desk)}).get_json()
+
+    assert again["status"] == "drafted" and again["draft"]["message_id"] == first["draft"]["message_id"]
+    assert again["draft"]["text"] == first["draft"]["text"]
+    assert TicketMessage.select().where(TicketMessage.direction == "draft").count() == 1
+    assert MeterUsage.get(MeterUsage.account == account.id, MeterUsage.bucket == "support").used_5h == spent
+
+
+def test_in_draft_mode_the_founders_press_finds_the_draft_the_agent_wrote(founder, run_jobs):
+    run_jobs()
+    client = desk_founder(founder, run_jobs)
+    assert client.post("/api/settings/business", json={"ai_email_mode": "draft"}).status_code == 200
+    deliver(customer_mail(subject="Does it hold a heavy chef's knife?"))
+    inbound.poll()  # the new ticket: "Draft replies for me" drafts a reply at once
+    run_jobs()
+    assert TicketMessage.select().where(TicketMessage.direction == "draft").count() == 1
+
+    pressed = client.post("/api/helpdesk", json={"action": "draft", "ticket_id": ticket_id(client)}).get_json()
+
+    assert pressed["status"] == "drafted"
+    assert TicketMessage.select().where(TicketMessage.direction == "draft").count() == 1
+    # A new message from the customer is a new question: the next press drafts a reply to it.
+    deliver(customer_mail(subject="Re: Does it hold a heavy chef's knife?", text="Hello again. When will it ship?",
+                          message_id="<second@example.net>"))
+    inbound.poll()
+    run_jobs()
+    again = client.post("/api/helpdesk", json={"action": "draft", "ticket_id": ticket_id(client)}).get_json()
+    assert again["status"] == "drafted", again
+    assert again["draft"]["message_id"] != pressed["draft"]["message_id"]
+    assert TicketMessage.select().where(TicketMessage.direction == "draft").count() == 2

@@ -237,18 +237,45 @@ def _draft_copy(ticket: Ticket, account_id: int | None) -> dict:
 
 
 def draft_reply(ticket_id: int, *, account_id: int | None) -> dict:
-    """Writes the agent's draft reply to a ticket as a draft message, metered `support` for the account."""
+    """Writes the agent's draft reply to a ticket as a draft message, metered `support` for the
+    account. One draft per customer message: when the agent has drafted a reply to the latest
+    one already (the "Draft replies for me" mode did, or an earlier press), that draft is the
+    answer, and nothing is written or charged again."""
     ticket = Ticket.get_or_none(Ticket.id == ticket_id)
     if ticket is None:
         raise Refused("ticket_not_found")
+    drafted = _drafted(ticket)
+    if drafted is not None:
+        return _drafted_answer(drafted)
     copy = _draft_copy(ticket, account_id)
     now = utcnow()
     with transaction():
+        # The ticket's row first: a second draft at the same moment waits here, then finds this one.
+        Ticket.update(updated_at=now).where(Ticket.id == ticket.id).execute()
+        drafted = _drafted(ticket)
+        if drafted is not None:
+            return _drafted_answer(drafted)
         message = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.DRAFT,
                                        author=TicketMessage.AGENT, subject=_reply_subject(ticket.subject),
                                        text=copy["text"], created_at=now)
-        Ticket.update(updated_at=now).where(Ticket.id == ticket.id).execute()
     return {"status": "drafted", "message_id": message.id, "text": copy["text"], "cites": copy["cites"]}
+
+
+def _drafted(ticket: Ticket) -> TicketMessage | None:
+    """The agent's draft of a reply to the ticket's latest customer message, if it wrote one."""
+    latest_in = (TicketMessage.select(TicketMessage.id).where(TicketMessage.ticket == ticket.id,
+                                                              TicketMessage.direction == TicketMessage.IN)
+                 .order_by(TicketMessage.id.desc()).first())
+    query = TicketMessage.select().where(TicketMessage.ticket == ticket.id, TicketMessage.direction == TicketMessage.DRAFT,
+                                         TicketMessage.author == TicketMessage.AGENT)
+    if latest_in is not None:
+        query = query.where(TicketMessage.id > latest_in.id)
+    return query.order_by(TicketMessage.id.desc()).first()
+
+
+def _drafted_answer(message: TicketMessage) -> dict:
+    # Its sources are not kept with a draft: the draft's words are what the founder edits.
+    return {"status": "drafted", "message_id": message.id, "text": message.text, "cites": []}
 
 
 def _reply_subject(subject: str) -> str:
