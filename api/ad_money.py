@@ -228,8 +228,8 @@ class Campaign(Schema):
     pause_when_failing = fields.Boolean(metadata={"description": "Pause it when it misses its bars"})
     key = fields.String(metadata={"description": "Given when it first goes active: its utm_campaign, and what its "
                                                  "delivery and spend are recorded under"})
-    paused_because = fields.String(metadata={"enum": ["balance", "bars"], "description": "Why the service paused "
-                                                                                         "it (absent: not the service)"})
+    paused_because = fields.String(metadata={"enum": ["balance", "bars", "refused"],
+                                             "description": "Why the service paused it (absent: not the service)"})
     delivery = fields.Nested(Delivery, allow_none=True, metadata={
         "description": "null for a campaign that never went active"})
 
@@ -295,7 +295,8 @@ class LedgerEntry(Schema):
     amount_minor = fields.Integer(required=True)
     balance_minor = fields.Integer(required=True, metadata={"description": "The balance this entry left"})
     topup_id = fields.String(allow_none=True, required=True)
-    campaign = fields.String(allow_none=True, metadata={"description": "A spend: the campaign's name"})
+    campaign = fields.String(allow_none=True, metadata={
+        "description": "A spend: the campaign's name (null once the campaign was removed from the book)"})
     day = fields.String(allow_none=True, metadata={"description": "A spend: the UTC day it was spent"})
     created_at = fields.String(required=True)
 

@@ -26,7 +26,7 @@ from models.store import Store
 from services.growth import delivery
 from tests.ad_factories import ad_founder
 from tests.factories import ADDRESS as SHIPPING
-from tests.factories import choose, follow, refusal
+from tests.factories import choose, demo_item, follow, refusal
 from tests.growth_factories import balance_of, book_of, campaign, funded, saved_book
 from tests.helpers import in_threads
 from tests.mailbox import messages_to, text_of
@@ -243,3 +243,32 @@ def test_a_search_campaign_is_given_the_products_names_as_keywords():
     assert delivery.keywords_of("Acacia Wood Magnetic Knife Strip, 16 in") == (
         "acacia wood magnetic knife strip", "wood magnetic knife strip", "knife strip")
     assert delivery.keywords_of("Knife Strip") == ("knife strip",)
+
+
+def test_a_campaign_the_platform_refuses_stops_and_says_why_while_the_others_run(advertiser, founder, run_jobs):
+    # The founder's own headline promises a miracle, which the platform's ad review refuses.
+    mine = advertiser.post("/api/ad/edit", json={"platform": "meta", "field": "headline",
+                                                 "value": "A miracle for your knives"})
+    assert mine.status_code == 200, mine.get_json()
+    funded(advertiser, 10_000)
+    knife = started(advertiser)
+    other = ad_founder(founder, run_jobs, email="other@example.com", line=demo_item("p01"))
+    publish(other)
+    funded(other, 10_000)
+    started(other, "Spring launch")
+
+    deliver_ads()
+
+    [shown] = book_of(advertiser)["book"]["campaigns"]
+    assert (shown["status"], shown["paused_because"]) == ("paused", "refused")
+    assert shown["delivery"]["state"] == "paused" and shown["delivery"]["paused_because"] == "refused"
+    [task] = Todo.select().where(Todo.source == Todo.ADS)
+    assert task.text == ("The ad platform refused \u201cKnife strip launch\u201d: The ad promises \u201cmiracle\u201d, "
+                         "which the advertising policy does not allow. Change it on Growth, then start it again.")
+    assert delivered(other, "Spring launch")["state"] == "running"  # another founder's pass went on
+
+    # Its own words back, started again: launched afresh.
+    assert advertiser.post("/api/ad/edit", json={"platform": "meta", "reset": True}).status_code == 200
+    saved_book(advertiser, campaigns=[{"id": knife["id"], "status": "active"}])
+    deliver_ads()
+    assert delivered(advertiser)["state"] == "running" and delivered(advertiser)["paused_because"] is None

@@ -15,6 +15,10 @@ so the same campaign delivers the same figures on every run and a test can name 
   within 10 % either way that day; clicks are the spend over the cost per click, and
   impressions the clicks over the click-through rate.
 
+Like the real platforms it reviews an ad before it runs, with one published-policy rule of
+theirs: it refuses an ad that promises miracles, cures or riches (POLICY), in its own words,
+as PlatformRefused.
+
 It reports only days that have ended (as the payment re-check asks about checkouts, the
 service's clock asks about days). Its record (models/ad_delivery.py AdSandboxCampaign) is
 what it was asked to run and when it ran.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import secrets
 from datetime import date, datetime, time, timedelta
 
@@ -38,6 +43,9 @@ from integrations.ads import (
 from models.ad_delivery import AdSandboxCampaign
 from models.clock import utcnow
 
+# The sandbox's ad review: promises Meta's and Google's advertising policies refuse.
+POLICY = re.compile(r"\b(miracle\w*|guaranteed results|cures?|get rich|lose \d+\s*(?:lb|lbs|kg|pounds))\b",
+                    re.IGNORECASE)
 QUALITY = (0.6, 1.4)
 SPEND_SHARE = (0.85, 1.0)
 DAILY_SWING = 0.10
@@ -91,6 +99,12 @@ class SandboxPlatform:
     def launch(self, campaign: CampaignLaunch) -> LaunchedCampaign:
         if campaign.daily_budget_minor <= 0:
             raise PlatformRefused(reason="ad_platform_refused", detail="A campaign needs a daily budget above zero.")
+        creative = campaign.creative
+        promise = POLICY.search(" ".join([creative.headline, creative.primary_text, creative.description]))
+        if promise:
+            raise PlatformRefused(reason="ad_platform_refused",
+                                  detail=f"The ad promises \u201c{promise.group(0)}\u201d, which the advertising "
+                                         "policy does not allow.")
         found = AdSandboxCampaign.get_or_none(AdSandboxCampaign.reference == campaign.reference)
         if found is not None:  # a launch asked again (a lost answer): the first one's campaign
             return LaunchedCampaign(found.id, RUNNING if self._running(found) else PAUSED)

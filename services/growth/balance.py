@@ -51,7 +51,8 @@ def balance(*, session: Session) -> dict:
         ledger.append({"id": entry.id, "kind": entry.kind, "amount_minor": entry.amount_minor, "balance_minor": after,
                        "topup_id": entry.topup, "created_at": iso(entry.created_at),
                        # A day's spend of a campaign: which one, and which day (its report's key ends with it).
-                       "campaign": names.get(entry.campaign, "A campaign you removed") if entry.campaign else None,
+                       # null for a campaign removed from the book since (the screen says so in words)
+                       "campaign": names.get(entry.campaign) if entry.campaign else None,
                        "day": entry.delivery.rsplit(":", 1)[-1] if entry.delivery else None})
         after -= entry.amount_minor
     open_rows = (AdTopup.select(AdTopup, Payment.checkout_url)

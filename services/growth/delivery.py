@@ -145,7 +145,8 @@ def _delivery(campaign: dict, run: AdCampaignRun | None, days: dict, brought: di
     totals_ = {"impressions": impressions, "clicks": clicks, "spend_minor": spend, "currency": run.currency,
                "ctr_pct": round(clicks / impressions * 100, 2) if impressions else None,
                "cpc_minor": round(spend / clicks) if clicks else None}
-    return {"state": run.state if run.platform_ref else "starting", "paused_because": run.paused_because,
+    starting = run.platform_ref is None and run.state == AdCampaignRun.RUNNING  # launched, not answered yet
+    return {"state": "starting" if starting else run.state, "paused_because": run.paused_because,
             "days": shown, "totals": totals_, "flagged": run.flagged,
             "bars": {"ctr_min_pct": run.ctr_min_pct, "cpc_max_minor": run.cpc_max_minor, "currency": run.currency},
             "min_impressions": MIN_IMPRESSIONS, "orders": _orders(run, spend, brought)}
@@ -189,6 +190,11 @@ def _sync(book: CampaignBook, platform) -> dict:
     for key, campaign in wanted.items():
         run = runs.get(key)
         try:
+            if campaign.get("status") == ACTIVE and run is not None and run.platform_ref is None \
+                    and run.state == AdCampaignRun.PAUSED:
+                # Started again after the platform refused its launch: launched afresh.
+                AdCampaignRun.delete().where(AdCampaignRun.id == run.id).execute()
+                run = None
             if campaign.get("status") == ACTIVE and run is None:
                 counts["launched"] += _launch(book, campaign, platform)
             elif campaign.get("status") == ACTIVE and run.state == AdCampaignRun.PAUSED:
@@ -197,6 +203,9 @@ def _sync(book: CampaignBook, platform) -> dict:
                 counts["paused"] += _pause(run, platform, because=None)
         except platforms.PlatformUnavailable:
             log.warning("ad platform unavailable", extra={"fields": {"campaign": key}})
+        except platforms.PlatformRefused as refused:
+            # One campaign the platform will not take stops, and says so; the others go on.
+            _refused(key, campaign, refused)
     # A campaign removed from the book stops too.
     gone = AdCampaignRun.select().where(AdCampaignRun.state == AdCampaignRun.RUNNING,
                                         Owner(book.session_id or 0, book.account_id).owns(AdCampaignRun),
@@ -236,10 +245,7 @@ def _launch(book: CampaignBook, campaign: dict, platform) -> int:
     try:
         launched = platform.launch(launch)
     except platforms.PlatformRefused as refused:
-        AdCampaignRun.update(state=AdCampaignRun.PAUSED, paused_because=AdCampaignRun.REFUSED, paused_at=utcnow()
-                             ).where(AdCampaignRun.key == campaign["key"]).execute()
-        log.warning("ad platform refused a launch", extra={"fields": {"campaign": campaign["key"],
-                                                                      "reason": refused.reason}})
+        _refused(campaign["key"], campaign, refused)
         return 0
     except platforms.PlatformUnavailable:
         AdCampaignRun.delete().where(AdCampaignRun.key == campaign["key"]).execute()  # the next pass tries again
@@ -254,6 +260,18 @@ def keywords_of(name: str) -> tuple[str, ...]:
     core = " ".join(name.split(",")[0].split())
     candidates = (core, short_name(core, 30), " ".join(core.split()[-2:]))
     return tuple(dict.fromkeys(k.lower() for k in candidates if k))
+
+
+def _refused(key: str, campaign: dict, refused: platforms.PlatformRefused) -> None:
+    """The platform will not run the campaign: paused, in the book too, and its founder told in
+    the platform's words."""
+    AdCampaignRun.update(state=AdCampaignRun.PAUSED, paused_because=AdCampaignRun.REFUSED, paused_at=utcnow(),
+                         updated_at=utcnow()).where(AdCampaignRun.key == key).execute()
+    log.warning("ad platform refused a campaign", extra={"fields": {"campaign": key, "reason": refused.reason}})
+    run = AdCampaignRun.get_or_none(AdCampaignRun.key == key)
+    if run is not None:
+        _mark_paused(run, AdCampaignRun.REFUSED)
+        _tell(run, AdCampaignRun.REFUSED, [campaign.get("name") or "Your campaign"], detail=refused.detail)
 
 
 def _resume(run: AdCampaignRun, campaign: dict, platform) -> None:
@@ -405,6 +423,7 @@ def _mark_paused(run: AdCampaignRun, because: str) -> None:
 
 
 TOLD = {
+    AdCampaignRun.REFUSED: ("The ad platform refused {names}: {detail} Change it on Growth, then start it again."),
     AdCampaignRun.BALANCE: ("Your ads stopped: your ad balance cannot pay for another day of {names}. Top it up on "
                             "Growth, then start them again."),
     AdCampaignRun.BARS: ("{names} stopped: it missed the click-through rate or the cost per click it should reach, "
@@ -412,12 +431,13 @@ TOLD = {
 }
 
 
-def _tell(run: AdCampaignRun, because: str, names: list[str]) -> None:
+def _tell(run: AdCampaignRun, because: str, names: list[str], *, detail: str = "") -> None:
     """A task (once per campaign and day) and a mail to the founder's verified address."""
     from services import mailing  # late: the mail module reads templates at import
 
     owner_key = Owner(run.session_id or 0, run.account_id).key
-    text = TOLD[because].format(names=_names(names))
+    said = " ".join(detail.split())[:160].rstrip(".") + "." if detail else "it gave no reason."
+    text = TOLD[because].format(names=_names(names), detail=said)
     added = (Todo.insert(owner=owner_key, session=run.session_id, account=run.account_id, text=text[:300],
                          source=Todo.ADS, fact_id=f"ads:{because}:{run.key}:{utcnow().date().isoformat()}",
                          created_at=utcnow()).on_conflict_ignore().as_rowcount().execute())

@@ -2,10 +2,11 @@
 the ad as Meta's feed and Google's results show it (its picture rendered, every field's length
 against its platform's limit) with the pass bars drawn as gauges beside their figures and the
 benchmark they come from; changes the headline in place (too long is refused, the frame shows
-the new words), puts the written copy back, asks for a change in plain words; saves a campaign
-and starts it; tops up the ad balance on the sandbox provider's page and comes back to the
-balance credited (and the launch fact that reads it true); researches organic posts, approves
-one and finds it in the log. While the ad is still being written the screen shows its progress
+the new words), puts the written copy back, asks for a change in plain words; plans a campaign
+as a draft and, starting it with an empty ad balance, reads beside it why it cannot start; tops
+up the ad balance on the sandbox provider's page and comes back to the balance credited (and the
+launch fact that reads it true); publishes the store and starts the campaign, which says it goes
+live within the hour; researches organic posts, approves one and finds it in the log. While the ad is still being written the screen shows its progress
 and then the ad. A founder on a phone without an account sees the same ad, is told in a
 founder's words that the plain-language change and the research need an account, with a link
 to saving their address, and the screen fits the phone."""
@@ -22,6 +23,7 @@ from tests.browser.steps import (
     catalog,
     claimed_and_built,
     pay_on_the_hosted_page,
+    publish_store,
     screen,
     sign_in_by_link,
 )
@@ -131,7 +133,7 @@ def test_a_founder_sees_and_edits_the_ad_plans_a_campaign_tops_up_and_approves_a
     page.locator("[data-frame=meta] [data-ad-field=call_to_action]", has_text="Order Now").wait_for()
     founder.shot("growth-changed-in-words")
 
-    # A campaign, saved and started.
+    # A campaign, planned as a draft; started with an empty ad balance it is refused, and says why.
     form = page.locator("form[data-form=campaign]")
     form.get_by_label("Campaign name").fill("Spring launch")
     form.get_by_label("Runs on").select_option("google")
@@ -141,12 +143,18 @@ def test_a_founder_sees_and_edits_the_ad_plans_a_campaign_tops_up_and_approves_a
     card.wait_for()
     assert card.get_attribute("data-status") == "draft"
     assert "$12.50" in card.inner_text() and "Google search" in card.inner_text()
+    assert card.locator(".tag").inner_text() == "Draft"
+    # The refusal is the browser's 409: the proof, so it is allowed.
+    founder.allow_console(r"status of 409 .* at .*/api/ads-manager")
     card.get_by_role("button", name="Start it: Spring launch").click()
-    page.locator("article.campaign-card[data-status=active]", has_text="Spring launch").wait_for()
+    refused = card.locator("[role=alert]")
+    refused.wait_for()
+    assert "Your ad balance can't pay for a day of it yet" in refused.inner_text()
+    assert "\u201cSpring launch\u201d spends up to $12.50 a day and your ad balance holds $0.00" in refused.inner_text()
     book = api_answer(founder, "/api/ads-manager")["book"]
     assert [(c["name"], c["platform"], c["status"], c["daily_budget_minor"]) for c in book["campaigns"]] == [
-        ("Spring launch", "google", "active", 1250)]
-    founder.shot("growth-campaign")
+        ("Spring launch", "google", "draft", 1250)]
+    founder.shot("growth-campaign-refused")
 
     # The ad balance, topped up on the provider's page; back on Growth it is credited.
     balance = page.locator("[data-section=balance]")
@@ -170,6 +178,21 @@ def test_a_founder_sees_and_edits_the_ad_plans_a_campaign_tops_up_and_approves_a
     assert line.get_attribute("data-kind") == "topup" and "$25.00" in line.inner_text()
     assert api_answer(founder, "/api/adbalance")["balance_minor"] == 2500
     founder.shot("growth-topped-up")
+
+    # With a day of its budget in the balance and the store published (the ad sends people
+    # there), the campaign starts: it says it goes live within the hour.
+    screen(founder, "/#/app/store", "store")
+    publish_store(founder)
+    page = screen(founder, "/#/app/growth", "growth")
+    card = page.locator("article.campaign-card", has_text="Spring launch")
+    card.get_by_role("button", name="Start it: Spring launch").click()
+    card = page.locator("article.campaign-card[data-status=active]", has_text="Spring launch")
+    card.locator(".tag", has_text="Starting \u2014 it goes live within the hour").wait_for()
+    assert card.locator("[role=alert]").count() == 0
+    book = api_answer(founder, "/api/ads-manager")["book"]
+    assert [(c["name"], c["status"], c["delivery"]["state"]) for c in book["campaigns"]] == [
+        ("Spring launch", "active", "starting")]
+    founder.shot("growth-campaign")
 
     # Organic research for two platforms, one post approved and found in the log.
     page.get_by_label("What do you want to find out?").fill("gift ideas for the holidays")

@@ -9,7 +9,7 @@
 // the same figures as text beside it (a legend, a list or a table), so a screen reader and a
 // founder who would rather read lose nothing. The content security policy forbids style
 // attributes: sizes are SVG attributes and colours are classes of charts.css.
-import { h, moneyMinor, money } from "./dom.js";
+import { h, moneyMinor, money, plural, scrollingTable } from "./dom.js";
 import { dayWords } from "./words.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -321,4 +321,157 @@ export function scoresChart(before, after, { measured = true } = {}) {
           `Before the repairs: ${before ?? "—"} out of 100`),
         h("li", { dataset: { score: "after" } }, h("span", { class: "swatch score-after", "aria-hidden": "true" }),
           `${measured ? "After them" : "Expected with them"}: ${after ?? "—"} out of 100`))));
+}
+
+// --- An ad campaign's days (Growth) -------------------------------------------------------------
+
+const SHORT_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** "22 Nov" for "2026-11-22": a calendar day as it is, short, where the year goes without saying
+ * (a campaign's days, the ad balance's spend). Anything else as words.js writes a day. */
+export function shortDay(iso) {
+  const calendar = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(iso ?? ""));
+  return calendar ? `${Number(calendar[3])} ${SHORT_MONTHS[Number(calendar[2]) - 1]}` : dayWords(iso);
+}
+
+const pctWords = (value) => `${number(value)}%`;
+const known = (value) => value !== null && value !== undefined;
+
+/**
+ * What a campaign's delivery comes to, in a sentence: "Over 3 days it spent $36.44; 2.14% of
+ * people who saw it clicked, above the 1.59% it should reach; each click cost $0.54, under the
+ * $0.70 ceiling." Until `min_impressions` people have seen it, it is not judged against its bars.
+ */
+export function adDeliveryWords(delivery) {
+  const days = delivery.days || [];
+  const totals = delivery.totals || {};
+  const bars = delivery.bars || {};
+  const currency = totals.currency || bars.currency || "USD";
+  const cash = (minor) => moneyMinor(minor, currency);
+  const spent = `Over ${plural(days.length, "day")} it spent ${cash(totals.spend_minor || 0)}`;
+  const seen = totals.impressions || 0;
+  const enough = delivery.min_impressions || 0;
+  if (seen < enough) {
+    return `${spent} and was seen ${number(seen)} ${seen === 1 ? "time" : "times"}. It is not judged yet: `
+      + `it is held to its bars once it has been seen ${number(enough)} times.`;
+  }
+  const side = (value, bar, { low, high }) => (value === bar ? "at" : value > bar ? high : low);
+  const ctr = known(totals.ctr_pct) && known(bars.ctr_min_pct)
+    ? `${pctWords(totals.ctr_pct)} of people who saw it clicked, ${side(totals.ctr_pct, bars.ctr_min_pct,
+      { low: "under", high: "above" })} the ${pctWords(bars.ctr_min_pct)} it should reach`
+    : "nobody who saw it clicked";
+  const cpc = known(totals.cpc_minor) && known(bars.cpc_max_minor)
+    ? `each click cost ${cash(totals.cpc_minor)}, ${side(totals.cpc_minor, bars.cpc_max_minor,
+      { low: "under", high: "over" })} the ${cash(bars.cpc_max_minor)} ceiling`
+    : "so no click has a cost yet";
+  return `${spent}; ${ctr}; ${cpc}.`;
+}
+
+const DELIVERY_W = 280;
+const DELIVERY_H = 64;
+const DELIVERY_PAD = 6;
+
+/** A figure per day as a line (a dot a day) against its bar, drawn as a dashed line across:
+ * a floor (`kind` floor: a day under it misses) or a ceiling (a day over it misses). As the
+ * pass gauges do, the scale runs from 0 to twice the bar, so the bar sits half way up (further
+ * when a day went past twice the bar). */
+function dayLine({ words, days, values, bar, kind }) {
+  const drawn = values.filter(known);
+  const top = Math.max(known(bar) ? bar * 2 : 0, ...drawn.map((v) => v * 1.1), 0) || 1;
+  const slot = DELIVERY_W / days.length;
+  const x = (i) => (i * slot + slot / 2).toFixed(2);
+  const y = (v) => (DELIVERY_H - DELIVERY_PAD - (v / top) * (DELIVERY_H - 2 * DELIVERY_PAD)).toFixed(2);
+  const misses = (v) => known(bar) && (kind === "floor" ? v < bar : v > bar);
+  // The line breaks where a day has no figure (no click, no cost per click).
+  const runs = [];
+  let run = [];
+  values.forEach((v, i) => {
+    if (known(v)) run.push(`${x(i)},${y(v)}`);
+    else if (run.length) { runs.push(run); run = []; }
+  });
+  if (run.length) runs.push(run);
+  return picture(words, { width: DELIVERY_W, height: DELIVERY_H, kind: "day-line", stretch: true },
+    s("line", { x1: 0, x2: DELIVERY_W, y1: DELIVERY_H, y2: DELIVERY_H, class: "axis", "vector-effect": "non-scaling-stroke" }),
+    known(bar) ? s("line", { x1: 0, x2: DELIVERY_W, y1: y(bar), y2: y(bar), class: `delivery-bar-line delivery-${kind}`,
+      "vector-effect": "non-scaling-stroke", "data-bar": String(bar) }) : null,
+    runs.filter((points) => points.length > 1).map((points) => s("polyline", { points: points.join(" "),
+      class: "delivery-line", "vector-effect": "non-scaling-stroke" })),
+    // Zero-length lines with round caps: dots that stay round when the picture stretches.
+    values.map((v, i) => (known(v) ? s("line", { x1: x(i), x2: x(i), y1: y(v), y2: y(v),
+      class: misses(v) ? "delivery-dot delivery-dot-miss" : "delivery-dot", "vector-effect": "non-scaling-stroke",
+      "data-day": days[i].day }) : null)));
+}
+
+/**
+ * A campaign's days as it delivered them: what it spent each day as bars, and its click-through
+ * rate and its cost per click each day as lines against their bars (the floor and the ceiling);
+ * beside them the sentence of adDeliveryWords, and every day's figures in a table. `name` is the
+ * campaign's, for the pictures' words.
+ */
+export function adDeliveryChart(delivery, name) {
+  const days = delivery.days || [];
+  const bars = delivery.bars || {};
+  const currency = (delivery.totals || {}).currency || bars.currency || "USD";
+  const cash = (minor) => moneyMinor(minor, currency);
+  const each = (values, format) => days.map((d, i) => `${known(values[i]) ? format(values[i]) : "none"} on ${shortDay(d.day)}`)
+    .join(", ");
+  const spend = days.map((d) => d.spend_minor);
+  const ctr = days.map((d) => d.ctr_pct);
+  const cpc = days.map((d) => d.cpc_minor);
+  const total = spend.reduce((sum, v) => sum + (v || 0), 0);
+
+  const most = Math.max(...spend, 1);
+  const slot = DELIVERY_W / Math.max(days.length, 1);
+  const barWidth = Math.min(slot * 0.6, 48); // a day or two stay bars, not blocks
+  const spendWords = `Spent per day on \u201c${name}\u201d: ${each(spend, cash)}; ${cash(total)} in all`;
+  const spendPicture = picture(spendWords, { width: DELIVERY_W, height: DELIVERY_H, kind: "bars", stretch: true },
+    s("line", { x1: 0, x2: DELIVERY_W, y1: DELIVERY_H, y2: DELIVERY_H, class: "axis", "vector-effect": "non-scaling-stroke" }),
+    spend.map((v, i) => s("rect", { x: (i * slot + (slot - barWidth) / 2).toFixed(2), width: barWidth.toFixed(2),
+      y: (DELIVERY_H - (v / most) * (DELIVERY_H - DELIVERY_PAD)).toFixed(2),
+      height: ((v / most) * (DELIVERY_H - DELIVERY_PAD)).toFixed(2), class: "delivery-spend", "data-day": days[i].day })));
+  const ctrWords = `Click-through rate per day of \u201c${name}\u201d against its floor of `
+    + `${known(bars.ctr_min_pct) ? pctWords(bars.ctr_min_pct) : "none"}: ${each(ctr, pctWords)}`;
+  const cpcWords = `Cost per click per day of \u201c${name}\u201d against its ceiling of `
+    + `${known(bars.cpc_max_minor) ? cash(bars.cpc_max_minor) : "none"}: ${each(cpc, cash)}`;
+
+  // Under each picture its days: each one under its own bar or dot, or the first and the last
+  // when there are more than a week of them.
+  const labelled = days.length <= 7 ? days : [days[0], days[days.length - 1]];
+  const axis = () => h("p", { class: `chart-axis delivery-axis${days.length <= 7 ? " delivery-axis-each" : ""}`,
+    "aria-hidden": "true" }, labelled.map((d) => h("span", {}, shortDay(d.day))));
+  const part = (measure, label, note, drawn) => h("div", { class: "delivery-part", dataset: { measure } },
+    h("p", { class: "delivery-label", "aria-hidden": "true" }, h("span", {}, label), note), drawn, axis());
+  const barNote = (kind, text) => h("span", { class: "delivery-bar-note" },
+    h("span", { class: `swatch-line delivery-${kind}`, "aria-hidden": "true" }), text);
+
+  const table = h("table", { class: "delivery-table" },
+    h("caption", { class: "visually-hidden" }, `The days of \u201c${name}\u201d`),
+    h("thead", {}, h("tr", {}, ["Day", "Seen", "Clicks", "Spent", "Click-through rate", "Cost per click"]
+      .map((head) => h("th", { scope: "col" }, head)))),
+    h("tbody", {}, days.map((d) => h("tr", { dataset: { day: d.day } },
+      h("th", { scope: "row" }, shortDay(d.day)),
+      h("td", { class: "num" }, number(d.impressions)),
+      h("td", { class: "num" }, number(d.clicks)),
+      h("td", { class: "num" }, cash(d.spend_minor)),
+      h("td", { class: "num" }, known(d.ctr_pct) ? pctWords(d.ctr_pct) : "—"),
+      h("td", { class: "num" }, known(d.cpc_minor) ? cash(d.cpc_minor) : "—")))));
+
+  return h("figure", { class: "chart-figure ad-delivery", dataset: { picture: "ad-delivery", days: String(days.length) } },
+    h("div", { class: "delivery-parts" },
+      part("spend", "Spent per day", h("span", { class: "delivery-bar-note" }, `highest ${cash(Math.max(...spend, 0))}`),
+        spendPicture),
+      part("ctr", "Click-through rate per day", known(bars.ctr_min_pct)
+        ? barNote("floor", `floor ${pctWords(bars.ctr_min_pct)}`) : null,
+      dayLine({ words: ctrWords, days, values: ctr, bar: bars.ctr_min_pct, kind: "floor" })),
+      part("cpc", "Cost per click per day", known(bars.cpc_max_minor)
+        ? barNote("ceiling", `ceiling ${cash(bars.cpc_max_minor)}`) : null,
+      dayLine({ words: cpcWords, days, values: cpc, bar: bars.cpc_max_minor, kind: "ceiling" }))),
+    h("figcaption", { class: "delivery-caption" },
+      h("p", { class: "delivery-words", dataset: { judged: String((delivery.totals || {}).impressions >= delivery.min_impressions) } },
+        adDeliveryWords(delivery)),
+      h("p", { class: "hint delivery-key" }, "A dashed line is the bar a day should reach; a red dot is a day that "
+        + "missed it."),
+      h("details", { class: "chart-table" },
+        h("summary", {}, "Each day's figures"),
+        scrollingTable(`The days of \u201c${name}\u201d`, table))));
 }

@@ -106,6 +106,10 @@ const KNOWN = {
   invalid_scope: ["Approve a post or a whole campaign", "warn", null],
   campaign_book_full: ["Your campaign book is full", "warn", null],
   unknown_campaign: ["No such campaign", "warn", null],
+  ad_balance_too_low: ["Your ad balance can't pay for a day of it yet", "warn", { href: "#/app/growth", label: "Top up your ad balance" }],
+  ad_not_ready: ["Your ad or your store is not ready yet", "warn", { href: "#/app/store", label: "Go to your store" }],
+  ad_currency_differs: ["Campaigns are paid in US dollars", "warn", null],
+  ad_platform_refused: ["The ad platform refused it", "error", null],
   // Fix (a store checked and repaired).
   invalid_url: ["Check the address", "warn", null],
   address_not_public: ["That address cannot be checked", "warn", null],
@@ -115,6 +119,8 @@ const KNOWN = {
   page_too_large: ["That page is too large to check", "warn", null],
   store_unreachable: ["Your store could not be read", "warn", { action: "retry", label: "Try again" }],
   unknown_event: ["That was not recorded", "warn", null],
+  fix_run_not_done: ["That check has not finished yet", "warn", null],
+  nothing_to_apply: ["Nothing to apply to your store", "warn", null],
   // Signing in, saving your work, continuing on another device.
   invalid_link: ["This sign-in link does not work", "warn", { href: "#login", label: "Ask for a new link" }],
   bound_to_another_account: ["Signed in to another account", "warn", { href: "#/app/account", label: "Go to your account" }],
@@ -181,7 +187,7 @@ export const NOT_ON_SCREENS = [
   "bad_signature", "unsigned_callback", "unknown_account", "unknown_event_type", "unknown_payment",
   // What a shopper meets on the store's own pages, the hosted payment page and the rating page.
   "invalid_event", "invalid_session_id", "not_published", "invalid_rating", "invalid_shipping_address",
-  "support_busy",
+  "support_busy", "invalid_campaign_tag",
   // The app's own mistakes in a background call, never a founder's to mend.
   "invalid_presence", "method_not_allowed",
 ];

@@ -1,7 +1,9 @@
 // The ad balance on the Growth screen: what is there to spend on ads, every movement of it,
 // the top-ups still waiting for the payment provider, and a new top-up paid on the provider's
-// page (the balance moves only once the provider confirms; coming back shows it credited).
+// page (the balance moves only once the provider confirms; coming back shows it credited), and
+// each day a running campaign spent, taken from it once the day is over.
 import { h, fill, field, button, busy, moneyMinor, when, scrollingTable } from "../dom.js";
+import { shortDay } from "../charts.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { goToCheckout, afterPayment, paymentNotice } from "../checkout.js";
@@ -66,8 +68,9 @@ export function balancePanel(ctx) {
         h("div", { class: "stat", dataset: { balanceMinor: String(balance.balance_minor), currency } },
           h("p", { class: "stat-label" }, "Your ad balance"),
           h("p", { class: "stat-value" }, moneyMinor(balance.balance_minor, currency)),
-          h("p", { class: "stat-label" }, ledger.length ? "From the top-ups the payment provider confirmed"
-            : "Nothing added yet"))),
+          h("p", { class: "stat-label" }, !ledger.length ? "Nothing added yet"
+            : ledger.some((line) => line.kind === "spend") ? "The top-ups the payment provider confirmed, less what "
+              + "your campaigns spent" : "From the top-ups the payment provider confirmed"))),
       pending.length ? h("div", { class: "pending-topups", dataset: { pending: String(pending.length) } },
         h("h3", {}, "Waiting for the payment provider"),
         h("ul", { class: "list" }, pending.map((line) => h("li", { dataset: { topupId: line.topup_id } },
@@ -119,9 +122,20 @@ export function balancePanel(ctx) {
 
   const node = h("section", { class: "panel", "aria-labelledby": "balance-title", dataset: { section: "balance" } },
     h("h2", { id: "balance-title" }, "Ad balance"),
-    h("p", { class: "hint" }, "Money set aside for your ads, added through the payment page."),
+    h("p", { class: "hint" }, "Money set aside for your ads, added through the payment page. Each day a campaign "
+      + "runs, what it spent that day comes out of it; when it holds less than a day of your running campaigns' "
+      + "budgets, they pause."),
     landing, body);
   return { node, load };
+}
+
+/** What a line of the ledger records: "Spent on “Knife strip launch”, 22 Nov" for a day's spend. */
+function what(line) {
+  if (line.kind === "spend") {
+    const on = line.campaign ? `\u201c${line.campaign}\u201d` : "a campaign you removed";
+    return `Spent on ${on}${line.day ? `, ${shortDay(line.day)}` : ""}`;
+  }
+  return KINDS[line.kind] || line.kind;
 }
 
 function ledgerTable(ledger, currency) {
@@ -132,7 +146,7 @@ function ledgerTable(ledger, currency) {
       h("th", { scope: "col" }, "Amount"), h("th", { scope: "col" }, "Balance after"))),
     h("tbody", {}, ledger.map((line) => h("tr", { dataset: { kind: line.kind, topupId: line.topup_id || "" } },
       h("th", { scope: "row" }, when(line.created_at)),
-      h("td", {}, KINDS[line.kind] || line.kind),
+      h("td", {}, what(line)),
       h("td", { class: "num" }, moneyMinor(line.amount_minor, currency)),
       h("td", { class: "num" }, moneyMinor(line.balance_minor, currency)))))));
 }

@@ -80,6 +80,7 @@ export async function render(ctx) {
 const STOPPED = {
   balance: "your ad balance can't pay for another day of it",
   bars: "it missed the click-through rate or the cost per click it should reach, and you asked to pause it then",
+  refused: "the ad platform refused it",
 };
 
 /** The campaigns the service paused, and what to do: nothing when none is. */
