@@ -104,6 +104,22 @@ def whole_sentence(text: str, limit: int) -> str | None:
     return best
 
 
+def shorter(text: str, *, is_name: bool) -> str:
+    """A field read whole but shorter, as both editors shorten one ("make the headline
+    shorter"): a name-like field (a headline, a button) as a shorter name that still names it
+    (its last words: short_name); a text without its last sentence, else ended at an earlier
+    clause; unchanged when nothing shorter reads whole."""
+    from integrations.ai.claims import sentences  # the one sentence splitter the writers share
+
+    if is_name:
+        short = short_name(text, len(text) - 1)
+        return short if len(short.split()) >= 2 else text
+    parts = [s.strip() for s, _ in sentences(text) if s.strip()]
+    if len(parts) > 1:
+        return " ".join(parts[:-1])
+    return whole_sentence(text, max(3, len(text) * 2 // 3)) or text
+
+
 def _decimal(raw) -> Decimal | None:
     if raw is None or isinstance(raw, bool):
         return None

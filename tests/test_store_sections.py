@@ -92,3 +92,19 @@ def test_the_store_answers_the_leading_sections_in_words_and_the_edit_screen_kee
     # (Short names such as "shipping" or "the price" occur in the screen's other words: the
     # longer ones tell whether a copy of the list is back.)
     assert "leads" in screen and not any(lead["said"] in screen for lead in leads if lead["said"].count(" ") >= 2)
+
+
+@pytest.mark.parametrize("request_words", ["Make the headline shorter", "shorten the title", "make the heading a bit shorter."])
+def test_make_the_headline_shorter_is_understood_as_the_growth_editor_understands_it(request_words):
+    from integrations.copy_text import shorter
+
+    before = own_copy()["headline"]
+    after = offline(request_words)["copy"]["headline"]
+    assert after == shorter(before, is_name=True) and len(after) < len(before)
+    assert before.endswith(after) or before.split(",")[0].endswith(after)  # fewer words, the same name
+
+
+def test_make_a_text_shorter_drops_its_last_sentence_whole():
+    before = own_copy()["shipping"]
+    after = offline("make the shipping text shorter")["copy"]["shipping"]
+    assert len(after) < len(before) and before.startswith(after.rstrip(".")) and after.endswith(".")

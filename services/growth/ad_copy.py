@@ -23,7 +23,7 @@ import re
 from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, join, price_text, short_name, whole_sentence
+from integrations.copy_text import cut, join, price_text, short_name, shorter, whole_sentence
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
 
 AD_COPY_KIND = "ad_copy"
@@ -172,7 +172,7 @@ def write_ad_edit(task: Task) -> dict:
         new = _new_words(message)
         if re.search(r"\b(?:shorter|shorten|trim)\b", lowered) and not _QUOTED.search(message):
             for field in _named_fields(lowered) or ["primary_text"]:
-                fields[field] = _shorter(fields[field], field)
+                fields[field] = shorter(fields[field], is_name=field in ("headline", "call_to_action"))
         elif re.search(r"\b(?:lead|start|open|begin)\s+with\s+(?:the\s+|its\s+|our\s+)?price\b", lowered) and price:
             fields["primary_text"] = _price_first(fields["primary_text"], price, LIMITS[platform]["primary_text"])
         elif button and (new is None or new[0] == "call_to_action"):
@@ -203,19 +203,6 @@ def _new_words(message: str) -> tuple[str, str] | None:
                 text = quoted.group(1).strip()
             return field, text
     return None
-
-
-def _shorter(text: str, field: str) -> str:
-    """The field read whole but shorter: a headline as a shorter name that still names the
-    product (its last words: copy_text.short_name), a text without its last sentence or ended
-    at an earlier clause; unchanged when nothing shorter reads whole."""
-    if field in ("headline", "call_to_action"):
-        shorter = short_name(text, len(text) - 1)
-        return shorter if len(shorter.split()) >= 2 or field == "call_to_action" else text
-    parts = [s.strip() for s, _ in claims.sentences(text) if s.strip()]
-    if len(parts) > 1:
-        return " ".join(parts[:-1])
-    return whole_sentence(text, max(3, len(text) * 2 // 3)) or text
 
 
 def _price_first(text: str, price: str, limit: int) -> str:

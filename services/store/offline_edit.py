@@ -9,6 +9,8 @@ its bounds with `too_long`. What it understands:
 - "change the headline to ..." (also the subheadline, call to action, guarantee, shipping,
   returns, about, SEO title and SEO description, by those names or the words
   services/store/sections.py knows for them);
+- "make the headline shorter" / "shorten the subheadline": the same shortening as the growth
+  editor's (integrations/copy_text.shorter: a shorter name, or fewer whole sentences);
 - with a `field` named, the message is that field's new text;
 - "add a question: <question>? <answer>";
 - "remove the question about <words>";
@@ -23,6 +25,7 @@ import re
 
 from integrations import ai
 from integrations.ai.schemas import STORE_COPY, validate
+from integrations.copy_text import shorter
 from services.errors import Refused
 from services.store import sections
 from services.store.sections import FIELD_WORDS, LEADS
@@ -38,10 +41,18 @@ _LEAD = re.compile(r"\b(?:lead|start|open)\s+with\s+(?:the\s+|our\s+)?(?P<a>[a-z
                    r"(?P<b>[a-z]+)\s+(?:section\s+)?to\s+the\s+(?:top|start)", re.IGNORECASE)
 _PRICE = re.compile(r"^(?:please\s+)?(?:set|change|make|put)\s+(?:the\s+|our\s+)?price\s+(?:to|at)\s+[$€£]?\s*"
                     r"(?P<amount>\d{1,9}(?:[.,]\d{1,2})?)\s*(?:usd|eur|gbp|dollars|euros|pounds)?\s*[.!]?$", re.IGNORECASE)
+_SHORTER = re.compile(r"^(?:please\s+)?(?:(?:make|keep)\s+(?:the\s+|our\s+)?(?P<a>"
+                      + "|".join(sorted((re.escape(w) for w in FIELD_WORDS), key=len, reverse=True))
+                      + r")\s+(?:a\s+(?:bit|little)\s+)?shorter|(?:shorten|trim)\s+(?:the\s+|our\s+)?(?P<b>"
+                      + "|".join(sorted((re.escape(w) for w in FIELD_WORDS), key=len, reverse=True))
+                      + r"))\s*[.!]?$", re.IGNORECASE)
+# Fields read as a name rather than sentences: shortened to fewer words, not fewer sentences.
+_NAME_LIKE = ("headline", "call_to_action", "seo_title")
 _QUOTES = "\"'“”‘’"
 
 UNDERSTANDS = ("The offline editor understands: change the headline (or the subheadline, call to action, "
-               "guarantee, shipping, returns, about, SEO title or SEO description) to new words; add a question: "
+               "guarantee, shipping, returns, about, SEO title or SEO description) to new words or make it shorter; "
+               "add a question: "
                "<question>? <answer>; remove the question about <words>; lead with a section; set the price to "
                "an amount. Anything else needs an AI model, which this service is not set up with.")
 
@@ -58,6 +69,12 @@ def edit(task: ai.Task) -> dict:
             raise Refused("editor_unavailable", f"The offline editor can rewrite a piece of text, not "
                                                 f"{sections.said(field)}; name a question to add or remove instead.")
         copy[field] = message.strip(_QUOTES).strip()
+    elif match := _SHORTER.match(message):
+        # The same "shorter" as the growth editor's (integrations/copy_text.shorter).
+        named = sections.field_named(match["a"] or match["b"])
+        if not isinstance(copy.get(named), str) or not copy[named]:
+            raise Refused("editor_unavailable", f"Your store has no {sections.said(named)} to make shorter.")
+        copy[named] = shorter(copy[named], is_name=named in _NAME_LIKE)
     elif match := _SET.match(message):
         copy[sections.field_named(match["field"])] = match["text"].strip(_QUOTES).strip()
     elif match := _ADD.match(message):
