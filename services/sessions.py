@@ -111,8 +111,12 @@ SESSION_REFERENCES = {
                                "made); were it deleted anyway, the order would stay without it (ON DELETE SET NULL)",
     "ad_topup.session_id": "keeps the session: it topped up its ad balance (a payment may be pending or made); "
                            "were it deleted anyway, the top-up would stay without it (ON DELETE SET NULL)",
-    "ad_ledger.session_id": "kept through its top-up (every entry is a top-up's credit, and the top-up keeps the "
+    "ad_ledger.session_id": "kept through its top-up (an entry is a top-up's credit, or a day's spend of a "
+                            "campaign the balance paid for, which only a top-up fills, and the top-up keeps the "
                             "session); were it deleted anyway, the entry would stay without it (ON DELETE SET NULL)",
+    "ad_campaign_run.session_id": "kept through its top-up (a campaign starts only with a day of its budget in the "
+                                  "ad balance, which only a top-up fills, and the top-up keeps the session); were it "
+                                  "deleted anyway, the run would stay without it (ON DELETE SET NULL)",
     "campaign_book.session_id": "keeps the session while the book is its own (owner 'session:<id>'); a book its "
                                 "account adopted is the account's and stays without it (ON DELETE SET NULL)",
     "business_settings.session_id": "keeps the session while the settings are its own (owner 'session:<id>'); "

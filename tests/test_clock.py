@@ -45,10 +45,13 @@ def test_two_clocks_sharing_locks_fire_a_slot_once():
 def test_the_schedule_runs_the_reaper_in_the_clock_and_fires_the_prunes_and_the_nightly_brief():
     entries = {entry.name: entry for entry in schedule(SETTINGS)}
     assert set(entries) == {"reaper", "prune_sessions", "prune_images", "prune_retained", "recheck_payments",
-                            "expire_sandbox_checkouts", "nightly_brief", "poll_mail", "fix_follow_ups"}
+                            "expire_sandbox_checkouts", "nightly_brief", "poll_mail", "fix_follow_ups",
+                            "deliver_ads"}
     assert entries["prune_retained"] == Every("prune_retained", 3600) and "prune_retained" in BROKER.actors
     assert entries["poll_mail"] == Every("poll_mail", 60) and "poll_mail" in BROKER.actors
     assert entries["fix_follow_ups"] == Every("fix_follow_ups", 3600) and "fix_follow_ups" in BROKER.actors
+    # Ads (jobs/growth.py): launch, pull each ended day's delivery and pay it, hourly.
+    assert entries["deliver_ads"] == Every("deliver_ads", 3600) and "deliver_ads" in BROKER.actors
     assert {e.name: e for e in schedule(SETTINGS.but(mail_poll_seconds=15))}["poll_mail"].seconds == 15
     assert isinstance(entries["reaper"], InClock) and entries["reaper"].seconds == SETTINGS.reaper_seconds == 5
     assert entries["prune_images"] == Every("prune_images", 3600)
