@@ -168,23 +168,18 @@ class BookBody(Schema):
     campaigns = fields.List(fields.Nested(CampaignBody), metadata={"reason": "invalid_campaign"})
 
 
-class DeliveryDay(Schema):
-    day = fields.String(required=True, metadata={"description": "A UTC day, YYYY-MM-DD"})
-    impressions = fields.Integer(required=True)
-    clicks = fields.Integer(required=True)
-    spend_minor = fields.Integer(required=True)
-    currency = fields.String(required=True)
-    ctr_pct = fields.Float(allow_none=True, required=True)
-    cpc_minor = fields.Integer(allow_none=True, required=True)
-
-
 class DeliveryTotals(Schema):
+    """What a campaign delivered over its days (and, as DeliveryDay, on one of them)."""
     impressions = fields.Integer(required=True)
     clicks = fields.Integer(required=True)
     spend_minor = fields.Integer(required=True)
     currency = fields.String(required=True)
     ctr_pct = fields.Float(allow_none=True, required=True)
     cpc_minor = fields.Integer(allow_none=True, required=True)
+
+
+class DeliveryDay(DeliveryTotals):
+    day = fields.String(required=True, metadata={"description": "A UTC day, YYYY-MM-DD"})
 
 
 class DeliveryBars(Schema):
