@@ -15,6 +15,13 @@ from services.store.document import SECTIONS
 bp = Blueprint("intents", __name__, description="Evidence-backed store intents.")
 
 DECISIONS: list[str] = [
+    "POST /api/intent {message} (the commerce assistant) answers navigate, answer or page. The answer topics "
+    "(`question` of the assistant_route kind) are orders, revenue, price, product, next_step, profit, visitors, "
+    "ads, verdict and help; each answer is computed by the service, never by the AI, and cites what it read: "
+    "next_step {step, route}, profit {orders, profit_minor, currency, source}, visitors {sessions, days, since}, "
+    "ads {balance_minor, currency, campaigns, running}, verdict {verdict, rule}. A next_step answer carries the "
+    "top-level `route`, as navigate does, for a button. A question it cannot read is kind answer with a screens "
+    "cite, and its text starts \"I can't answer that yet; try …\".",
     "An assistant answer's offer or catalog cite {product_id, price, currency, own}: `own` is true when the price "
     "is the founder's own (their own product, or a price they set on a catalog product); the answer then says 'the "
     "price you set', never the catalog's market price or an offer.",

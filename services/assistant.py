@@ -21,7 +21,7 @@ from models.job import Job
 from models.payment import CustomerOrder, RevenueTotal
 from models.research import Research
 from models.session import Session
-from services import ai_tasks, pages, suppliers
+from services import ai_tasks, assistant_answers, pages, suppliers
 from services.catalog import OWN_PRODUCT_PREFIX
 from services.discovery import resolve
 from services.errors import Refused
@@ -36,7 +36,7 @@ MAX_MESSAGE = 2000
 WAIT_SECONDS = 60  # how long the route waits on the job (as organic research's)
 _FAILED = "The assistant did not finish reading that, so nothing was done. Try again."
 NAVIGATE, ANSWER, PAGE = "navigate", "answer", "page"
-QUESTIONS = ("orders", "revenue", "price", "product", "help")
+QUESTIONS = ("orders", "revenue", "price", "product", *assistant_answers.QUESTIONS, "help")
 
 # The app's screens (api/static/app/main.js ROUTES) and the words that name each, checked in order.
 SCREENS = (
@@ -66,9 +66,10 @@ SCREENS = (
 ROUTES = tuple(route for route, _words in SCREENS)
 _SCREEN_WORDS = [(route, re.compile(rf"\b(?:{words})\b", re.I)) for route, words in SCREENS]
 _MAKE_PAGE = re.compile(r"\b(make|create|write|generate|draft|build|add|need)\b.*\b(page|policy|faq|faqs)\b", re.I)
-_QUESTION = re.compile(r"^\s*(how|what|what's|whats|when|which|who|do|does|did|is|are|have|tell me)\b|\?\s*$", re.I)
+_QUESTION = re.compile(r"^\s*(how|what|what's|whats|when|which|who|where|why|do|does|did|is|are|am|have|has|"
+                       r"should|can|any|tell me)\b|\?\s*$", re.I)
 _ASKS = (
-    ("orders", re.compile(r"\borders?\b|\bsold\b|\bsales\b", re.I)),
+    ("orders", re.compile(r"\borders?\b|\bsold\b|\bsales\b|\bsell anything\b", re.I)),
     ("revenue", re.compile(r"\brevenue\b|\bearn(ed|ings)?\b|\bmade\b|\bincome\b|\bmoney\b", re.I)),
     ("price", re.compile(r"\bprice\b|\bcharge\b|\bcost\b|\bsell (it|for)\b|\bmargin\b|\bprofit\b", re.I)),
     ("product", re.compile(r"\bproduct\b|\bselling\b", re.I)),
@@ -80,7 +81,8 @@ ROUTE_SCHEMA = record({
     "question": {"type": "string", "enum": [*QUESTIONS, ""], "description": "answer: what is asked about"},
 })
 ASKS_ROUTE = ("Say what the founder's message asks for: a screen of the app to go to (kind navigate, with its "
-              "route), a question about their orders, revenue, price or product (kind answer, with the question), "
+              "route), a question about their next step, profit, visitors, ads, verdict, orders, revenue, price or "
+              "product (kind answer, with the question), "
               "or a page to write for their store (kind page).")
 
 
@@ -88,6 +90,9 @@ def read_message(message: str) -> dict:
     """The offline reading of a message: keyword rules over the app's screens."""
     if _MAKE_PAGE.search(message) and pages.page_kind(message):
         return {"kind": PAGE, "route": "", "question": ""}
+    topic = assistant_answers.asked(message)
+    if topic == "next_step" or (topic and _QUESTION.search(message)):
+        return {"kind": ANSWER, "route": "", "question": topic}
     if _QUESTION.search(message):
         for question, words in _ASKS:
             if words.search(message):
@@ -98,6 +103,8 @@ def read_message(message: str) -> dict:
     for question, words in _ASKS:
         if words.search(message):
             return {"kind": ANSWER, "route": "", "question": question}
+    if topic:
+        return {"kind": ANSWER, "route": "", "question": topic}
     return {"kind": ANSWER, "route": "", "question": "help"}
 
 
@@ -153,6 +160,8 @@ def answer(*, session: Session, chosen: dict) -> dict:
     if chosen["kind"] == NAVIGATE and chosen["route"] in ROUTES:
         return {"status": "ok", "kind": NAVIGATE, "route": "#" + chosen["route"]}
     said, cites = ANSWERS.get(chosen["question"], _help)(session)
+    if chosen["question"] == "next_step":  # a button to where the step is done, as navigate answers carry
+        return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites, "route": cites[0]["route"]}
     return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites}
 
 
@@ -242,9 +251,10 @@ def _product(session: Session) -> tuple[str, list[dict]]:
 
 
 def _help(session: Session) -> tuple[str, list[dict]]:
-    return ("I can take you to a screen (\u201cshow my orders\u201d), answer about your orders, revenue, price or "
-            "product (\u201chow many orders do I have\u201d), or write a page (\u201cmake a returns policy page\u201d)."
+    return (assistant_answers.CANNOT + " I can also take you to a screen (\u201cshow my orders\u201d), answer "
+            "about your next step, profit, orders, revenue, visitors, ads, verdict, price or product (\u201chow many orders do I have\u201d), or write a page (\u201cmake a returns policy page\u201d)."
             ), [{"kind": "screens", "routes": ["#" + r for r in ROUTES]}]
 
 
-ANSWERS = {"orders": _orders, "revenue": _revenue, "price": _price, "product": _product, "help": _help}
+ANSWERS = {"orders": _orders, "revenue": _revenue, "price": _price, "product": _product,
+           **assistant_answers.ANSWERS, "help": _help}
