@@ -4,9 +4,14 @@
 // it was repaired, each repair's snippet with a Copy button and a download of the corrected
 // page. Every piece of text, the snippets included, goes in through dom.js (textContent).
 // What the visitor does with the report is recorded (POST /api/fix/event), never waited on.
-import { h, button, field, fill, linkButton, plural, when } from "../dom.js";
-import { post } from "../api.js";
+// A store built here takes no snippet: its owner reads what applying the repairs would change
+// (each before and after), what stays apart and why, and applies them in one step (POST
+// /api/fix/apply), which writes one new version of the store; the screen then follows the
+// fresh check of that version until its measured score is in.
+import { h, busy, button, field, fill, linkButton, plural, when } from "../dom.js";
+import { post, refusalOf } from "../api.js";
 import { progress } from "../poll.js";
+import { refusal } from "../reasons.js";
 import { scoresChart } from "../charts.js";
 
 // The run's stages in order (services/fix/runs.py), in a founder's words.
@@ -117,24 +122,60 @@ async function copyText(text, box) {
   }
 }
 
-function findingRow(ctx, run, finding) {
+/** A change of a store built here as a before/after pair: the old text struck through, the new
+ * one beside it, each named in words too (a struck line is not read out as struck). */
+function beforeAfter(change) {
+  return h("div", { class: "fix-change", dataset: { change: "" } },
+    change.what ? h("p", { class: "fix-change-what" }, change.what) : null,
+    h("p", { class: "fix-change-before" }, h("span", { class: "fix-change-label" }, "Before"), " ",
+      h("del", {}, change.before)),
+    h("p", { class: "fix-change-after" }, h("span", { class: "fix-change-label" }, "After"), " ",
+      h("ins", {}, change.after)));
+}
+
+/** Why each finding of a store built here stays apart (its owner's `apply.apart`), by finding. */
+function apartWhy(run) {
+  return new Map(((run.apply && run.apply.apart) || []).map((apart) => [apart.finding, apart.why]));
+}
+
+function findingRow(ctx, run, finding, why) {
   const [word, tagClass] = SEVERITY[finding.severity] || ["Worth a look", "tag"];
   const fix = finding.fix && finding.fix.snippet ? finding.fix : null;
+  // A store built here: a change of its content, waiting to be applied or applied.
+  const change = finding.fix && (finding.fix.kind === "store_change" || finding.fix.kind === "store_version")
+    && finding.fix.before && finding.fix.after ? finding.fix : null;
   let status;
   if (finding.fixed && finding.fix && finding.fix.kind === "store_version") {
-    const version = finding.fix.version ? ` version ${finding.fix.version}` : " newest version";
-    status = h("p", { class: "fix-status fix-status-repaired" }, h("span", { class: "tag tag-ok" }, "Repaired"),
-      ` Written into your store's${version}.`);
+    status = h("p", { class: "fix-status fix-status-repaired", dataset: { status: "repaired" } },
+      h("span", { class: "tag tag-ok" }, "Repaired in your store"),
+      finding.fix.version ? ` In version ${finding.fix.version} of your store.` : "");
+  } else if (finding.fix && finding.fix.kind === "store_change") {
+    // Planned, not written: it is on the store once its owner applies the repairs.
+    status = h("p", { class: "fix-status fix-status-ready", dataset: { status: "ready_to_apply" } },
+      h("span", { class: "tag tag-ok" }, "Ready to apply"),
+      run.apply && run.apply.state === "offered" ? " It is among the repairs to apply above." : "");
   } else if (finding.fixed) {
     // Written, not applied: the repair is on the store only once someone puts it there.
     status = h("p", { class: "fix-status fix-status-ready" }, h("span", { class: "tag tag-ok" }, "Repair ready"),
       fix ? " The repair is below, and already in the corrected page to download." : " The corrected page has the repair.");
+  } else if (why) {
+    // A store built here: why its content cannot hold this repair, and what its owner can do.
+    status = h("p", { class: "fix-status" }, h("span", { class: "tag" }, "Not repaired"), ` ${why}`);
   } else if (finding.check === "broken_links") {
     status = h("p", { class: "fix-status" }, h("span", { class: "tag" }, "Not repaired"),
       " Check this link yourself: we never guess where a link should point.");
   } else {
     status = h("p", { class: "fix-status" }, h("span", { class: "tag" }, "Not repaired"),
       fix ? " A repair is below for you to use." : " We could not repair this one for you.");
+  }
+  if (change) {
+    return h("li", { class: "fix-finding", dataset: { findingId: finding.id, check: finding.check,
+      severity: finding.severity, fixed: String(Boolean(finding.fixed)) } },
+    h("p", { class: "fix-finding-head" }, h("span", { class: tagClass }, word), " ",
+      h("strong", { class: "fix-finding-label" }, finding.check_label)),
+    h("p", { class: "fix-detail" }, finding.detail),
+    status,
+    beforeAfter(change));
   }
   let snippet = null;
   if (fix) {
@@ -189,12 +230,13 @@ function pagesOf(run) {
   return [...pages.values()];
 }
 
-function pageSection(ctx, run, page, index) {
+function pageSection(ctx, run, page, index, why) {
   const headingId = `fix-page-${index}`;
   const inStore = page.findings.filter((f) => f.fixed && f.fix && f.fix.kind === "store_version").length;
   const ready = page.findings.filter((f) => f.fixed && !(f.fix && f.fix.kind === "store_version")).length;
-  const done = [inStore ? `${inStore} repaired in your store` : "", ready ? `${ready} with a repair ready` : ""]
-    .filter(Boolean).join(", ");
+  const toApply = page.findings.filter((f) => !f.fixed && f.fix && f.fix.kind === "store_change").length;
+  const done = [inStore ? `${inStore} repaired in your store` : "", ready ? `${ready} with a repair ready` : "",
+    toApply ? `${toApply} ready to apply` : ""].filter(Boolean).join(", ");
   const download = page.download ? h("a", {
     class: "btn btn-secondary", href: page.download, download: "", dataset: { action: "download", page: String(index) },
     "aria-describedby": headingId,
@@ -206,7 +248,7 @@ function pageSection(ctx, run, page, index) {
       ? `${plural(page.findings.length, "thing")} to fix on this page${done ? `; ${done}` : ""}.`
       : "Nothing to fix on this page."),
     download ? h("p", { class: "actions" }, download) : null,
-    page.findings.length ? h("ul", { class: "fix-findings" }, page.findings.map((f) => findingRow(ctx, run, f))) : null);
+    page.findings.length ? h("ul", { class: "fix-findings" }, page.findings.map((f) => findingRow(ctx, run, f, why.get(f.id)))) : null);
 }
 
 /** A box for what the visitor thinks of the report. Asking for no more mail in it ("please
@@ -238,11 +280,95 @@ function feedbackPanel(ctx, run) {
     h("h2", { id: "fix-feedback-title" }, "Tell us what you think"), form);
 }
 
+// The screen's own headings for what POST /api/fix/apply may refuse (its explanation says the rest).
+const APPLY_HEADINGS = {
+  not_found: "Only your store's owner can apply these repairs",
+  fix_run_not_done: "This check has not finished yet",
+};
+
+/** The repairs of a store built here, for its owner: while offered, each change as before and
+ * after, how to undo it, and the button that applies them all (one new version of the store);
+ * once applied, where the new version stands (live or saved), the fresh check of it while it
+ * runs, and what was changed. `onApplied(run)` shows the run the apply answered. */
+function applyPanel(ctx, run, onApplied) {
+  const apply = run.apply;
+  if (!apply || !(apply.repairs || []).length || !["offered", "applied"].includes(apply.state)) return null;
+  const changes = h("ul", { class: "fix-changes" }, apply.repairs.map((repair) =>
+    h("li", { dataset: { repair: repair.finding } }, beforeAfter(repair))));
+  const undo = h("p", { class: "hint", dataset: { undo: "" } }, apply.undo);
+  if (apply.state === "offered") {
+    const outcome = h("div", { "aria-live": "polite", dataset: { applyOutcome: "" } });
+    const press = button("Apply these repairs", (event) => busy(event.currentTarget, async () => {
+      fill(outcome);
+      const result = await post("/api/fix/apply", { token: run.token });
+      if (!ctx.alive()) return;
+      const said = refusalOf(result);
+      if (said || !result.data.run) {
+        fill(outcome, refusal(said || result.data, {}, result.http, { headings: APPLY_HEADINGS }));
+        return;
+      }
+      onApplied(result.data.run);
+    }), { "data-action": "apply" });
+    return h("section", { class: "panel fix-apply", "aria-labelledby": "fix-apply-title",
+      dataset: { report: "apply", apply: "offered" } },
+    h("h2", { id: "fix-apply-title" }, "Apply these repairs"),
+    h("p", {}, apply.repairs.length === 1 ? "We can make this change in your store for you:"
+      : `We can make these ${apply.repairs.length} changes in your store for you:`),
+    changes, undo,
+    h("p", { class: "actions" }, press),
+    outcome);
+  }
+  const where = apply.version ? `version ${apply.version} of your store` : "a new version of your store";
+  let standing;
+  if (apply.published) {
+    standing = h("p", { dataset: { published: "true" } }, `The repairs are in ${where}, and it is live: shoppers see them now.`);
+  } else if (apply.publishing) {
+    standing = h("p", { dataset: { published: "publishing" } }, `The repairs are in ${where}, which is being published now.`);
+  } else {
+    standing = [h("p", { dataset: { published: "false" } },
+      `The repairs are saved in ${where}. Publish it from the Store screen to put it live.`),
+    h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store"))];
+  }
+  const measured = Boolean(run.summary && run.summary.score_after_measured);
+  let check = null;
+  if (apply.checking) {
+    check = progress("Checking your new version…").node;
+    check.dataset.checking = "true";
+  } else if (measured) {
+    check = h("p", { dataset: { checking: "false" } },
+      `We checked your new version: it scores ${run.score_after} out of 100.`);
+  } else {
+    check = h("p", { dataset: { checking: "false" } },
+      "We could not check your new version. Check your store again to see its score.");
+  }
+  return h("section", { class: "panel fix-apply", "aria-labelledby": "fix-apply-title",
+    dataset: { report: "apply", apply: "applied" } },
+  h("h2", { id: "fix-apply-title", tabindex: "-1" }, "Your repairs are in your store"),
+  h("div", { class: "notice notice-success" }, standing),
+  check,
+  h("h3", {}, "What we changed"),
+  changes, undo);
+}
+
+/** What a store built here cannot hold of the repairs, each with why and what its owner can do. */
+function apartPanel(run) {
+  const apart = (run.apply && run.apply.apart) || [];
+  if (!apart.length) return null;
+  return h("section", { class: "panel", "aria-labelledby": "fix-apart-title", dataset: { report: "apart" } },
+    h("h2", { id: "fix-apart-title" }, "What we can't repair in your store for you"),
+    h("ul", { class: "fix-apart" }, apart.map((item) => h("li", { dataset: { findingId: item.finding } },
+      h("p", { class: "fix-apart-what" }, item.what),
+      h("p", { class: "fix-apart-why" }, item.why)))));
+}
+
 /** The finished report: the scores, what was done in the run's summary's own words (the same
  * sentences its report mail and follow-up say: services/fix/summary.py, never counted here),
- * then each page. */
-export function report(ctx, run) {
+ * for a store built here its repairs to apply and what stays apart, then each page.
+ * `onApplied(run)` is called with the run once its repairs are applied (the screen shows it and
+ * follows the fresh check). */
+export function report(ctx, run, { onApplied = () => {} } = {}) {
   const pages = pagesOf(run);
+  const why = apartWhy(run);
   const summary = run.summary || {};
   const measured = Boolean(summary.score_after_measured);
   return [
@@ -252,15 +378,24 @@ export function report(ctx, run) {
       h("p", { dataset: { summary: "" } }, summary.sentence || ""),
       summary.score_sentence
         ? h("p", { dataset: { scoreSentence: measured ? "measured" : "expected" } }, summary.score_sentence) : null,
-      run.repaired_in_place ? h("div", { class: "notice notice-success", dataset: { repairedInPlace: "" } },
+      // Someone else's view of a store built here that its owner repaired: the owner's own view
+      // says it in the repairs' panel below.
+      run.repaired_in_place && !run.apply ? h("div", { class: "notice notice-success", dataset: { repairedInPlace: "" } },
         h("p", {}, run.store_version
-          ? `We wrote the repairs into your store as its version ${run.store_version}. Publish it to make them public.`
-          : "We wrote the repairs into your store. Publish it to make them public."),
-        h("p", { class: "actions" }, linkButton("Go to your store", "#/app/store"))) : null,
+          ? `The repairs were written into version ${run.store_version} of the store.`
+          : "The repairs were written into the store.")) : null,
       h("p", { class: "hint" }, `Checked ${when(run.finished_at || run.created_at)}.`)),
+    applyPanel(ctx, run, onApplied),
+    apartPanel(run),
     h("section", { "aria-labelledby": "fix-pages-title", dataset: { report: "pages" } },
       h("h2", { id: "fix-pages-title" }, "What we found, page by page"),
-      pages.map((page, index) => pageSection(ctx, run, page, index))),
+      pages.map((page, index) => pageSection(ctx, run, page, index, why))),
     feedbackPanel(ctx, run),
   ];
+}
+
+/** Whether a finished run is still moving: its applied repairs' new version is being checked
+ * afresh, or published. The screen follows it until neither is. */
+export function following(run) {
+  return Boolean(run && run.apply && (run.apply.checking || run.apply.publishing));
 }

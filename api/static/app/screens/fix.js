@@ -2,12 +2,14 @@
 // gives their store's address (and an email, if they like); the check runs in the background
 // and the screen follows it stage by stage, then shows the report (fix/report.js). The run's
 // token stays in the address (#/app/fix?token=…), so a reload or a bookmark shows the same
-// run; the visitor's earlier checks are listed under the form.
+// run; the visitor's earlier checks are listed under the form. The owner of a store built here
+// applies its repairs from the report, and the screen follows the fresh check of the new
+// version until its measured score is in.
 import { h, fill, title, field, button, busy, when, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { poll } from "../poll.js";
-import { FINISHED, record, recordViewedOnce, report, stageList, stageWord } from "../fix/report.js";
+import { FINISHED, following, record, recordViewedOnce, report, stageList, stageWord } from "../fix/report.js";
 
 export const name = "fix";
 export const label = "Fix your store";
@@ -165,15 +167,54 @@ async function runScreen(ctx, token) {
     return;
   }
   stages.update("done");
-  subtitle.textContent = run.summary ? run.summary.headline : "Your store, checked.";
-  subtitle.dataset.headline = run.summary && run.summary.repaired ? "repaired" : "checked";
-  fill(body,
-    h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "done", token: run.token } },
-      h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url), mailNote(run),
-      h("details", { class: "fix-done-stages" }, h("summary", {}, "Every step done"), stages.node),
-      h("p", { class: "actions" }, again(ctx, run)), outcome),
-    report(ctx, run));
+  const done = h("section", { class: "panel", "aria-labelledby": "fix-run-title", dataset: { runStage: "done", token: run.token } },
+    h("h2", { id: "fix-run-title", class: "fix-page-address" }, run.url), mailNote(run),
+    h("details", { class: "fix-done-stages" }, h("summary", {}, "Every step done"), stages.node),
+    h("p", { class: "actions" }, again(ctx, run)), outcome);
+  let shown = "";
+  // The report as the run now stands. Shown again (the repairs applied, the fresh check done),
+  // it replaces its own sections and keeps the feedback box, and whatever was typed there.
+  const show = (current) => {
+    shown = JSON.stringify(current);
+    subtitle.textContent = current.summary ? current.summary.headline : "Your store, checked.";
+    subtitle.dataset.headline = current.summary && current.summary.repaired ? "repaired" : "checked";
+    const sections = report(ctx, current, { onApplied: applied }).filter(Boolean);
+    const feedback = body.querySelector(":scope > [data-report=feedback]");
+    if (!feedback) {
+      fill(body, done, sections);
+      return;
+    }
+    // Focus on a heading of a section shown again (the repairs' one, after Apply) stays on it.
+    const focused = document.activeElement;
+    const refocus = focused && focused.id && !feedback.contains(focused) && body.contains(focused) ? focused.id : "";
+    body.querySelectorAll(":scope > [data-report]:not([data-report=feedback])").forEach((node) => node.remove());
+    for (const node of sections) if (node.dataset.report !== "feedback") body.insertBefore(node, feedback);
+    const back = refocus ? document.getElementById(refocus) : null;
+    if (back && body.contains(back)) back.focus();
+  };
+  // While the fresh check of the applied repairs runs (or their new version is being published),
+  // the run is asked about again until its measured score is in; each change is shown as it comes.
+  const follow = async () => {
+    const result = await poll(ctx, () => get(`/api/fix/mine?token=${encodeURIComponent(token)}`), {
+      waiting: ({ data }) => Boolean(data && data.run && following(data.run)),
+      onWait: ({ data }) => {
+        if (JSON.stringify(data.run) !== shown) show(data.run);
+      },
+      every: EVERY,
+    });
+    if (!result || refusalOf(result) || !result.data.run) return; // moved on, or the next visit shows it
+    if (JSON.stringify(result.data.run) !== shown) show(result.data.run);
+  };
+  function applied(current) {
+    show(current);
+    const heading = body.querySelector("#fix-apply-title");
+    if (heading) heading.focus();
+    if (following(current)) follow();
+  }
+  show(run);
   recordViewedOnce(run.token);
+  // A reload meanwhile follows it too, without holding the screen back.
+  if (following(run)) follow();
 }
 
 export async function render(ctx) {
