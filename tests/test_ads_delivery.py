@@ -256,6 +256,7 @@ def test_a_campaign_the_platform_refuses_stops_and_says_why_while_the_others_run
     publish(other)
     funded(other, 10_000)
     started(other, "Spring launch")
+    run_jobs()  # what the top-ups and saves sent is done: the clock's pass runs alone, as it does live
 
     deliver_ads()
 

@@ -158,9 +158,10 @@ def deliver() -> dict:
     """One pass of the hourly job: launch and pause, pull delivery, pay it, judge it."""
     platform = platforms.platform_for(get_settings())
     counts = {"launched": 0, "paused": 0, "days": 0, "stopped": 0}
-    for book in _books_with_campaigns():
+    # Each list read whole first: no statement stays open across the writes (and the platform's calls).
+    for book in list(_books_with_campaigns()):
         counts = _add(counts, _sync(book, platform))
-    for run in _runs_to_report():
+    for run in list(_runs_to_report()):
         counts["days"] += _report(run, platform)
     for owner_key in _owners_running():
         counts["stopped"] += _afford(owner_key, platform)
