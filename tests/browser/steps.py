@@ -154,3 +154,18 @@ MEASURE = """([touch]) => {
   }
   return problems;
 }"""
+
+
+def fix_run_done(app, address: str, *, email: str | None = None) -> tuple[object, str]:
+    """Checks `address` on the Fix screen (with `email` when given) and waits for the report;
+    answers (the page, the run's token)."""
+    page = screen(app, "/#/app/fix", "fix")
+    page.get_by_label("Your store's address").fill(address)
+    if email is not None:
+        page.get_by_label("Your email (if you like)").fill(email)
+    page.get_by_role("button", name="Check and repair my store").click()
+    page.wait_for_url(re.compile(r"#/app/fix\?token=[\w-]+$"))
+    token = page.url.split("token=", 1)[1]
+    page.wait_for_selector("main[data-screen=fix][data-state=ready] [data-run-stage=done]", state="attached",
+                           timeout=60_000)
+    return page, token

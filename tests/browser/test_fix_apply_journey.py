@@ -20,7 +20,7 @@ import pytest
 from models.db import transaction
 from models.store import Store, StoreVersion
 from services.store import versions
-from tests.browser.steps import MEASURE, TOUCH_PX, api_answer, claimed_and_built, publish_store, screen
+from tests.browser.steps import MEASURE, TOUCH_PX, api_answer, claimed_and_built, fix_run_done, publish_store, screen
 from tests.factories import demo_item, load
 from tests.fix_site import Site
 
@@ -76,13 +76,7 @@ def test_a_founder_applies_fixs_repairs_to_their_store_and_sees_it_checked_again
     address = "http://localhost" + page.get_by_role("link", name="Open the public store").get_attribute("href")
 
     # Fix, with the store's own address: read from its published version, never over the network.
-    page = screen(app, "/#/app/fix", "fix")
-    page.get_by_label("Your store's address").fill(address)
-    page.get_by_role("button", name="Check and repair my store").click()
-    page.wait_for_url(re.compile(r"#/app/fix\?token=[\w-]+$"))
-    token = page.url.split("token=", 1)[1]
-    page.wait_for_selector("main[data-screen=fix][data-state=ready] [data-run-stage=done]", state="attached",
-                           timeout=60_000)
+    page, token = fix_run_done(app, address)
     run = api_answer(app, f"/api/fix/mine?token={token}")["run"]
     offer = run["apply"]
     assert offer["state"] == "offered" and offer["version"] is None and not offer["checking"]

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.browser.steps import MEASURE, TOUCH_PX, api_answer, screen, sign_in_by_link
+from tests.browser.steps import MEASURE, TOUCH_PX, api_answer, fix_run_done, sign_in_by_link
 from tests.fix_site import Site
 from tests.mailbox import html_of, messages_to, text_of
 
@@ -55,14 +55,7 @@ def test_the_fix_screen_says_what_the_report_mail_says(open_app, store_elsewhere
     app = open_app(width)
     address = f"fixsum-{width}@example.com"
     sign_in_by_link(app, address, new=True)
-    page = screen(app, "/#/app/fix", "fix")
-    page.get_by_label("Your store's address").fill(store_elsewhere.origin + "/")
-    page.get_by_label("Your email (if you like)").fill(address)
-    page.get_by_role("button", name="Check and repair my store").click()
-    page.wait_for_url(re.compile(r"#/app/fix\?token=[\w-]+$"))
-    token = page.url.split("token=", 1)[1]
-    page.wait_for_selector("main[data-screen=fix][data-state=ready] [data-run-stage=done]", state="attached",
-                           timeout=60_000)
+    page, token = fix_run_done(app, store_elsewhere.origin + "/", email=address)
     run = api_answer(app, f"/api/fix/mine?token={token}")["run"]
     said = run["summary"]
     assert said["repaired"] == 0 and said["ready"] > 0 and said["score_after_measured"] is False
