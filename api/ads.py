@@ -75,8 +75,10 @@ DECISIONS: list[str] = [
     "[{platform, field, before, after}], skipped: [{platform, field, why}]}. The answer is the whole copy as it "
     "should read afterwards; each changed field is checked on its own: past its platform's limit, empty, a call to "
     "action that is not an option, or a new sentence the product record cannot back (words kept whole, refused by "
-    "field, as the store editor does) is skipped and the rest applied. Refunded refusals: 200 `no_diff` (nothing "
-    "would change; the explanation says what the offline editor understands), 200 `unbacked_claim` (every change "
+    "field, as the store editor does) is skipped and the rest applied. Refunded refusals: 200 `no_diff` (understood, but "
+    "nothing would change), 200 `editor_unavailable` (words outside the request grammar it shares with the store "
+    "editor, with `examples`: the three nearest requests it understands; a request for a part an ad does not have "
+    "(questions, the price, sections, the About text's store-only parts) named as one for the store's editor), 200 `unbacked_claim` (every change "
     "was unbacked, with `unbacked`), 200 `invalid_editor_response` (no change could be used, or the model answered "
     "no valid copy twice), 200 `cli_failed`, `cli_unavailable`; 404 `not_found` (no ad yet); 409 "
     "`build_in_progress` while the ad is being written or edited. Without `platform` the edit applies where the "
@@ -191,7 +193,8 @@ def ad_edit(body):
 @bp.post("/api/growth/edit")
 @bp.declare(changes_state=True, requires_account=True,
             refuses={400: ["no_message", "message_too_long"], 404: ["not_found"], 409: ["build_in_progress"],
-                     200: ["no_diff", "invalid_editor_response", "unbacked_claim", "cli_failed", "cli_unavailable"],
+                     200: ["no_diff", "editor_unavailable", "too_long", "invalid_editor_response", "unbacked_claim",
+                           "cli_failed", "cli_unavailable"],
                      429: list(METER_REFUSALS)})
 @bp.arguments(GrowthEditBody)
 @bp.response(200, GrowthEditAnswer)

@@ -30,9 +30,11 @@ DECISIONS: list[str] = [
     "applied as a new version made from the draft. Answers {status: edited, version, diff (the RFC 6902 patch)}. "
     "It is charged to `website_edit` (spec 8.1; 429 at the limit) only when a version results: every refusal is "
     "refunded: 200 `no_diff` (nothing would change), `too_long` (a field past its bounds), `unbacked_claim` (a "
-    "sentence the product record cannot back, named, with `unbacked`), `editor_unavailable` (the offline editor "
-    "does not understand it, and says what it does understand: change a text field to new words, add a question, "
-    "remove a question, lead with a section, set the price), `cli_unavailable` (the model could not be reached, "
+    "sentence the product record cannot back, named, with `unbacked`), `editor_unavailable` (words outside the "
+    "request grammar both editors share (services/plain_requests.py: shorten, lengthen, mention, remove, replace, "
+    "set, lead with, tone, price, add a question; requests joined by and/then/;/a full stop applied together as "
+    "one version): refused whole, with `examples`, the three understood requests nearest to the words, filled from "
+    "the founder's store), `cli_unavailable` (the model could not be reached, "
     "after the AI jobs' retries: see the store's decisions), `cli_failed` (the model failed, or answered no valid "
     "copy), `unknown_diff` (the edit "
     "names a section the store does not have), `invalid_price` (a new price outside 0.01 to 100,000; a price "
@@ -46,6 +48,15 @@ DECISIONS: list[str] = [
     "and 200 `not_claimed` with no product held or claimed (a held product's store is edited like a claimed "
     "one's). POST /api/editor/publish publishes the draft exactly as POST /api/store/publish does (409 "
     "`claim_required` on a hold).",
+    "Plain words without a model (issue 50): one grammar for the store and the ad editor; its parts are named by a "
+    "founder's words (\"tagline\": the line under the headline; \"description\": the About text in a store, the "
+    "description line in an ad). A \"mention\" that states a return window, shipping time, guarantee or where the "
+    "business ships saves it as the founder's statement (business settings) in the same transaction as the new "
+    "version; a refused edit states nothing. A \"shorter\" text keeps whole words and the product's name "
+    "(copy_text.shorter). With a model backend the task's `current.requests` carries the grammar's reading, and "
+    "the answer's rewritten fields must read whole (no trailing ellipsis, no word or product name cut short): "
+    "otherwise the model is asked again with why, then the edit is refused `cli_failed` in words (never a schema "
+    "path).",
 ]
 
 

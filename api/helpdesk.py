@@ -69,6 +69,19 @@ DECISIONS: list[str] = [
     "included), answered (from_earlier of them from an answer kept before, at no cost) and turned away as "
     "support_busy. Counted in the database per store and day when each is answered or turned away; a store's "
     "counts follow its owner.",
+    "A ticket's `order` (issue 50) is the founder's customer order it is about, or null: first the order whose "
+    "number (the id's first 8 characters, as the receipt shows, or the whole id) a customer message or the "
+    "subject names, as a whole word in any case (`matched_by: number`); else the latest paid (else latest) order "
+    "placed with the address the customer wrote from, compared without case (`matched_by: sender`). Only orders "
+    "of stores the founder owns are looked at: another founder's number or customer matches nothing. {order_id, "
+    "number, matched_by, status: open | paid | failed | expired, status_words, product_id, product_name, "
+    "quantity, amount_minor, currency, total, created_at, paid_at}; looked up again on every answer, nothing "
+    "stored. The agent answers an order question with the status as the order row holds it, never a delivery "
+    "the service has no record of. A draft answers the backed parts of the latest customer message; the parts it "
+    "cannot back are written in the same transaction as one note (direction note, author agent), one line "
+    "\"Left for you: <part>\" each, and the draft answer has `left: [part]` (also on a repeated press, read from "
+    "that note). No part backed: refused `not_in_store_facts`, nothing written. Auto mode with parts left mails "
+    "the backed parts with a sentence saying the rest follows, writes the same note and leaves the ticket open.",
 ]
 
 
@@ -85,6 +98,23 @@ class MessageRow(Schema):
     sent = fields.Boolean(required=True, allow_none=True, metadata={"description": "Replies: the mailer took it"})
 
 
+class TicketOrder(Schema):
+    order_id = fields.String(required=True)
+    number = fields.String(required=True, metadata={"description": "The order's number as the customer's receipt shows it"})
+    matched_by = fields.String(required=True, metadata={"enum": ["number", "sender"], "description": (
+        "number: the customer's mail names it; sender: the latest order placed with the address the mail came from")})
+    status = fields.String(required=True, metadata={"enum": ["open", "paid", "failed", "expired"]})
+    status_words = fields.String(required=True)
+    product_id = fields.String(required=True)
+    product_name = fields.String(required=True, allow_none=True)
+    quantity = fields.Integer(required=True)
+    amount_minor = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    total = fields.String(required=True, metadata={"description": "The amount as people read it"})
+    created_at = fields.String(required=True)
+    paid_at = fields.String(required=True, allow_none=True)
+
+
 class TicketRow(Schema):
     id = fields.Integer(required=True)
     subject = fields.String(required=True)
@@ -99,6 +129,8 @@ class TicketRow(Schema):
     satisfaction = fields.Dict(required=True, allow_none=True, metadata={"description": "{score, comment, rated_at}"})
     product_id = fields.String(required=True, allow_none=True)
     support_address = fields.String(required=True)
+    order = fields.Nested(TicketOrder, required=True, allow_none=True, metadata={
+        "description": "The founder's customer order the ticket is about, or null"})
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 

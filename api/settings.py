@@ -5,7 +5,7 @@ from marshmallow import Schema, fields, validate
 from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
-from services import business
+from services import business, founder_statements
 
 bp = Blueprint("settings", __name__, description="Business settings and where the founder is paid.")
 
@@ -86,6 +86,27 @@ class SettingsFields(Schema):
     public_support_share = fields.Integer(metadata={
         "reason": "invalid_setting", "minimum": business.MIN_SHARE, "maximum": business.MAX_SHARE,
         "description": "Percent of the support allowance visitors' questions may use"})
+    # The founder's statements of their policy (services/founder_statements.py, which checks the
+    # bounds and names the field); null clears one.
+    return_days = fields.Integer(allow_none=True, metadata={
+        "reason": "invalid_setting", "minimum": founder_statements.RETURN_DAYS[0],
+        "maximum": founder_statements.RETURN_DAYS[1], "description": "How many days customers have to return an order"})
+    free_returns = fields.Boolean(allow_none=True, metadata={"reason": "invalid_setting",
+                                                             "description": "Whether returns are free"})
+    shipping_days_min = fields.Integer(allow_none=True, metadata={
+        "reason": "invalid_setting", "minimum": founder_statements.SHIPPING_DAYS[0],
+        "maximum": founder_statements.SHIPPING_DAYS[1],
+        "description": "The shortest shipping time in business days (alone, it sets both ends)"})
+    shipping_days_max = fields.Integer(allow_none=True, metadata={
+        "reason": "invalid_setting", "minimum": founder_statements.SHIPPING_DAYS[0],
+        "maximum": founder_statements.SHIPPING_DAYS[1],
+        "description": "The longest shipping time in business days (two figures are read shortest first)"})
+    guarantee = fields.String(allow_none=True, validate=validate.Length(max=founder_statements.MAX_TEXT),
+                              metadata={"reason": "invalid_setting", "pattern": _TEXT,
+                                        "description": "The guarantee in the founder's words"})
+    ships_to = fields.String(allow_none=True, validate=validate.Length(max=founder_statements.MAX_TEXT),
+                             metadata={"reason": "invalid_setting", "pattern": _TEXT,
+                                       "description": "Where the business ships, e.g. the United States and Canada"})
 
 
 class SettingsRecord(Schema):
@@ -98,6 +119,12 @@ class SettingsRecord(Schema):
     ai_email_mode = fields.String(required=True, metadata={"enum": list(business.AI_EMAIL_MODES)})
     public_support_share = fields.Integer(required=True, metadata={"minimum": business.MIN_SHARE,
                                                                    "maximum": business.MAX_SHARE})
+    return_days = fields.Integer(required=True, allow_none=True)
+    free_returns = fields.Boolean(required=True)
+    shipping_days_min = fields.Integer(required=True, allow_none=True)
+    shipping_days_max = fields.Integer(required=True, allow_none=True)
+    guarantee = fields.String(required=True, allow_none=True)
+    ships_to = fields.String(required=True, allow_none=True)
 
 
 class SettingsAnswer(Schema):

@@ -25,15 +25,27 @@ DECISIONS: list[str] = [
     "is no published store's is 404 `not_found`; no product resolved is 200 `no_product`; a store not built yet "
     "is 409 `not_started`.",
     "The answer: 200 {status: ok, question (whitespace collapsed), product_id, answer, cites: [{kind: product | "
-    "offer | faq | shipping | returns | settings, field, value}]}. The agent answers from the store's own facts "
-    "only: the product record (name, description, category), the offer's price, the store copy's FAQ (field: the "
-    "FAQ's question), shipping, returns and guarantee (kind returns), and the business name and support address "
-    "(kind settings). A cite's value is the fact word for word. It answers only when every word of the question "
-    "that carries meaning (greetings, filler and stop words aside) is found in the passages it cites; otherwise "
-    "200 {status: abstained, reason: not_in_store_facts, explanation naming the words the facts do not cover, "
-    "answer: null, cites: []}: a question about a country, a material, a delivery time or anything else the "
-    "facts do not hold is never guessed at. The answer is written through the AI seam (task kinds "
-    f"`{agent.ANSWER_KIND}` and `{agent.DRAFT_KIND}`, deterministic offline writers); whatever backend writes "
+    "offer | faq | shipping | returns | settings | policy | order, field, value}], unanswered: [part as written]}. "
+    "The agent answers from the store's own facts only: the product record (name, description, category), the "
+    "offer's price, the store copy's FAQ (field: the FAQ's question), shipping, returns and guarantee (kind "
+    "returns), the business name and support address (kind settings), the business's stated policy (kind policy, "
+    "field returns | shipping | guarantee | ships_to, from services/founder_statements.py, read when asked and "
+    "preferred to the copy's shipping and returns) and, on a ticket's draft, its matched order (kind order, field "
+    "status). A cite's value is the fact word for word. Part by part (issue 50): the question is cut into the "
+    "questions it asks (sentences ending in \"?\"; halves joined by \", and\", \"and\", \"&\" or \";\" when each "
+    "opens like a question; a greeting before it set aside; past six, the rest stay in the sixth). A part is "
+    "answered only when every word of it that carries meaning is found in the passages it cites; the words that "
+    "only shape a question (long, take, much, many, soon, quick(ly), fast, far, often, news, update...) never "
+    "block a part, but a part asking how long / how soon / how many days is answered only by a cited passage "
+    "holding a time, how much only when every cited passage holds an amount of money or \"free\", how many only "
+    "when every one holds a number; a part naming no topic of its own is about the topic words of the part "
+    "before it. The answer is the backed parts' sentences, then, when some are unanswered, one sentence saying "
+    "the shop answers them itself by mail (naming the support address when the store has one). Only when no part "
+    "is backed: 200 {status: abstained, reason: not_in_store_facts, explanation naming the words or asks the "
+    "facts do not cover, answer: null, cites: []}: nothing is guessed at. The answer is written through the AI "
+    f"seam (task kinds `{agent.ANSWER_KIND}` and `{agent.DRAFT_KIND}`, deterministic offline writers; the task "
+    "carries `current.parts`, `current.policies` and, on a ticket, `current.order` {number, status, said}; a "
+    "backend's `unanswered` is optional, [] when left out, at most 6 of 300 characters each); whatever backend writes "
     "it, a cite that is not a fact of the store is dropped, a sentence with a number no cited fact holds is "
     "dropped, and an answer left without a backed cite is an abstention.",
     "Refusals, HTTP 200: {status: refused, reason: no_question} when question is missing or null, "
@@ -94,6 +106,9 @@ DECISIONS: list[str] = [
     f"at most {rating.WORST_SHOWN}}}, or with no rating yet {{status: no_ratings_yet, reason, explanation, count: "
     "0, score: null, trend (the weeks, empty), worst_categories: []}}. Only the founder's own tickets' ratings "
     "count (session, or account once signed in); another founder's are never visible.",
+    "Visitors' saved answers and parts (issue 50): an answer that leaves parts to the shop is not kept, so it is "
+    "written, and spends, afresh; the key leaves out the parts (cut from the question's words, already in it) but "
+    "includes the stated policies, so a policy change asks afresh.",
 ]
 
 
@@ -117,6 +132,8 @@ class SupportAnswer(Schema):
     product_id = fields.String()
     answer = fields.String(allow_none=True)
     cites = fields.List(fields.Nested(CiteSchema))
+    unanswered = fields.List(fields.String(), metadata={
+        "description": "status ok: the parts of the question the store's facts do not answer, left to the shop"})
     reason = fields.String()
     explanation = fields.String()
 

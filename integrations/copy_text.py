@@ -67,6 +67,12 @@ _CLAUSE = re.compile(r";\s|,\s(?=(?:so|which|while|and then)\s)|\s(?:with|that|w
                      r"\s[–—]\s", re.IGNORECASE)
 
 
+def name_core(name: str) -> str:
+    """What a product's name says it is: before a comma and before what it comes with or is
+    for ("Acacia Wood Magnetic Knife Strip, 16 in": "Acacia Wood Magnetic Knife Strip")."""
+    return _QUALIFIER.split(" ".join(name.split(",")[0].split()), 1)[0].strip()
+
+
 def short_name(name: str, limit: int) -> str:
     """A product's name whole when it fits, else a shorter name that still names it: the part
     before a comma ("…, 16 in"), then before what it comes with or is for ("… Kit with Band"),

@@ -29,6 +29,14 @@ class BusinessSettings(BaseModel):
     ai_email_mode = pw.CharField(max_length=8, default=OFF)
     # The percent of the founder's `support` allowance their store's visitors' questions may use.
     public_support_share = pw.IntegerField(default=50)
+    # The founder's statements of their policy (services/founder_statements.py): theirs to
+    # state, so the store, the desk and the assistant say them as the business's policy.
+    return_days = pw.IntegerField(null=True)
+    free_returns = pw.BooleanField(default=False)
+    shipping_days_min = pw.IntegerField(null=True)
+    shipping_days_max = pw.IntegerField(null=True)
+    guarantee = pw.CharField(max_length=200, null=True)
+    ships_to = pw.CharField(max_length=200, null=True)
     updated_at = pw.DateTimeField(default=utcnow)
 
     class Meta:

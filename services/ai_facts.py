@@ -7,6 +7,8 @@ The seam (integrations/ai/) knows no domain rule, so what the evidence rules dec
   quote, any price, whatever the catalog calls it) is the founder's business: a hosted
   model is never shown it, and the claim filter, which reads only what it is handed, lets
   no sentence lean on it.
+- `statements`: the store owner's statements of their own policy (services/founder_statements.py),
+  one sentence each, passed through as given: the founder's to state, never evidence.
 - `demand`: what the evidence backs, in a shopper's words (`shopper_lines`): "Shoppers are
   looking for <product>." or "More and more shoppers are looking for <product>.", the line
   the store's public evidence section shows (services/store/proof.py), and nothing when no
@@ -32,11 +34,13 @@ from services import evidence_kinds as kinds
 from services.store.proof import shopper_proof
 
 
-def facts_for(*, product: dict, evidence: list[dict], offer: dict | None, business: dict | None = None) -> Facts:
-    """The seam's Facts for a product: its evidence without private readings, and what it backs in a shopper's words."""
+def facts_for(*, product: dict, evidence: list[dict], offer: dict | None, business: dict | None = None,
+              statements: tuple[str, ...] | list[str] = ()) -> Facts:
+    """The seam's Facts for a product: its evidence without private readings, what it backs in
+    a shopper's words, and the store owner's statements of their policy (StoreFacts.statements)."""
     shown = shareable_evidence(evidence)
     return Facts(product=product, evidence=shown, offer=offer, business={} if business is None else business,
-                 demand=shopper_lines(shown, product))
+                 demand=shopper_lines(shown, product), statements=tuple(statements))
 
 
 def shareable_evidence(rows: list[dict]) -> list[dict]:

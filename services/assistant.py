@@ -81,8 +81,9 @@ ROUTE_SCHEMA = record({
     "question": {"type": "string", "enum": [*QUESTIONS, ""], "description": "answer: what is asked about"},
 })
 ASKS_ROUTE = ("Say what the founder's message asks for: a screen of the app to go to (kind navigate, with its "
-              "route), a question about their next step, profit, visitors, ads, verdict, orders, revenue, price or "
-              "product (kind answer, with the question), "
+              "route), a question about their next step, profit, visitors, ads, verdict, orders, revenue, price, "
+              "product, return policy (returns), shipping time (shipping), where they ship (ships_to) or guarantee "
+              "(kind answer, with the question), "
               "or a page to write for their store (kind page).")
 
 
@@ -161,6 +162,9 @@ def answer(*, session: Session, chosen: dict) -> dict:
         return {"status": "ok", "kind": NAVIGATE, "route": "#" + chosen["route"]}
     said, cites = ANSWERS.get(chosen["question"], _help)(session)
     if chosen["question"] == "next_step":  # a button to where the step is done, as navigate answers carry
+        return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites, "route": cites[0]["route"]}
+    if chosen["question"] in assistant_answers.POLICY_SAID and not cites[0]["stated"]:
+        # Nothing stated yet: a button to Settings, where the founder states it.
         return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites, "route": cites[0]["route"]}
     return {"status": "ok", "kind": ANSWER, "answer": said, "cites": cites}
 
@@ -252,7 +256,7 @@ def _product(session: Session) -> tuple[str, list[dict]]:
 
 def _help(session: Session) -> tuple[str, list[dict]]:
     return (assistant_answers.CANNOT + " I can also take you to a screen (\u201cshow my orders\u201d), answer "
-            "about your next step, profit, orders, revenue, visitors, ads, verdict, price or product (\u201chow many orders do I have\u201d), or write a page (\u201cmake a returns policy page\u201d)."
+            "about your next step, profit, orders, revenue, visitors, ads, verdict, price or product (\u201chow many orders do I have\u201d), say the return policy, shipping time, shipping area or guarantee you stated (\u201cwhat is my return policy?\u201d), or write a page (\u201cmake a returns policy page\u201d)."
             ), [{"kind": "screens", "routes": ["#" + r for r in ROUTES]}]
 
 

@@ -2,15 +2,20 @@
 them (issue 50 point 3): the next step, profit, visitors, the ad balance and campaigns and
 the verdict, each computed by the service (the same functions behind GET /api/launch,
 /api/tracking, /api/metrics, /api/adbalance, /api/growth/book and /api/dashboard) and cited
-in a founder's words. services/assistant.py routes a sentence here."""
+in a founder's words; and the business's policy (returns, shipping time, where it ships, the
+guarantee) as the founder stated it in Settings (services/founder_statements.py, issue 50
+point 2), said to be their own statement, with the way to Settings when they stated none.
+services/assistant.py routes a sentence here."""
 from __future__ import annotations
 
 import re
 
 from models.session import Session
+from services import founder_statements
 from services.commerce import orders as commerce_orders
 from services.errors import Refused
 from services.money import display
+from services.ownership import owner_of
 
 # The questions this module answers, with the words that ask them, checked before the
 # assistant's older topics (orders, revenue, price, product).
@@ -22,6 +27,13 @@ ASKS = (
     ("ads", re.compile(r"\bad ?balance\b|\bads?\b|\badverts?\b|\bcampaigns?\b|\bbudget\b", re.I)),
     ("verdict", re.compile(r"\bverdict\b|\bshould i sell\b|\bworth (it|selling)\b|\bany good\b|\bgood product\b"
                            r"|\bsell this\b|\bgo or\b", re.I)),
+    # The founder's stated policy, after the figures above ("the return on my ads" is about ads).
+    ("guarantee", re.compile(r"\bguarantee|\bwarrant(y|ies)\b", re.I)),
+    ("returns", re.compile(r"\breturns?\b|\brefunds?\b", re.I)),
+    ("shipping", re.compile(r"\b(ship(ping|s|ped)?|deliver(y|ies|ed)?|arrive)\b.*\b(take|long|time|times|days?|fast|"
+                            r"quick|soon)\b|\bhow (long|fast|quickly|soon)\b.*\b(ship|deliver|arrive)", re.I)),
+    ("ships_to", re.compile(r"\bwhere\b.*\b(ship|deliver)|\b(ship|shipping|deliver|delivery) to\b|\bwhich countries\b"
+                            r"|\bship(ping)? (worldwide|abroad|internationally)\b", re.I)),
 )
 QUESTIONS = tuple(name for name, _words in ASKS)
 EXAMPLES = ("\u201cwhat should I do next?\u201d", "\u201cwhat is my profit?\u201d",
@@ -125,4 +137,26 @@ def verdict(session: Session) -> tuple[str, list[dict]]:
     return said, [{"kind": "verdict", "verdict": body["verdict"], "rule": body["rule"], "route": "#/app/dashboard"}]
 
 
-ANSWERS = {"next_step": next_step, "profit": profit, "visitors": visitors, "ads": ads, "verdict": verdict}
+# What each policy question reads of the founder's statements (founder_statements.sentences
+# topics), and how the answer names it when none is stated.
+POLICY_SAID = {"returns": ("return policy", "a return window"), "shipping": ("shipping time", "how long shipping takes"),
+               "ships_to": ("shipping area", "where you ship"), "guarantee": ("guarantee", "a guarantee")}
+
+
+def _policy(topic: str):
+    def answer(session: Session) -> tuple[str, list[dict]]:
+        called, missing = POLICY_SAID[topic]
+        stated = founder_statements.sentences(founder_statements.of(owner_of(session).key)).get(topic)
+        cite = {"kind": "policy", "topic": topic, "stated": stated is not None, "source": "your business settings",
+                "route": "#/app/settings"}
+        if stated is None:
+            return f"You have not stated {missing} yet; set it in Settings.", [cite]
+        # The founder's own word, said as theirs: no catalog record or research backs a policy.
+        return (f"Your {called}, as you stated it in Settings: {stated} Your store and your support desk say the "
+                "same."), [{**cite, "text": stated}]
+    answer.__name__ = f"policy_{topic}"
+    return answer
+
+
+ANSWERS = {"next_step": next_step, "profit": profit, "visitors": visitors, "ads": ads, "verdict": verdict,
+           **{topic: _policy(topic) for topic in POLICY_SAID}}

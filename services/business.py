@@ -26,6 +26,7 @@ from models.business import BusinessSettings, PayoutDestination
 from models.clock import iso, utcnow
 from models.db import transaction
 from models.session import Session
+from services import founder_statements
 from services.discovery import Resolved, resolve
 from services.domains import connected_domain
 from services.errors import Refused
@@ -68,9 +69,11 @@ BODY_TRIM, BODY_KEEPS = "\n\r\t ", "\n\t"
 # --- Settings ------------------------------------------------------------------------------
 
 def settings_of(owner: Owner) -> dict:
-    """The owner's settings, each field saved or its default."""
+    """The owner's settings, each field saved or its default, and the founder's statements of
+    their policy (services/founder_statements.py) flat beside them."""
     row = BusinessSettings.get_or_none(BusinessSettings.owner == owner.key)
-    return {name: (getattr(row, name) if row is not None else DEFAULTS[name]) for name in FIELDS}
+    return {**{name: (getattr(row, name) if row is not None else DEFAULTS[name]) for name in FIELDS},
+            **founder_statements.from_row(row).values()}
 
 
 def read(*, session: Session) -> dict:
@@ -88,6 +91,7 @@ def save(*, session: Session, values: dict) -> dict:
     """POST /api/settings/business: saves the known fields given (checked first: one bad field saves nothing)."""
     owner = owner_of(session)
     changes = {name: _checked(name, values[name]) for name in FIELDS if name in values}
+    changes.update(founder_statements.checked(values, founder_statements.of(owner.key)))
     now = utcnow()
     with transaction():
         (BusinessSettings.insert(owner=owner.key, session=session.id, account=session.account_id, updated_at=now,

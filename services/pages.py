@@ -120,7 +120,7 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
                                                                    "no page was written."}}
     stage("writing")
     facts = ai_facts.facts_for(product=found.product, evidence=found.evidence, offer=found.offer,
-                               business=payload["business"])
+                               business=payload["business"], statements=found.statements)
     try:
         answer = ai_tasks.write(Task(kind=KIND, facts=facts, instructions=payload["intent"],
                                      current={"page": payload["kind"]}))

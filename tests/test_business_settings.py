@@ -43,7 +43,10 @@ def test_unsaved_settings_read_as_their_defaults(client):
     assert body["status"] == "ok" and body["updated_at"] is None and body["support_email"] is None
     settings = body["settings"]
     assert set(settings) == {"business_name", "support_email_local", "default_canned_subject",
-                             "default_canned_body", "ai_email_mode", "public_support_share"}
+                             "default_canned_body", "ai_email_mode", "public_support_share",
+                             # the founder's statements of their policy (tests/test_founder_statements.py)
+                             "return_days", "free_returns", "shipping_days_min", "shipping_days_max", "guarantee",
+                             "ships_to"}
     assert settings["business_name"] is None and settings["support_email_local"] is None
     assert settings["ai_email_mode"] == "off"
     assert settings["default_canned_subject"] and "Thank you" in settings["default_canned_body"]

@@ -68,11 +68,13 @@ def test_a_field_too_long_for_one_platform_is_skipped_and_the_rest_applied(found
 
 def test_refusals_are_refunded_and_change_nothing(founder, run_jobs):
     client = signed_in_ad(founder, run_jobs)
-    body = refusal(grow(client, "make it funnier"), 200, "no_diff")
-    assert "headline" in body["explanation"]
+    # Words outside the grammar: the closest requests it understands, as examples to press.
+    body = refusal(grow(client, "make it funnier"), 200, "editor_unavailable")
+    assert "“make it funnier”" in body["explanation"] and len(body["examples"]) == 3
     body = refusal(grow(client, "set the headline to " + "very long words " * 10), 200, "invalid_editor_response")
     assert {s["why"] for s in body["skipped"]} == {"too_long"}
-    refusal(grow(client, "set the description to  "), 200, "no_diff")
+    refusal(grow(client, "set the description to  "), 200, "editor_unavailable")
+    refusal(grow(client, "replace 'zebra' with 'horse'"), 200, "no_diff")  # understood; changes nothing
     body = refusal(grow(client, "set the primary text to Certified organic acacia, made in Italy."), 200,
                    "unbacked_claim")
     assert body["unbacked"][0]["why"] in ("certification", "origin")

@@ -83,7 +83,7 @@ def complete(task: Task, *, settings=None) -> Answer:
     kind = kind_of(task.kind)
     backend = backend_for(settings)
     started = time.monotonic()
-    written, attempts = _ask(backend, task, kind.schema)
+    written, attempts = _ask(backend, task, kind)
     copy, dropped = (kind.finish or _backed)(written, task)
     problems = schemas.validate(copy, kind.schema)
     if problems:  # the finish keeps the copy valid; this guards that promise
@@ -94,12 +94,17 @@ def complete(task: Task, *, settings=None) -> Answer:
     return Answer(copy=copy, dropped=dropped, backend=backend.name)
 
 
-def _ask(backend: Backend, task: Task, schema: dict) -> tuple[dict, int]:
-    """The backend's answer as a valid object, asking a second time if the first is not one."""
+def _ask(backend: Backend, task: Task, kind: Kind) -> tuple[dict, int]:
+    """The backend's answer as a valid object, asking a second time if the first is not one
+    (or fails the kind's own check)."""
     for attempt in (1, 2):
         try:
             written = backend.write(task)
-            problems = schemas.validate(written, schema)
+            problems = schemas.validate(written, kind.schema)
+            # The offline writers read whole by construction (and carry out the founder's exact
+            # words); a model's rewrite is held to the same by the kind's check, and asked again.
+            if not problems and kind.check is not None and backend.name != "offline":
+                problems = kind.check(written, task)
             if problems:
                 raise InvalidOutput("; ".join(problems))
             return written, attempt

@@ -31,6 +31,13 @@ of these reasons that applies (`why`):
   about the same place ("made in Portugal" backs "Made in Portugal", not "Made in Spain"
   nor "Designed in Portugal").
 
+The founder's statements of their own policy (Facts.statements: "Free returns within 30
+days of delivery.") are theirs to state, so their numbers and spelled-out numbers back a
+sentence as the facts' own do ("30-day returns" is backed once the founder states a
+30-day window). Their words back nothing else: a statement is not a certification, an
+origin or a product's record, so what it says is left out of the facts' text below, and a
+claim about how the product sells ("10,000 sold") still needs a number the facts hold.
+
 The facts' text is every string in them except identifiers and addresses (product_id,
 images, image, url, urls), matched without regard to case. Deliberately not caught:
 origin adjectives ("Italian leather"), superlatives ("the best") and vague praise; the
@@ -173,6 +180,8 @@ def shareable(facts) -> dict:
         "evidence": list(facts.evidence),
         "offer": None if facts.offer is None else {k: facts.offer.get(k) for k in PUBLIC_OFFER_FIELDS},
         "business": dict(facts.business),
+        # The founder's policy, as they stated it (services/founder_statements.py).
+        "statements": list(facts.statements),
     }
 
 
@@ -181,11 +190,17 @@ def index(facts) -> FactIndex:
     numbers: set[Decimal] = set()
     dates: set[str] = set()
     strings: list[str] = []
-    _walk(shareable(facts), numbers, dates, strings)
+    shared = shareable(facts)
+    policy = shared.pop("statements")
+    _walk(shared, numbers, dates, strings)
     text = "\n".join(strings)
     origins = {_origin_key(m) for pattern in ORIGIN_IN_FACTS for m in pattern.finditer(text)}
-    return FactIndex(frozenset(numbers), frozenset(dates), frozenset(WORD.findall(text.lower())), text,
-                     frozenset(origins))
+    # The founder's policy backs its own figures ("30 days", "three to five"), never a
+    # certification or an origin: its words stay out of `text`.
+    stated: list[str] = []
+    _walk(policy, numbers, dates, stated)
+    words = WORD.findall("\n".join([text, *stated]).lower())
+    return FactIndex(frozenset(numbers), frozenset(dates), frozenset(words), text, frozenset(origins))
 
 
 def _walk(value, numbers: set, dates: set, strings: list) -> None:

@@ -4,7 +4,10 @@ Same facts, same copy, byte for byte: nothing here reads the clock, the environm
 random source, and evidence rows are taken in a fixed order. It states a number only by
 copying it from the facts (the price, an evidence value, the year of an evidence date, the
 product's own description), repeats certifications and origins only where it repeats the
-description, and promises nothing about delivery times or options, return periods or refunds. It is
+description, and promises nothing about delivery times or options, return periods or refunds
+but what the founder stated (Facts.statements: their return window, shipping time, guarantee
+and where they ship, which it says in their words in the shipping, returns and guarantee
+texts). It is
 also the fallback the claim filter uses for a field an AI answer lost. Its plain text (the
 price as a shopper reads it, cutting and joining to fit) is integrations/copy_text.py's,
 which the services' own offline writers share.
@@ -22,6 +25,7 @@ writer its kind registered (this copywriter for store_copy).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from integrations.ai.claims import sentences
@@ -55,10 +59,10 @@ def write_store_copy(task: Task) -> dict:
 def store_copy(facts: Facts) -> dict:
     """The store page's copy for a product: every field of the store_copy schema."""
     told = _told(facts)
-    policies = _policies(told.contact)
+    policies = _policies(told.contact, _stated(facts.statements))
     return {
         **_headings(told),
-        "benefits": _benefits(told),
+        "benefits": _benefits(told, policies),
         "faq": _faq(told, policies),
         "about": _about(told),
         "shipping": policies.shipping,
@@ -102,21 +106,46 @@ def _told(facts: Facts) -> _Told:
 @dataclass(frozen=True)
 class _Policies:
     """The shop's promises, the same for every product: they say what the checkout and the
-    founder do, never a delivery time, a return period or a refund."""
+    founder do, and a delivery time, a return period or a guarantee only in the founder's
+    own statements, first, before what every order gets."""
 
     shipping: str
     returns: str
     guarantee: str
+    stated: dict  # topic (returns, shipping, guarantee, ships_to) -> the founder's sentence
 
 
-def _policies(contact: str) -> _Policies:
-    return _Policies(
-        shipping=(f"Your order is packed and sent once your payment is confirmed. The checkout asks where to send it "
-                  f"and shows the total before you pay. If something goes wrong on the way, {contact} and we will "
-                  f"sort it out."),
-        returns=(f"Returns are accepted on unused items in their original condition. To start one, {contact} and we "
-                 f"will tell you how to send it back."),
-        guarantee=f"If your order arrives damaged or is not what this page describes, {contact} and we will put it right.")
+# Which of the founder's statements a sentence is (they come as sentences, each on its own
+# topic: services/founder_statements.sentences): a guarantee may mention returns, so it is
+# recognised first, and anything unrecognised is the founder's guarantee in their own words.
+_TOPIC_WORDS = (("guarantee", re.compile(r"\bguarantee|\bwarrant(?:y|ies)\b|\bmoney[\s-]back\b", re.I)),
+                ("returns", re.compile(r"\breturns?\b|\brefunds?\b", re.I)),
+                ("ships_to", re.compile(r"^\s*we\s+ship\s+to\b", re.I)),
+                ("shipping", re.compile(r"\bship|\bdeliver|\barriv|\bdispatch", re.I)))
+
+
+def _stated(statements: tuple[str, ...]) -> dict:
+    """The founder's statements by topic (the first of each topic kept)."""
+    stated: dict = {}
+    for sentence in statements:
+        text = " ".join(str(sentence).split())
+        if text:
+            topic = next((name for name, words in _TOPIC_WORDS if words.search(text)), "guarantee")
+            stated.setdefault(topic, text)
+    return stated
+
+
+def _policies(contact: str, stated: dict) -> _Policies:
+    shipping = join([stated.get("shipping", ""), stated.get("ships_to", ""),
+                     "Your order is packed and sent once your payment is confirmed. The checkout asks where to send "
+                     "it and shows the total before you pay.",
+                     f"If something goes wrong on the way, {contact} and we will sort it out."], 500)
+    returns = join([stated.get("returns", ""), "Returns are accepted on unused items in their original condition.",
+                    f"To start one, {contact} and we will tell you how to send it back."], 500)
+    guarantee = join([stated.get("guarantee", ""),
+                      f"If your order arrives damaged or is not what this page describes, {contact} and we will put "
+                      "it right."], 300)
+    return _Policies(shipping=shipping, returns=returns, guarantee=guarantee, stated=stated)
 
 
 def _headings(told: _Told) -> dict:
@@ -126,7 +155,7 @@ def _headings(told: _Told) -> dict:
             "subheadline": cut(told.described[0], 160)}
 
 
-def _benefits(told: _Told) -> list[dict]:
+def _benefits(told: _Told, policies: _Policies) -> list[dict]:
     """Up to five benefits, in this order, of those with enough to say and short enough to fit."""
     described = told.described
     benefits = [item for item in [
@@ -134,7 +163,9 @@ def _benefits(told: _Told) -> list[dict]:
         ("One clear price", told.cost),
         ("Details", described[2] if len(described) > 2 else ""),
         ("Help when you need it", f"Questions about your order? Just {told.contact}."),
-        ("Simple returns", "Returns are accepted on unused items in their original condition."),
+        ("Simple returns", policies.stated.get("returns", "Returns are accepted on unused items in their original "
+                                                           "condition.")),
+        ("Our guarantee", policies.stated.get("guarantee", "")),
         ("Put right if it goes wrong", "If your order arrives damaged or is not what this page describes, we "
                                        "will put it right."),
     ] if 10 <= len(item[1]) <= 240][:5]

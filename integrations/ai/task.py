@@ -23,6 +23,11 @@ class Facts:
     # one line, none when nothing backs it): all the offline writers of public copy say of
     # the evidence. Never sent to a model.
     demand: tuple[str, ...] = ()
+    # The founder's own statements of their business's policy, one sentence each ("Free
+    # returns within 30 days of delivery."): theirs to state, so copy that says the same
+    # policy is backed by them (integrations/ai/claims.py), while they back no claim about
+    # the product itself (its sales, its origin, a certification).
+    statements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,3 +73,6 @@ class Kind:
     # every sentence the facts cannot back is dropped (claims.py), the offline writer's words
     # standing in where a field would no longer validate.
     finish: Callable[[dict, Task], tuple[dict, list[dict]]] | None = None
+    # What is wrong with a valid answer that a second ask may mend ([] when nothing): the
+    # editors' answers must read whole (no name cut mid-name, no "…"), as the offline editor's do.
+    check: Callable[[dict, Task], list[str]] | None = None

@@ -2,7 +2,8 @@
 acts on them (tickets.py) and keeps keyword rules (rules.py). The support agent and the
 satisfaction ratings (agent.py, satisfaction.py) build on these; a reply, the founder's or
 the agent's, goes out through replies.py, so the desk's actions call the agent and never
-the other way round.
+the other way round. Two leaves serve the agent and the desk alike: parts.py cuts a message
+into the questions it asks, orders_lookup.py finds the founder's order a ticket is about.
 
 A founder's desk rows are keyed by owner ("session:<id>" or "account:<id>"), so when a
 session is bound to an account its tickets, their messages and its rules become the

@@ -4,7 +4,11 @@ when nothing backs an answer; drafts and sends replies to the desk's tickets.
 
 The facts are the store's: the product record and the offer's price (services/store/facts.py),
 the FAQ, shipping, returns and guarantee of the store document (services/store/versions.py),
-and the founder's business settings (services/business.py). The writing is two kinds of AI
+the founder's business settings (services/business.py) and stated policies
+(services/founder_statements.py), and on a ticket the order its customer wrote about
+(services/desk/orders_lookup.py). A message is answered part by part (services/desk/parts.py):
+what the facts back is answered, the rest is left, for the founder in a note on the ticket or,
+to a visitor, said plainly to be the shop's to answer by mail. The writing is two kinds of AI
 task (services/desk/answers.py: `support_answer`, `support_draft`), whose offline writers
 answer only what the passages they cite back and whose finish holds any backend to that.
 
@@ -25,8 +29,8 @@ from models.db import transaction
 from models.desk import Ticket, TicketMessage
 from models.session import Session
 from models.store import Store
-from services import business
-from services.desk import public, replies
+from services import business, founder_statements
+from services.desk import orders_lookup, public, replies
 from services.desk.answers import (
     ABSTAINED,
     ANSWER_KIND,
@@ -37,6 +41,7 @@ from services.desk.answers import (
     question_of,
     terms_of,
 )
+from services.desk.parts import parts_of
 from services.discovery import resolve
 from services.errors import Refused
 from services.meter import METER_REFUSALS, Share, ShareUsed, metered
@@ -111,9 +116,11 @@ def _source(store: Store, document: dict) -> StoreSource:
     return StoreSource(product_id=store.product_id, document=document, owner=owner_from_key(store.owner))
 
 
-def task_for(source: StoreSource, kind: str, question: str) -> ai.Task:
+def task_for(source: StoreSource, kind: str, question: str, *, order: dict | None = None) -> ai.Task:
     """The AI task: the product as the store shows it, the price it charges, its copy's FAQ,
-    shipping, returns and guarantee, the business's name and address, and the question.
+    shipping, returns and guarantee, the business's stated policies, its name and address,
+    the question and the parts it asks (services/desk/parts.py), and on a ticket the order
+    the customer wrote about (services/desk/orders_lookup.py).
 
     The store document answered from (the published version for a customer) wins over the
     catalog record read now: a customer is answered what the page they read says, and an order
@@ -136,7 +143,17 @@ def task_for(source: StoreSource, kind: str, question: str) -> ai.Task:
     facts = ai.Facts(product=product, evidence=[], offer=offer,
                      business={"business_name": shop, "support_email": doc_business.get("support_email")})
     current = {key: copy.get(key) for key in ("faq", "shipping", "returns", "guarantee")}
+    current["policies"] = _policies(source.owner)
+    current["parts"] = parts_of(question)
+    if order is not None:
+        current["order"] = order
     return ai.Task(kind=kind, facts=facts, instructions=question, current=current)
+
+
+def _policies(owner: Owner) -> dict[str, str]:
+    """The business's stated policies as shopper sentences (topic -> sentence), read now: a
+    policy the founder saves answers at once, before the store is rebuilt with it."""
+    return founder_statements.sentences(founder_statements.of(owner.key))
 
 
 # --- POST /api/support ----------------------------------------------------------------------------
@@ -171,7 +188,21 @@ def support(*, session: Session, question: str | None, product_id: str | None = 
     except _Abstained as abstained:
         return {"status": ABSTAINED, "reason": "not_in_store_facts", **base, "answer": None, "cites": [],
                 "explanation": abstained.copy.get("abstain_reason") or abstention(text, [])}
-    return {"status": OK, **base, "answer": copy["answer"], "cites": copy["cites"]}
+    left = copy.get("unanswered") or []
+    answer = f"{copy['answer']} {_left_to_the_shop(left, task)}".strip()
+    return {"status": OK, **base, "answer": answer, "cites": copy["cites"], "unanswered": left}
+
+
+def _left_to_the_shop(left: list[str], task: ai.Task) -> str:
+    """What an asker is told of the parts the facts do not answer: plainly, that the shop
+    answers them itself, by mail (the agent never guesses them)."""
+    if not left:
+        return ""
+    email = task.facts.business.get("support_email")
+    write = f"write to {email}" if email else "write to the shop"
+    asked = ", ".join(f"“{part}”" for part in left)
+    which = "Your other question" if len(left) == 1 else "Your other questions"
+    return f"{which} ({asked}) the shop answers itself: {write} and it will answer you by mail."
 
 
 def _answer_visitor(task: ai.Task, source: StoreSource) -> dict:
@@ -190,7 +221,10 @@ def _answer_visitor(task: ai.Task, source: StoreSource) -> dict:
             raise  # the AI backend failing is said as it is (cli_unavailable, cli_failed)
         public.count(source.product_id, public.TURNED_AWAY)
         raise Refused("support_busy") from None
-    public.keep(key, source.product_id, task, copy)
+    # Only a whole answer is kept: a kept answer is {answer, cites}, with no room for the
+    # parts left to the shop, and one that left some is written afresh next time.
+    if not copy.get("unanswered"):
+        public.keep(key, source.product_id, task, copy)
     public.count(source.product_id, public.ANSWERED)
     return copy
 
@@ -219,7 +253,9 @@ def _ticket_task(ticket: Ticket) -> tuple[ai.Task, StoreSource]:
                  .order_by(TicketMessage.id.desc()).first())
     mail = (latest_in.text if latest_in is not None else "")[:MAX_MAIL]
     asked = question_of(mail) or ticket.subject
-    return task_for(source, DRAFT_KIND, asked), source
+    matched = orders_lookup.order_of(ticket)
+    order = orders_lookup.task_order(matched[0]) if matched is not None else None
+    return task_for(source, DRAFT_KIND, asked, order=order), source
 
 
 def _draft_copy(ticket: Ticket, account_id: int | None) -> dict:
@@ -248,6 +284,7 @@ def draft_reply(ticket_id: int, *, account_id: int | None) -> dict:
     if drafted is not None:
         return _drafted_answer(drafted)
     copy = _draft_copy(ticket, account_id)
+    left = copy.get("unanswered") or []
     now = utcnow()
     with transaction():
         # The ticket's row first: a second draft at the same moment waits here, then finds this one.
@@ -258,7 +295,21 @@ def draft_reply(ticket_id: int, *, account_id: int | None) -> dict:
         message = TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.DRAFT,
                                        author=TicketMessage.AGENT, subject=_reply_subject(ticket.subject),
                                        text=copy["text"], created_at=now)
-    return {"status": "drafted", "message_id": message.id, "text": copy["text"], "cites": copy["cites"]}
+        _note_left(ticket, left, now)
+    return {"status": "drafted", "message_id": message.id, "text": copy["text"], "cites": copy["cites"],
+            "left": left}
+
+
+LEFT_FOR_YOU = "Left for you: "
+
+
+def _note_left(ticket: Ticket, left: list[str], now) -> None:
+    """The parts of the customer's message the agent could not back, as a note on the ticket
+    (one line each), so the founder sees what the draft or the answer does not cover."""
+    if left:
+        TicketMessage.create(ticket=ticket.id, owner=ticket.owner, direction=TicketMessage.NOTE,
+                             author=TicketMessage.AGENT, text="\n".join(LEFT_FOR_YOU + part for part in left),
+                             created_at=now)
 
 
 def _drafted(ticket: Ticket) -> TicketMessage | None:
@@ -275,7 +326,14 @@ def _drafted(ticket: Ticket) -> TicketMessage | None:
 
 def _drafted_answer(message: TicketMessage) -> dict:
     # Its sources are not kept with a draft: the draft's words are what the founder edits.
-    return {"status": "drafted", "message_id": message.id, "text": message.text, "cites": []}
+    # What it left is the agent's note written with it.
+    note = (TicketMessage.select(TicketMessage.text)
+            .where(TicketMessage.ticket == message.ticket_id, TicketMessage.direction == TicketMessage.NOTE,
+                   TicketMessage.author == TicketMessage.AGENT, TicketMessage.id > message.id)
+            .order_by(TicketMessage.id).first())
+    left = [line[len(LEFT_FOR_YOU):] for line in (note.text.splitlines() if note else [])
+            if line.startswith(LEFT_FOR_YOU)]
+    return {"status": "drafted", "message_id": message.id, "text": message.text, "cites": [], "left": left}
 
 
 def _reply_subject(subject: str) -> str:
@@ -306,4 +364,25 @@ def on_new_ticket(ticket_id: int) -> None:
         log.info("support agent left the ticket", extra={"fields": {"ticket_id": ticket.id, "mode": mode,
                                                                     "reason": refused.reason}})
         return
-    replies.send_reply(ticket.id, copy["text"], author=TicketMessage.AGENT)
+    left = copy.get("unanswered") or []
+    replies.send_reply(ticket.id, _with_rest_to_follow(copy["text"], left), author=TicketMessage.AGENT)
+    if left:
+        # Part of the message is the founder's to answer: the note says which, and the ticket
+        # stays open (the reply made it pending, waiting on the customer, which it is not).
+        now = utcnow()
+        with transaction():
+            _note_left(ticket, left, now)
+            Ticket.update(status=Ticket.OPEN, updated_at=now).where(Ticket.id == ticket.id,
+                                                                    Ticket.status == Ticket.PENDING).execute()
+
+
+def _with_rest_to_follow(text: str, left: list[str]) -> str:
+    """An automatic reply that answers part of the message says the rest follows from a person,
+    before its sign-off."""
+    if not left:
+        return text
+    asked = ", ".join(f"“{part}”" for part in left)
+    which = "your other question" if len(left) == 1 else "your other questions"
+    body, sep, sign_off = text.rpartition("\n\n")
+    said = f"We will answer {which} ({asked}) ourselves in our next mail."
+    return f"{body}\n\n{said}{sep}{sign_off}" if sep else f"{text}\n\n{said}"

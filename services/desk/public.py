@@ -52,8 +52,11 @@ def words_of(question: str) -> str:
 
 def key_of(task: ai.Task) -> str:
     """The digest of a question's words and of the store facts it is answered from."""
+    # The parts are cut from the question, whose words are in the key already; kept as written
+    # (case, punctuation), they would make "How much?" and "how MUCH" two keys.
+    copy = {key: value for key, value in (task.current or {}).items() if key != "parts"}
     facts = {"product": task.facts.product, "offer": task.facts.offer, "business": task.facts.business,
-             "copy": task.current, "question": words_of(task.instructions)}
+             "copy": copy, "question": words_of(task.instructions)}
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 

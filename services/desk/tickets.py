@@ -16,7 +16,7 @@ from models.clock import iso, utcnow
 from models.db import transaction
 from models.desk import Ticket, TicketMessage
 from models.session import Session
-from services.desk import agent, replies, satisfaction
+from services.desk import agent, orders_lookup, replies, satisfaction
 from services.errors import Refused
 from services.ownership import owner_of
 
@@ -48,19 +48,28 @@ def desk(*, session: Session, support_email: str | None = None) -> dict:
     for message in (TicketMessage.select().where(TicketMessage.ticket.in_(list(threads)))
                     .order_by(TicketMessage.id)):  # one query for every listed ticket's messages
         threads[message.ticket_id].append(message)
-    return {"status": "ok", "tickets": [ticket_answer(t, messages=threads[t.id]) for t in rows], "counts": counts,
-            "total": total, "support_email": support_email}
+    # One query for every listed ticket's order, as for their messages.
+    orders = orders_lookup.order_answers(
+        orders_lookup.orders_for(owner.key, [orders_lookup.wanted_of(t, threads[t.id]) for t in rows]))
+    return {"status": "ok", "tickets": [ticket_answer(t, messages=threads[t.id], order=orders.get(t.id, {}))
+                                        for t in rows],
+            "counts": counts, "total": total, "support_email": support_email}
 
 
-def ticket_answer(ticket: Ticket, *, messages: list[TicketMessage] | None = None) -> dict:
-    """A ticket as the API answers it, with its messages oldest first."""
+def ticket_answer(ticket: Ticket, *, messages: list[TicketMessage] | None = None, order: dict | None = None) -> dict:
+    """A ticket as the API answers it, with its messages oldest first and the order its
+    customer wrote about (`order`: its answer, {} for none; looked up when None)."""
     if messages is None:
-        messages = TicketMessage.select().where(TicketMessage.ticket == ticket.id).order_by(TicketMessage.id)
+        messages = list(TicketMessage.select().where(TicketMessage.ticket == ticket.id).order_by(TicketMessage.id))
+    if order is None:
+        matched = orders_lookup.order_of(ticket, messages)
+        order = orders_lookup.order_answer(*matched) if matched else {}
     return {"id": ticket.id, "subject": ticket.subject, "customer_email": ticket.customer_email,
             "customer_name": ticket.customer_name, "status": ticket.status, "priority": ticket.priority,
             "category": ticket.category, "messages": [_message_answer(m) for m in messages],
             "resolution": ticket.resolution, "satisfaction": _satisfaction(ticket),
             "product_id": ticket.product_id, "support_address": ticket.support_address,
+            "order": order or None,
             "created_at": iso(ticket.created_at), "updated_at": iso(ticket.updated_at)}
 
 

@@ -18,13 +18,27 @@ research figure is dropped like an invented one.
 """
 from __future__ import annotations
 
-import re
-
 from integrations.ai import claims
 from integrations.ai.schemas import record
 from integrations.ai.task import Facts, Task
-from integrations.copy_text import cut, join, price_text, short_name, shorter, whole_sentence
+from integrations.copy_text import cut, join, price_text, short_name, whole_sentence
+from services import copy_changes, plain_requests
+from services.errors import Refused
 from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, GOOGLE, LIMITS, META, PLATFORMS
+from services.plain_requests import (
+    ADD_QUESTION,
+    LEAD,
+    LENGTHEN,
+    MENTION,
+    PRICE,
+    REMOVE,
+    REPLACE,
+    SET,
+    SHORTEN,
+    TONE,
+    VERBS,
+    Request,
+)
 
 AD_COPY_KIND = "ad_copy"
 AD_EDIT_KIND = "ad_edit"
@@ -57,7 +71,14 @@ ASKS_COPY = ("Write a paid social ad (meta: Facebook and Instagram) and a respon
              "copy gives the store's headline, the ad's headline says the same where it fits. "
              + claims.SPEAK_TO_THE_BUYER)
 ASKS_EDIT = ("Change the ad's current copy as the founder's instructions ask, changing nothing else, and answer the "
-             "whole copy of both platforms as it should read afterwards.")
+             "whole copy of both platforms as it should read afterwards. " + plain_requests.AS_CONTEXT)
+
+
+def reads_whole(written: dict, task: Task) -> list[str]:
+    """The ad_edit kind's check of a model's answer: every rewritten field reads whole."""
+    current, name = (task.current or {}).get("copy") or {}, str(task.facts.product.get("name") or "")
+    return [f"{platform}.{why}" for platform in PLATFORMS
+            for why in copy_changes.not_whole(current.get(platform) or {}, written.get(platform) or {}, name)]
 
 
 # --- Writing the ad --------------------------------------------------------------------------
@@ -141,68 +162,118 @@ def backed_ad_copy(copy: dict, task: Task) -> tuple[dict, list[dict]]:
 
 
 # --- Editing it in plain language (the offline editor) -----------------------------------------
+# The same grammar as the store editor's (services/plain_requests.py), applied with the same
+# changes (services/copy_changes.py) to an ad's four fields: a request means one thing in both.
 
-FIELD_WORDS = (
-    ("call_to_action", r"call[\s-]+to[\s-]+action|button|cta"),
-    ("primary_text", r"primary[\s-]+text|main[\s-]+text|body(?:\s+text)?|ad\s+text"),
-    ("description", r"description"),
-    ("headline", r"headline|title|heading"),
-)
-PLATFORM_WORDS = ((META, r"\b(?:meta|facebook|instagram)\b"), (GOOGLE, r"\bgoogle\b"))
-UNDERSTOOD = ("set a field to new words (\"set the headline to Keep knives off the counter\"), shorten a field, "
-              "mention the price or lead with it, or use another button (Shop Now, Buy Now, Order Now, Learn More, "
-              "Get Offer), on Meta, on Google or on both")
-_QUOTED = re.compile(r"[\"“”‘’'](.+)[\"“”‘’']\s*\.?\s*$", re.DOTALL)
+# The grammar's parts -> an ad's fields ("the line under the headline" is the description line).
+AD_FIELDS = {"headline": "headline", "subheadline": "description", "text": "primary_text",
+             "description": "description", "call_to_action": "call_to_action", "about": "primary_text"}
+DEFAULT_FIELD = "primary_text"
+NAME_LIKE = ("headline", "call_to_action")
+UNDERSTOOD = ("make a field shorter or longer, mention something (the price, free returns within 30 days), remove "
+              "or replace words, set a field to new words, lead with the price, change the tone to friendly, plain "
+              "or premium, or use another button (Shop Now, Buy Now, Order Now, Learn More, Get Offer), on Meta, on "
+              "Google or on both")
+_EDIT_VERBS = tuple(v for v in VERBS if v not in (ADD_QUESTION, PRICE))
 
 
 def write_ad_edit(task: Task) -> dict:
-    """The ad_edit kind's offline writer: the current copy with the instruction applied (the
-    platform named in the message, else the one the request named, else both); unchanged
-    when it does not understand the instruction."""
+    """The ad_edit kind's offline writer: the current copy with the founder's requests applied
+    (on the platform a request names, else the one the screen named, else both); refuses
+    (`editor_unavailable`, with the closest requests as examples) words outside the grammar."""
     current = task.current or {}
     copy = {platform: dict(current["copy"][platform]) for platform in PLATFORMS}
-    message = " ".join(task.instructions.split())
-    lowered = message.lower()
-    platforms = [p for p, words in PLATFORM_WORDS if re.search(words, lowered)] or (
-        [current["platform"]] if current.get("platform") else list(PLATFORMS))
-    price = price_text(task.facts)
-    for platform in platforms:
-        fields = copy[platform]
-        button = next((cta for cta in CALLS_TO_ACTION if cta.lower() in lowered), None)
-        new = _new_words(message)
-        if re.search(r"\b(?:shorter|shorten|trim)\b", lowered) and not _QUOTED.search(message):
-            for field in _named_fields(lowered) or ["primary_text"]:
-                fields[field] = shorter(fields[field], is_name=field in ("headline", "call_to_action"))
-        elif re.search(r"\b(?:lead|start|open|begin)\s+with\s+(?:the\s+|its\s+|our\s+)?price\b", lowered) and price:
-            fields["primary_text"] = _price_first(fields["primary_text"], price, LIMITS[platform]["primary_text"])
-        elif button and (new is None or new[0] == "call_to_action"):
-            fields["call_to_action"] = button
-        elif new is not None:
-            fields[new[0]] = new[1]
-        elif re.search(r"\b(?:mention|add|include|show)\b.*\bprice\b", lowered) and price:
-            field = "primary_text"
-            if price not in fields[field]:
-                fields[field] = f"{fields[field].rstrip()} Yours for {price}.".strip()
+    parsed = plain_requests.parse(task.instructions)
+    if not parsed.understood:
+        words = parsed.not_understood[0] if parsed.not_understood else ""
+        name = str(task.facts.product.get("name") or "")
+        examples = plain_requests.closest(words, name=short_name(name, 30) if name else "",
+                                          word=_a_word(copy[META]["primary_text"]), verbs=_EDIT_VERBS)
+        said = f"“{words[:120]}”" if words else "that"
+        raise Refused("editor_unavailable", f"The ad editor did not understand {said}. Without an AI model it "
+                                            f"understands requests like {plain_requests.said_list(examples)}.",
+                      examples=examples)
+    for request in parsed.requests:
+        platforms = [request.platform] if request.platform else (
+            [current["platform"]] if current.get("platform") in PLATFORMS else list(PLATFORMS))
+        for platform in platforms:
+            _apply_to_ad(request, copy[platform], platform, task.facts)
     return copy
 
 
-def _named_fields(lowered: str) -> list[str]:
-    return [field for field, words in FIELD_WORDS if re.search(rf"\b(?:{words})\b", lowered)]
+def _a_word(text: str) -> str:
+    return next((w.strip(",.") for w in text.split() if len(w.strip(",.")) > 4 and w[0].isalpha()), "")
 
 
-def _new_words(message: str) -> tuple[str, str] | None:
-    """(field, text) when the message sets one field to new words: "set the headline to X",
-    "headline: X", "make the description say X", "change the button to Buy Now"."""
-    for field, words in FIELD_WORDS:
-        found = re.search(rf"\b(?:{words})\b\s*(?:to\s+say|to\s+read|should\s+(?:say|read|be)|say|read|to|:|=|as)\s+(.+)$",
-                          message, flags=re.IGNORECASE | re.DOTALL)
-        if found:
-            text = found.group(1).strip()
-            quoted = _QUOTED.match(text)
-            if quoted and text[0] in "\"“‘'":
-                text = quoted.group(1).strip()
-            return field, text
-    return None
+def _ad_field(request: Request, default: str | None = DEFAULT_FIELD) -> str:
+    if request.part is None and default:
+        return default
+    if request.part not in AD_FIELDS:
+        raise Refused("editor_unavailable", f"An ad has no {request.part.replace('_', ' ')} for “{request.said}”: it "
+                                            "has a headline, a text, a description line and a button. Ask your "
+                                            "store's editor for the store's parts.")
+    return AD_FIELDS[request.part]
+
+
+def _apply_to_ad(request: Request, fields: dict, platform: str, facts: Facts) -> None:
+    verb, limits, price = request.verb, LIMITS[platform], price_text(facts)
+    if verb in (ADD_QUESTION, PRICE):
+        raise Refused("editor_unavailable", "An ad shows your store's price and holds no questions: "
+                                            f"“{request.said}” is one for your store's editor.")
+    if verb == LEAD:
+        if request.part != "price" or not price:
+            raise Refused("editor_unavailable", "An ad has no sections to move; it can lead with the price "
+                                                "(“Lead with the price”).")
+        fields["primary_text"] = _price_first(fields["primary_text"], price, limits["primary_text"])
+        return
+    if verb == TONE:
+        for field in ([_ad_field(request)] if request.part else ["headline", "primary_text", "description"]):
+            fields[field] = copy_changes.toned(fields[field], request.text, is_name=field in NAME_LIKE)
+        return
+    if verb in (REMOVE, REPLACE):
+        words = request.text if verb == REMOVE else request.old
+        for field in ([_ad_field(request)] if request.part else list(FIELDS)):
+            if field == "call_to_action":
+                continue  # a button's words are chosen from the platform's, never edited
+            fields[field] = (copy_changes.removed(fields[field], words, is_name=field in NAME_LIKE) if verb == REMOVE
+                             else copy_changes.replaced(fields[field], request.old, request.text))
+        return
+    _change_field(request, fields, _ad_field(request), limits[_ad_field(request)], facts)
+
+
+def _change_field(request: Request, fields: dict, field: str, limit: int, facts: Facts) -> None:
+    """A request that acts on one field of a platform's ad: set, shorten, lengthen, mention."""
+    verb = request.verb
+    if field == "call_to_action":
+        if verb != SET:
+            raise Refused("editor_unavailable", f"A button's words are one of {', '.join(CALLS_TO_ACTION)}; "
+                                                "say which (“use a Buy Now button”).")
+        button = next((cta for cta in CALLS_TO_ACTION if cta.lower() == request.text.lower()), None)
+        if button is None:
+            raise Refused("editor_unavailable", f"A button can say {', '.join(CALLS_TO_ACTION)}, not "
+                                                f"“{request.text[:40]}”.")
+        fields[field] = button
+    elif verb == SET:
+        fields[field] = request.text
+    elif verb == SHORTEN:
+        fields[field] = copy_changes.shortened(fields[field], is_name=field in NAME_LIKE)
+    elif verb == LENGTHEN:
+        described = " ".join(str(facts.product.get("description") or "").split())
+        more = (*(s.strip() for s, _ in claims.sentences(described) if s.strip()), *facts.demand)
+        fields[field] = copy_changes.lengthened(fields[field], is_name=field in NAME_LIKE, limit=limit,
+                                                name=str(facts.product.get("name") or ""), more=more)
+    elif verb == MENTION:
+        sentence = copy_changes.mention_sentence(request.text, price=price_text(facts),
+                                                 statements=tuple(getattr(facts, "statements", ()) or ()))
+        if not sentence:
+            raise Refused("editor_unavailable", f"You have not stated {request.text} yet, so there is nothing to "
+                                                "mention: say it in your own words or state it in your business "
+                                                "settings.")
+        said = copy_changes.mentioned(fields[field], sentence, is_name=field in NAME_LIKE, limit=limit)
+        if said is None:
+            raise Refused("too_long", f"There is no room for “{sentence}” in the ad's {field.replace('_', ' ')} "
+                                      f"({limit} characters at most on one of its platforms).")
+        fields[field] = said
 
 
 def _price_first(text: str, price: str, limit: int) -> str:

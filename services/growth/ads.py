@@ -36,7 +36,7 @@ from services.growth.ad_limits import CALLS_TO_ACTION, FIELDS, LIMITS, PLATFORMS
 from services.jobs import active_job, create_job, get_job
 from services.meter import METER_REFUSALS, metered
 from services.ownership import adopter, adoption_keys, owner_of, session_key
-from services.store import builds, edits, versions
+from services.store import builds, edits, policy, versions
 from services.store import facts as store_facts
 
 AD_BUILD = "ad_build"  # the job kind that writes the ad
@@ -47,7 +47,8 @@ IMAGE_PREFIX = "/media/ad/"
 
 ai.register(ai.Kind(ad_copy.AD_COPY_KIND, ad_copy.AD_COPY, ad_copy.ASKS_COPY, offline=ad_copy.write_ad_copy,
                     finish=ad_copy.backed_ad_copy))
-ai.register(ai.Kind(AD_EDIT, ad_copy.AD_EDIT, ad_copy.ASKS_EDIT, offline=ad_copy.write_ad_edit, finish=ai.as_written))
+ai.register(ai.Kind(AD_EDIT, ad_copy.AD_EDIT, ad_copy.ASKS_EDIT, offline=ad_copy.write_ad_edit, finish=ai.as_written,
+                    check=ad_copy.reads_whole))
 
 NO_AD = "Your ad is written once your store is built; it is not ready yet."
 _AI_REFUSALS = {ai.errors.FAILED: "cli_failed", ai.errors.INVALID_OUTPUT: "invalid_editor_response"}
@@ -150,7 +151,8 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
 
 def _write(product_id: str, owner_key: str, store_version: int, facts, *, stage, fenced) -> int:
     stage("writing")
-    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                               statements=facts.statements)
     document = versions.document_of(product_id, store_version) or {}
     store_copy = {"headline": (document.get("copy") or {}).get("headline")}
     try:
@@ -374,9 +376,13 @@ def _edit(payload: dict, *, stage, fenced) -> dict:
         raise Refused("not_found", NO_AD, building=False)
     stage("writing")
     current = _effective(ad.written, ad.overrides)
-    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    # A policy the request states is the founder's (services/store/policy.py), saved with the change.
+    stated = policy.stated_in_requests(payload["message"])
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                               statements=policy.with_stated(facts.statements, stated))
     task = ai.Task(kind=AD_EDIT, facts=known, instructions=payload["message"],
-                   current={"copy": current, "platform": payload.get("platform")})
+                   current={"copy": current, "platform": payload.get("platform"),
+                            **policy.parsed_context(payload["message"], None)})
     try:
         written = ai_tasks.write(task).copy
     except ai.AIError as exc:
@@ -398,6 +404,8 @@ def _edit(payload: dict, *, stage, fenced) -> dict:
     for change in safe:
         changes.setdefault(change["platform"], {})[change["field"]] = change["after"]
     number = _apply(ad, changes, fenced=fenced)
+    if stated:
+        policy.save_stated(payload["product_id"], stated)
     return {"version": number, "diff": safe, "skipped": skipped}
 
 

@@ -102,7 +102,8 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
                                                                    "nothing was researched."}}
     stage("writing")
-    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                               statements=facts.statements)
     task = ai.Task(kind=KIND, facts=known, instructions=writer.instructions_for(payload["query"], payload["platforms"]))
     try:
         answer = ai_tasks.write(task)

@@ -90,7 +90,8 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     if facts is None or store is None:
         raise JobFailed("generation_failed")
     stage("writing")
-    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                               statements=facts.statements)
     try:
         # A backend that cannot be reached raises TransientError here: the job tries again.
         answer = ai_tasks.write(ai.Task(kind="store_copy", facts=known))
@@ -105,7 +106,9 @@ def generate(product_id: str, *, stage=lambda name: None) -> tuple[dict, list]:
     document = build_document(product=facts.product, evidence=facts.evidence, price=facts.price, copy=answer.copy,
                               slug=store.slug, business_name=business["name"], support_email=business["support_email"],
                               # Open for orders when payments are switched on.
-                              checkout=switched_on(get_settings()))
+                              checkout=switched_on(get_settings()),
+                              # The founder's statements, shown on the store as the business's policy.
+                              policy=facts.policy)
     document, not_kept = with_founder_changes(product_id, document, known)
     stage("verifying")
     found = problems_of(document, facts)

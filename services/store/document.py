@@ -14,7 +14,7 @@ import unicodedata
 
 from integrations.ai.schemas import STORE_COPY, record, validate
 from services import evidence_kinds as kinds
-from services.store.document_format import FORMAT, PALETTES
+from services.store.document_format import FORMAT, PALETTES, POLICY_TOPICS
 from services.store.sections import LEADS, PAGES
 
 # Sections a store can lead with (services/store/sections.py).
@@ -37,7 +37,13 @@ SCHEMA = record({
     "price": {"type": "number", "minimum": 0},
     "checkout": {"type": "boolean"},
     "business": record({"name": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "support_email": {"type": ["string", "null"], "maxLength": 320}}),
+                        "support_email": {"type": ["string", "null"], "maxLength": 320},
+                        # The founder's statements of their policy, by topic, one sentence each
+                        # (services/founder_statements.py): the business's word, shown as its
+                        # policy, never an evidence row. Older versions have none.
+                        "policy": record({topic: {"type": "string", "minLength": 1, "maxLength": 300}
+                                          for topic in POLICY_TOPICS}, optional=POLICY_TOPICS)},
+                       optional=("policy",)),
     "theme": record({"palette": {"type": "string", "enum": list(PALETTES)}}),
     "product": record({"name": {"type": "string", "minLength": 1, "maxLength": 200}, "description": _TEXT,
                        "category": {"type": "string", "maxLength": 80},
@@ -100,7 +106,7 @@ def _figure(value) -> str:
 
 def build_document(*, product: dict, evidence: list[dict], price: float, copy: dict, slug: str,
                    business_name: str | None = None, support_email: str | None = None,
-                   checkout: bool = False) -> dict:
+                   checkout: bool = False, policy: dict | None = None) -> dict:
     """The document of a freshly built store."""
     name = product["name"]
     # A founder's own product is filed under a category named for the founder ("Your own
@@ -116,7 +122,8 @@ def build_document(*, product: dict, evidence: list[dict], price: float, copy: d
         # Whether the store takes orders: true when it was built with a payment provider
         # configured (the renderer also closes the buy box while payments are off).
         "checkout": checkout,
-        "business": {"name": business_name or name, "support_email": support_email},
+        "business": {"name": business_name or name, "support_email": support_email,
+                     **({"policy": dict(policy)} if policy else {})},
         "theme": {"palette": palette_for(product.get("category", ""))},
         "product": {"name": name, "description": product.get("description", ""),
                     "category": category, "images": list(product.get("images") or [])},

@@ -1,4 +1,5 @@
-"""The store document's format, as plain data: its number and the palettes its theme may name.
+"""The store document's format, as plain data: its number, the palettes its theme may name
+and the topics of the business's stated policy (business.policy).
 
 The document's builder and schema (document.py) and the pure renderer (render.py) both read
 these, and each must agree with the other: a document the builder stamps format 1 with a
@@ -10,3 +11,6 @@ from __future__ import annotations
 
 FORMAT = 1
 PALETTES = ("ocean", "forest", "sunset", "slate", "berry")
+# The founder's statements a document may carry, in the order the store shows them
+# (services/founder_statements.TOPICS).
+POLICY_TOPICS = ("returns", "shipping", "guarantee", "ships_to")

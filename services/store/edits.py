@@ -25,10 +25,10 @@ from integrations.ai.schemas import STORE_COPY, record
 from models.db import transaction
 from models.job import Job
 from models.store import Store
-from services import ai_facts, ai_tasks, own_product
+from services import ai_facts, ai_tasks, copy_changes, own_product, plain_requests
 from services.errors import Refused
 from services.jobs import create_job
-from services.store import builds, offline_edit
+from services.store import builds, offline_edit, policy
 from services.store import facts as store_facts
 from services.store import own as own_details
 from services.store.document import problems
@@ -48,13 +48,23 @@ STORE_EDIT = record({
               "description": "the price the store should charge when the founder asks for a new one, else null"},
 }, optional=("lead", "price"))
 
-ai.register(ai.Kind(EDIT, STORE_EDIT, offline=offline_edit.edit, finish=ai.as_written, asks=(
+def _reads_whole(written: dict, task: ai.Task) -> list[str]:
+    """The store_edit kind's check of a model's answer: every rewritten text reads whole."""
+    before = (task.current or {}).get("copy") or {}
+    return copy_changes.not_whole(before, written.get("copy") or {}, str(task.facts.product.get("name") or ""))
+
+
+ai.register(ai.Kind(EDIT, STORE_EDIT, offline=offline_edit.edit, finish=ai.as_written, check=_reads_whole, asks=(
     "Edit the store's current copy as the founder's instructions ask, changing nothing else, and answer the whole "
-    "copy as it should read afterwards (and `lead` when they ask for another leading section, else null).")))
+    "copy as it should read afterwards (and `lead` when they ask for another leading section, else null). "
+    + plain_requests.AS_CONTEXT)))
 
 # What an AI error that is not retried tells the founder; an answer that was no valid copy,
 # twice, reads as cli_failed too.
 _AI_REASONS = {ai.errors.FAILED: "cli_failed", ai.errors.INVALID_OUTPUT: "cli_failed"}
+_AI_FAILED = ("The AI editor's answer could not be used (asked twice, it did not keep to your store's parts and "
+              "their lengths, or it cut words short), so nothing was changed. Try again, or ask for one change at "
+              "a time.")
 
 
 def start(*, product_id: str, message: str, field: str | None) -> Job:
@@ -89,13 +99,19 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         raise Refused("not_started", "Your store has no version to edit.")
     document = draft.document
     stage("writing")
-    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+    # The policy the founder states in the request ("mention free returns within 30 days") is
+    # theirs to state: the copy may say it once it is saved, with the edit, as their statement.
+    stated = {} if payload.get("field") else policy.stated_in_requests(payload["message"])
+    known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                               statements=policy.with_stated(facts.statements, stated))
     task = ai.Task(kind=EDIT, facts=known, instructions=payload["message"],
-                   current={"copy": document["copy"], "lead": document.get("lead"), "field": payload.get("field")})
+                   current={"copy": document["copy"], "lead": document.get("lead"), "field": payload.get("field"),
+                            **policy.parsed_context(payload["message"], payload.get("field"))})
     try:
         answer = ai_tasks.write(task)
     except ai.AIError as exc:
-        raise Refused(_AI_REASONS.get(exc.reason, "cli_failed"), exc.detail) from None
+        # The seam's detail names schema paths and program output: logged there, never shown.
+        raise Refused(_AI_REASONS.get(exc.reason, "cli_failed"), _AI_FAILED) from None
     edited = {**document, "copy": answer.copy["copy"]}
     lead = answer.copy.get("lead")
     if lead is not None and lead != document.get("lead"):
@@ -109,11 +125,18 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     # publish check charge it), and a refusal below (or a price outside its bounds) rolls
     # it back with the rest.
     with (fenced() if fenced else transaction()):
+        if stated:  # saved with the version, or rolled back with it by a refusal below
+            policy.save_stated(product_id, stated)
+            facts = store_facts.load(product_id)
+            known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                                       statements=facts.statements)
+            edited = policy.with_policy(edited, facts.policy)
         price = answer.copy.get("price")
         if price is not None and round(float(price), 2) != round(float(document["price"]), 2):
             own_product.set_price(product_id, price)
             facts = store_facts.load(product_id)
-            known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer)
+            known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                                       statements=facts.statements)
             edited, _tidied = own_details.with_own_details(edited, facts)
         new = [d for d in ai.unbacked(edited["copy"], known) if d["sentence"] not in already]
         if new:

@@ -1,12 +1,15 @@
 """What a store may say about its product: the catalog record (with the founder's own
 values in place of the catalog's where they set them: services/store/own.py), its dated
-evidence and the researched offer, read fresh for each build and each publish check."""
+evidence, the researched offer and the store owner's statements of their policy
+(services/founder_statements.py), read fresh for each build and each publish check."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from models.catalog import Evidence, Product
 from models.clock import utcnow
+from models.store import Store
+from services import founder_statements
 from services.research import records
 from services.store import own as own_details
 
@@ -17,6 +20,12 @@ class StoreFacts:
     evidence: list[dict]
     offer: dict | None
     own: tuple[str, ...] = ()  # the fields the founder set (services/store/own.py)
+    # The store owner's policy in a shopper's words (founder_statements.sentences), () before the
+    # product has a store: what every Facts built for the store's copy carries as `statements`.
+    statements: tuple[str, ...] = ()
+    # The same, by topic (returns, shipping, guarantee, ships_to): what a build writes into the
+    # document's business block, which the store's pages show as the business's policy.
+    policy: dict = field(default_factory=dict)
 
     @property
     def price(self) -> float:
@@ -47,4 +56,16 @@ def load(product_id: str) -> StoreFacts | None:
     if offer is not None and own is not None and own.price is not None:
         # The store sells at the founder's price: the offer's other figures stay as researched.
         offer = {**offer, "price": float(own.price)}
-    return StoreFacts(product=record, evidence=rows, offer=offer, own=tuple(own_details.own_fields(own)))
+    policy = store_policy(product_id)
+    return StoreFacts(product=record, evidence=rows, offer=offer, own=tuple(own_details.own_fields(own)),
+                      statements=tuple(policy.values()), policy=policy)
+
+
+def store_policy(product_id: str) -> dict[str, str]:
+    """The policy the owner of the product's store states ({} when the product has no store yet or
+    its owner stated none): the store row names the owner, so every reader of these facts (a
+    build, an edit, the publish check) gets the same owner's words."""
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None or store.owner is None:
+        return {}
+    return founder_statements.sentences(founder_statements.of(store.owner))

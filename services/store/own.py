@@ -88,5 +88,6 @@ def with_own_details(document: dict, facts) -> tuple[dict, list[dict]]:
         if page["id"] == "product":
             page["title"] = product["name"]
     changed["copy"], dropped = ai.backed_copy(
-        changed["copy"], ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer))
+        changed["copy"], ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
+                                            statements=facts.statements))
     return changed, dropped

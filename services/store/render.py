@@ -37,7 +37,7 @@ from services.day_words import day_words
 from services.evidence_kinds import source_label
 from services.money import display_major, major_text, minor_units
 from services.page_titles import DESCRIPTION_MOST, fitted_title
-from services.store.document_format import FORMAT, PALETTES
+from services.store.document_format import FORMAT, PALETTES, POLICY_TOPICS
 from services.store.proof import shopper_proof
 from services.store.sections import NAMES as SECTION_NAMES
 from services.store.sections import PAGES as SECTION_PAGES
@@ -244,11 +244,19 @@ def _store(document: dict) -> dict:
             "call_to_action": _text(copy.get("call_to_action")) or "Buy now",
         },
         "evidence": [row for row in map(_evidence, _list(document.get("evidence"))) if row],
+        # The founder's statements of their policy (document.business.policy), in topic order:
+        # shown as the business's own word on the shipping page, apart from the evidence.
+        "policy": _policy(business.get("policy")),
         # What the evidence backs, in a shopper's words (services/store/proof.py), or None.
         "proof": shopper_proof([_dict(row) for row in _list(document.get("evidence"))], name),
         # Format 1 has no reviews: the section renders nothing until a document carries some.
         "reviews": [],
     }
+
+
+def _policy(value) -> list[dict]:
+    stated = _dict(value)
+    return [{"topic": topic, "text": _text(stated.get(topic))} for topic in POLICY_TOPICS if _text(stated.get(topic))]
 
 
 def _pairs(items, first: str, second: str) -> list[dict]:

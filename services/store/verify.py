@@ -86,6 +86,6 @@ def problems_of(document: dict, facts) -> list[str]:
     if round(float(document["price"]), 2) != round(facts.price, 2):
         found.append(PRICE_CHANGED)
     if ai.unbacked(document["copy"], ai_facts.facts_for(product=facts.product, evidence=facts.evidence,
-                                                      offer=facts.offer)):
+                                                      offer=facts.offer, statements=facts.statements)):
         found.append(UNBACKED)
     return found

@@ -14,23 +14,8 @@ import re
 import pytest
 
 from services import brief
+from tests.browser.founder_words import FORBIDDEN
 from tests.browser.steps import build_store, catalog, claim_own_card, publish_store, screen, sign_in_by_link
-
-FORBIDDEN = {
-    "an API route": re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE) /|/api/"),
-    "a setting's name": re.compile(r"\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b"),
-    "a JSON path": re.compile(r"\$\.[\w\[]"),
-    "an internal key": re.compile(r"\b(?:window\.start|window\.end|gate\.on|copy\.[a-z_]+)\b"),
-    "a time as a machine writes it": re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}"),
-    "an id of 32 characters": re.compile(r"\b[0-9a-fA-F]{32}\b"),
-    "a code of the service's": re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),
-    # How the service runs its jobs is not the founder's business: what is happening is (a
-    # queued build is "In the queue, starting in a moment"; the 3D preview that cannot be built
-    # now says so). No screen, lesson or store page speaks of workers.
-    "the service's machinery": re.compile(r"\bworkers?\b", re.I),
-    # The engine's word for a suggested change (POST /api/intent): founders read "change" or "suggestion".
-    "the engine's word for a change": re.compile(r"\bintents?\b", re.I),
-}
 
 # The visible text of the page but its footer, as the founder reads it.
 VISIBLE_TEXT = """() => [...document.body.children]

@@ -1,8 +1,8 @@
 """Tasks and Settings in Chromium on a phone (390 px): a founder finds the next launch steps
 on their list with a way to each, adds and ticks off a task of their own, sees a step ticked
 off by the service once they claim; then names their business, is told which field is wrong,
-chooses how the support agent answers mail, sees a reply as a customer would, and saves where
-they are paid, which reads back masked."""
+chooses how the support agent answers mail, sees a reply as a customer would, saves where
+they are paid, which reads back masked, and states their return policy, read back in their words."""
 from __future__ import annotations
 
 from models.business import BusinessSettings, PayoutDestination
@@ -86,3 +86,25 @@ def test_a_founder_sets_up_their_business_and_payout(open_app):
     page = screen(app, "/#/app/settings", "settings")  # as saved, after a reload
     assert page.locator("form[data-form=business]").get_by_label("Business name").input_value() == "Acacia & Co"
     assert page.locator("form[data-form=business]").get_by_label("Draft replies for me").is_checked()
+
+    # The founder states their return policy: read back in their words, saved as their statement.
+    business = page.locator("form[data-form=business]")
+    policy = business.locator("dl[data-policy]")
+    assert "Not stated yet" in policy.inner_text()
+    business.get_by_label("How many days customers have to return").fill("30")
+    business.get_by_label("Returns are free").check()
+    business.get_by_label("Shipping takes at least (business days)").fill("3")
+    business.get_by_label("Shipping takes at most (business days)").fill("7")
+    business.get_by_label("Where you ship").fill("the United States and Canada")
+    business.get_by_role("button", name="Save").click()
+    said = page.locator("form[data-form=business] dl[data-policy]")
+    said.get_by_text("free, within 30 days").wait_for()
+    assert "3 to 7 business days" in said.inner_text() and "the United States and Canada" in said.inner_text()
+    row = BusinessSettings.get()
+    assert (row.return_days, row.free_returns, row.shipping_days_min, row.shipping_days_max, row.ships_to) == (
+        30, True, 3, 7, "the United States and Canada")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # usable at 390 px
+    app.shot("settings-policy")
+    page = screen(app, "/#/app/settings", "settings")  # as saved, after a reload
+    assert page.locator("form[data-form=business]").get_by_label(
+        "How many days customers have to return").input_value() == "30"

@@ -8,6 +8,7 @@ import { refusal } from "../reasons.js";
 import { progress, poll } from "../poll.js";
 import { displayAddress, googleFrame, metaFrame } from "./frames.js";
 import { passBars } from "./pass-bars.js";
+import { exampleChips, refusalWithExamples } from "../plain-edit.js";
 
 // The platforms an ad is written for: [code, name, where it shows].
 const PLATFORMS = [["meta", "Meta", "Facebook and Instagram feeds"], ["google", "Google", "Google search results"]];
@@ -21,6 +22,11 @@ const FIELDS = {
     ["description", "Second description line"], ["call_to_action", "Call to action"]],
 };
 const fieldName = (platform, key) => (FIELDS[platform] || FIELDS.meta).find(([k]) => k === key)?.[1] || "That part";
+
+// Requests the ad editor understands (services/plain_requests.py), offered as chips that start
+// the founder's own. An ad holds no questions and shows the store's price, so neither is offered.
+const STARTERS = ["Make the headline shorter", "Mention free returns within 30 days", "Lead with the price",
+  "Use a Buy Now button"];
 
 // The headings of refusals as this screen means them (reasons.js says them of the store).
 const HEADINGS = {
@@ -198,12 +204,18 @@ export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
   function changeForm() {
     const id = uid("ad-change");
     const said = h("div", { "aria-live": "polite" });
+    const box = h("textarea", { id, name: "message", rows: "2", maxlength: "2000", "aria-describedby": `${id}-hint`, required: true });
     const form = h("form", { class: "ad-change", novalidate: true, dataset: { change: "ready" } },
       h("div", { class: "field" },
         h("label", { for: id }, "Ask for a change in your own words"),
-        h("p", { class: "hint", id: `${id}-hint` }, "For example: make the headline shorter, or lead with the price. "
-          + "Only what your product's record backs is written; each platform's limits still hold."),
-        h("textarea", { id, name: "message", rows: "2", maxlength: "2000", "aria-describedby": `${id}-hint`, required: true })),
+        h("p", { class: "hint", id: `${id}-hint` }, "It understands: make a part shorter or longer, mention something, "
+          + "remove or replace words, lead with the price, change the tone (friendly, plain or premium) and choose the "
+          + "button's words. Ask for several at once by joining them with “and”. Only what your product's record "
+          + "backs is written; each platform's limits still hold."),
+        h("p", { class: "hint" }, "Start from an example: it goes in the box, and nothing changes until you press "
+          + "Change my ad."),
+        exampleChips(STARTERS, box, { label: "Example changes" }),
+        box),
       h("div", { class: "form-actions" }, button("Change my ad", null, { type: "submit", "data-action": "change-ad" })),
       said);
     form.addEventListener("submit", async (event) => {
@@ -218,7 +230,7 @@ export function adPanel(ctx, { pageName, storeUrl, signedIn }) {
         if (!ctx.alive()) return;
         const refused = refusalOf(answer);
         if (refused) {
-          fill(said, refusal(refused, {}, answer.http, { headings: HEADINGS }));
+          fill(said, refusalWithExamples(refused, answer.http, box, { headings: HEADINGS }));
           return;
         }
         const before = current ? current.version : null;

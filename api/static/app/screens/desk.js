@@ -7,6 +7,8 @@ import { h, fill, title, field, button, busy, when, linkButton, plural, uid } fr
 import { get, post, refusalOf } from "../api.js";
 import { refusal } from "../reasons.js";
 import { satisfactionChart } from "../desk/satisfaction.js";
+import { stateTag } from "../checkout.js";
+import { dayWords } from "../words.js";
 
 export const name = "desk";
 export const label = "Desk";
@@ -201,16 +203,30 @@ function ticketView(ctx, ticket) {
     h("dt", {}, "Status"), h("dd", { dataset: { status: ticket.status } }, STATUS[ticket.status]),
     h("dt", {}, "Priority"), h("dd", {}, PRIORITY[ticket.priority]),
     h("dt", {}, "Kind"), h("dd", {}, CATEGORY[ticket.category]),
-    ticket.resolution ? [h("dt", {}, "Resolution"), h("dd", { dataset: { resolution: "" } }, ticket.resolution)] : null),
+    ticket.resolution ? [h("dt", {}, "Resolution"), h("dd", { dataset: { resolution: "" } }, ticket.resolution)] : null,
+    ticket.order ? [h("dt", {}, "Their order"), orderView(ticket.order)] : null),
   h("ol", { class: "thread" }, ticket.messages.map((m) => messageView(m, replyForm))),
   outcome, replyForm, noteForm,
   h("h3", { class: "desk-step" }, "Sort it"), sortForm,
   h("h3", { class: "desk-step" }, "Close it"), closeForm);
 }
 
+// The order the customer wrote about: the one their mail names, else their latest one from
+// the address they wrote from. The founder reads it as the Orders screen shows it.
+function orderView(order) {
+  const how = order.matched_by === "number" ? "Their mail names this order."
+    : "Their latest order from the address they wrote from.";
+  return h("dd", { dataset: { orderNumber: order.number, orderState: order.status } },
+    `Order ${order.number}: ${order.quantity} × ${order.product_name || "item"}, ${order.total}, `
+    + `${dayWords(order.created_at)} `, stateTag(order.status),
+    h("br"), h("span", { class: "muted" }, `${how} `), h("a", { href: "#/app/orders" }, "See it in Orders"));
+}
+
 function messageView(message, replyForm) {
   const kind = { in: "From the customer", out: "Your reply", note: "Your note", draft: "Draft by the assistant" }[message.direction];
-  const who = message.direction === "out" && message.author === "agent" ? "Sent by the assistant" : kind;
+  const who = message.direction === "out" && message.author === "agent" ? "Sent by the assistant"
+    // The assistant's note lists the parts of the customer's mail it left for the founder to answer.
+    : message.direction === "note" && message.author === "agent" ? "Left for you by the assistant" : kind;
   const unsent = message.direction === "out" && message.sent === false;
   return h("li", { class: `message message-${message.direction}`, dataset: { direction: message.direction, author: message.author } },
     h("p", { class: "message-head" }, h("strong", {}, who), " · ", when(message.created_at),

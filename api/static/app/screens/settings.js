@@ -1,5 +1,6 @@
 // Settings: the business as customers see it (its name, the address they write to, the
-// reply a person starts from, how the support agent answers mail) with a preview of a reply
+// reply a person starts from, how the support agent answers mail, and the policy the founder
+// states: returns, shipping time, where they ship, their guarantee) with a preview of a reply
 // as it reaches a customer, and where the founder is paid (shown masked once saved).
 import { h, fill, title, field, button, busy, when, linkButton } from "../dom.js";
 import { get, post, refusalOf } from "../api.js";
@@ -20,7 +21,30 @@ const FIELD_WORDS = {
   default_canned_subject: "Subject of your standard reply", default_canned_body: "Your standard reply",
   ai_email_mode: "How the support agent answers",
   public_support_share: "Visitors' share of your assistant allowance",
+  return_days: "How many days customers have to return", free_returns: "Free returns",
+  shipping_days_min: "Shipping takes at least", shipping_days_max: "Shipping takes at most",
+  guarantee: "Your guarantee", ships_to: "Where you ship",
 };
+// The policy figures typed as whole numbers of days (blank: not stated).
+const POLICY_DAYS = ["return_days", "shipping_days_min", "shipping_days_max"];
+
+/** The founder's stated policy in their words ("Returns: free, within 30 days"), one line a topic. */
+function policyLines(s) {
+  const days = (n) => `${n} ${n === 1 ? "day" : "days"}`;
+  const returns = s.return_days ? (s.free_returns ? `free, within ${days(s.return_days)}` : `within ${days(s.return_days)}`)
+    : s.free_returns ? "free" : null;
+  const low = s.shipping_days_min, high = s.shipping_days_max;
+  const shipping = low && high ? (low === high ? `${low} business ${low === 1 ? "day" : "days"}`
+    : `${low} to ${high} business days`) : null;
+  return [["Returns", returns], ["Shipping", shipping], ["Ships to", s.ships_to], ["Guarantee", s.guarantee]];
+}
+
+/** What the founder stated, read back: each topic, or "not stated yet". */
+function policySummary(s) {
+  return h("dl", { class: "pairs", dataset: { policy: "" } },
+    policyLines(s).flatMap(([topic, said]) => [h("dt", {}, topic),
+      h("dd", { class: said ? null : "muted" }, said || "Not stated yet")]));
+}
 
 export async function render(ctx) {
   const businessSlot = h("div", {});
@@ -75,6 +99,26 @@ function showBusiness(ctx, slot, result) {
     { hint: "Questions visitors ask on your store are answered from your support assistant's allowance. They may "
       + "use at most this much of it, so your own drafts always have room. A question answered before is answered "
       + "again at no cost." }),
+    // The founder's own policy: theirs to state, said by the store, the desk and the assistant
+    // as the business's policy (never as research).
+    h("fieldset", { class: "field", dataset: { part: "policy" } }, h("legend", {}, "Your policy"),
+      h("p", { class: "hint" }, "Your store's shipping and returns page, your support desk and the assistant say "
+        + "these as your policy, in your words. Leave a box empty to state nothing."),
+      policySummary(s),
+      field("How many days customers have to return", { type: "number", name: "return_days", min: "1", max: "365",
+        step: "1", inputmode: "numeric", value: s.return_days ? String(s.return_days) : "" }),
+      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "free_returns", checked: !!s.free_returns }),
+        h("span", {}, "Returns are free")),
+      h("p", { class: "hint" }, "Shipping takes … to … business days"),
+      field("Shipping takes at least (business days)", { type: "number", name: "shipping_days_min", min: "1",
+        max: "90", step: "1", inputmode: "numeric", value: s.shipping_days_min ? String(s.shipping_days_min) : "" }),
+      field("Shipping takes at most (business days)", { type: "number", name: "shipping_days_max", min: "1",
+        max: "90", step: "1", inputmode: "numeric", value: s.shipping_days_max ? String(s.shipping_days_max) : "" },
+      { hint: "One figure alone is both." }),
+      field("Where you ship", { type: "text", name: "ships_to", maxlength: "200", value: s.ships_to || "" },
+        { hint: "For example: the United States and Canada." }),
+      field("Your guarantee", { type: "text", name: "guarantee", maxlength: "200", value: s.guarantee || "" },
+        { hint: "In your words, for example: 30-day money-back guarantee." })),
     h("div", { class: "form-actions" }, button("Save", null, { type: "submit" })),
     message);
   form.default_canned_body.value = s.default_canned_body || "";
@@ -93,7 +137,18 @@ function showBusiness(ctx, slot, result) {
       default_canned_subject: form.default_canned_subject.value, default_canned_body: form.default_canned_body.value,
       ai_email_mode: form.querySelector("input[name=ai_email_mode]:checked").value,
       public_support_share: Number(form.public_support_share.value.trim()),
+      free_returns: form.free_returns.checked, ships_to: form.ships_to.value, guarantee: form.guarantee.value,
     };
+    // A policy figure is a whole number of days, or blank for none: anything else is said here.
+    for (const name of POLICY_DAYS) {
+      const typed = form[name].value.trim();
+      if (typed && !/^[0-9]+$/.test(typed)) {
+        fill(message, h("p", { class: "notice notice-error", role: "alert" }, `${FIELD_WORDS[name]}: `
+          + "type a whole number of days, or leave it empty; nothing was saved."));
+        return;
+      }
+      values[name] = typed ? Number(typed) : null;
+    }
     // The share is a whole percent: anything else is said here, in the founder's words.
     if (!/^[0-9]+$/.test(form.public_support_share.value.trim())) {
       fill(message, h("p", { class: "notice notice-error", role: "alert" }, `${FIELD_WORDS.public_support_share}: `
