@@ -45,6 +45,16 @@ DECISIONS: list[str] = [
     "Settings and payout are one row per founder (session, or account once signed in); on sign-in a session's "
     "rows become the account's, the one saved last winning when both have one. Another founder's are never "
     "answered.",
+    "The founder's statements (issue 50) sit flat in the same record: return_days (1-365), free_returns (boolean; "
+    "null is false), shipping_days_min and shipping_days_max (1-90 business days; one given alone, or with the "
+    "other null, sets both; two are saved shortest first), guarantee and ships_to (at most 200 characters, trimmed "
+    "as business_name is, inner whitespace collapsed). All are null/false until stated, and null or an empty "
+    "string clears one. A value out of bounds or of the wrong type is 400 `invalid_setting` naming the field. "
+    "Statements are the founder's policy: the Facts for a store's copy carry them as `statements`, whose numbers "
+    "back copy stating the same policy; they back no certification, origin or sales claim and are never an "
+    "evidence row. A build writes them to the document's `business.policy`, which the shipping page shows as "
+    "'Our policy ... Stated by <business>'. A plain-language edit that states one (\"mention free returns within "
+    "30 days\") saves it with the new version.",
 ]
 
 
