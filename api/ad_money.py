@@ -2,11 +2,12 @@
 campaign book (GET, POST /api/ads-manager) and the ad balance with its top-ups through the
 payment provider (GET, POST /api/adbalance), and the retired client-driven confirmation
 (GET /api/adbalance/confirm)."""
-from marshmallow import EXCLUDE, Schema, fields
+from marshmallow import Schema, fields
 
 from api import bounds
 from api.routing import Blueprint
 from api.session import current_session
+from services.errors import Refused
 from services.growth import balance, book
 from services.growth.balance import MAX_MINOR, MIN_MINOR
 from services.growth.book import (
@@ -40,7 +41,7 @@ DECISIONS: list[str] = [
     "in the book's currency.",
     "POST /api/ads-manager {settings?: {...}, campaigns?: [...]} (session) saves the founder's book and answers it "
     "whole, with updated_at set to the save's time; an empty body saves the book as it stands (creating it). "
-    "Settings are merged key by key into the saved ones (unknown keys are ignored, like unknown fields): "
+    "Settings are merged key by key into the saved ones (a key the settings do not have is 400 `unknown_field`, like any unknown field): "
     f"platform {_words(PLATFORMS)}, objective {_words(OBJECTIVES)}, audience {_words(AUDIENCES)}, "
     f"daily_budget_minor an integer from {MIN_DAILY_BUDGET_MINOR} to {MAX_DAILY_BUDGET_MINOR}, currency an ISO 4217 "
     f"code from {', '.join(CURRENCIES)} (read in any case, kept upper-case). Campaigns are merged by id: one without "
@@ -49,6 +50,18 @@ DECISIONS: list[str] = [
     "and leaves the rest; {id, delete: true} removes it. Campaigns the save does not name stay as they are. "
     f"A name is 1 to {MAX_NAME_CHARS} characters after runs of whitespace become one space, without control "
     f"characters or the marks that reorder text; status {_words(STATUSES)}; daily_budget_minor as for settings.",
+    "The book round-trips (spec 4.7 'Save the campaign book', issue 51.2): POST takes what GET answers, the book "
+    "({campaigns, next, settings}) or the whole answer ({status, book, updated_at, options}; status, updated_at and "
+    "options are read-only and ignored, and `book` with top-level settings, campaigns or next beside it is 400 "
+    "`invalid_campaign`); a campaign's key, paused_because and delivery are read-only and ignored. Posted back "
+    "unchanged it changes nothing (not even updated_at). A campaign whose id is the book's `next` is new and takes "
+    "it, as one without an id does (needing the same fields), and `next` moves on, so campaigns appended with next, "
+    "next + 1, ... are created in order; an id that is neither held nor the next to be handed out is 400 "
+    "`unknown_campaign` (with the book's `next`). A save carrying `next` says which of its ids it meant as new (those "
+    "from `next` on): when another save took such an id first, the same campaign again (every field it gives "
+    "already held) adds nothing, so a retried or doubled save, or any number of them at once, creates one "
+    "campaign; a different campaign takes the book's `next` instead of overwriting the one another save added. "
+    "Without `next`, an id the book holds by then is a change of that campaign.",
     "Campaign identifiers come from `next` only: it never moves back, so an identifier is never handed out twice, "
     "not even after its campaign is removed, and two saves at once each get their own (a save takes the book's "
     "row before reading it and holds it to its commit). An id the book does not hold (another founder's included) "
@@ -119,9 +132,6 @@ DECISIONS: list[str] = [
 # --- The campaign book ---------------------------------------------------------------------
 
 class SettingsBody(Schema):
-    class Meta:
-        unknown = EXCLUDE
-
     platform = fields.String(metadata={"enum": list(PLATFORMS)})
     objective = fields.String(metadata={"enum": list(OBJECTIVES)})
     audience = fields.String(metadata={"enum": list(AUDIENCES)})
@@ -140,9 +150,6 @@ _CAMPAIGN_NAME = (f"{bounds.collapsed_at_most(MAX_NAME_CHARS)}[{bounds.SPACE}]*{
 
 
 class CampaignBody(Schema):
-    class Meta:
-        unknown = EXCLUDE
-
     id = fields.Integer(metadata={"description": "A campaign of the book to change or remove; none: a new campaign",
                                   "minimum": 1})
     name = fields.String(metadata={"description": f"1 to {MAX_NAME_CHARS} characters once runs of spaces are one",
@@ -154,6 +161,11 @@ class CampaignBody(Schema):
     audience = fields.String(metadata={"enum": list(AUDIENCES)})
     pause_when_failing = fields.Boolean(metadata={"description": "Pause it when it misses its bars"})
     delete = fields.Boolean(metadata={"description": "true (with an id): remove that campaign"})
+    # What GET answers of a campaign and only the service writes: accepted, so the book posted
+    # back is never refused, and read past (issue 51.2).
+    key = fields.String(allow_none=True, metadata={"description": "Read-only (as GET answers it): ignored"})
+    paused_because = fields.String(allow_none=True, metadata={"description": "Read-only (as GET answers it): ignored"})
+    delivery = fields.Raw(allow_none=True, metadata={"description": "Read-only (as GET answers it): ignored"})
 
     # One with an id changes or removes that campaign; a new one (no id) is not removed and
     # needs its name, platform, status and budget (services/growth/book._checked_change).
@@ -163,9 +175,26 @@ class CampaignBody(Schema):
     ]}
 
 
-class BookBody(Schema):
+_NEXT = {"reason": "invalid_campaign", "minimum": 1,
+         "description": "The book's `next` as GET answered it: a campaign with an id from it on was meant as new"}
+
+
+class PostedBook(Schema):
+    """The book as GET answers it (`book`), posted back."""
     settings = fields.Nested(SettingsBody, metadata={"reason": "invalid_setting"})
     campaigns = fields.List(fields.Nested(CampaignBody), metadata={"reason": "invalid_campaign"})
+    next = fields.Integer(metadata=_NEXT)
+
+
+class BookBody(PostedBook):
+    """A save: {settings?, campaigns?, next?}, or GET's whole answer posted back ({book, status,
+    updated_at, options}: the last three are read-only and ignored)."""
+    book = fields.Nested(PostedBook, metadata={"reason": "invalid_campaign",
+                                               "description": "GET's `book`, posted back (instead of the top-level "
+                                                              "settings, campaigns and next)"})
+    status = fields.String(metadata={"description": "Read-only (as GET answers it): ignored"})
+    updated_at = fields.String(allow_none=True, metadata={"description": "Read-only (as GET answers it): ignored"})
+    options = fields.Raw(allow_none=True, metadata={"description": "Read-only (as GET answers it): ignored"})
 
 
 class DeliveryTotals(Schema):
@@ -279,7 +308,19 @@ def ads_manager():
 @bp.response(200, BookAnswer)
 def ads_manager_save(body):
     """Saves settings and campaigns into the founder's campaign book."""
-    return book.save(session=current_session(), settings=body.get("settings"), campaigns=body.get("campaigns"))
+    saved = _posted_book(body)
+    return book.save(session=current_session(), settings=saved.get("settings"), campaigns=saved.get("campaigns"),
+                     read_next=saved.get("next"))
+
+
+def _posted_book(body: dict) -> dict:
+    """The book a save carries: at the top level, or inside `book` (GET's answer posted back)."""
+    if "book" not in body:
+        return body
+    if any(key in body for key in ("settings", "campaigns", "next")):
+        raise Refused("invalid_campaign", "Send the book's settings, campaigns and next either at the top level or "
+                                          "inside book, not both; nothing was saved.")
+    return body["book"] or {}
 
 
 # --- The ad balance ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import wraps
 
-from flask import Response, render_template
+from flask import Response, render_template, request
 from marshmallow import Schema, fields, validate
 
 from api.operator_auth import require_admin_password
@@ -19,14 +19,19 @@ from services import admin, admin_charts, operator_password
 
 bp = Blueprint("admin", __name__, description="The operators' pages (HTTP Basic with ADMIN_PASSWORD).")
 
-PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; "
+# `data:` images: the pages' blank favicon (`<link rel="icon" href="data:,">`), which keeps the
+# browser from asking for /favicon.ico; the pages run no script, so an image can do no harm.
+PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
             "frame-ancestors 'none'")
 
 DECISIONS = [
     "GET /admin and GET /marketing are the operators' HTML pages. They ask for HTTP Basic with ADMIN_PASSWORD as "
     "the password (any user name), compared in constant time; without it, or with another, they answer JSON 401 "
     "`admin_credentials_required` with WWW-Authenticate: Basic; with no ADMIN_PASSWORD set they refuse everyone "
-    "with 403 `admin_not_configured`. Every answer of theirs, refusals included, is `no-store, private`, carries "
+    "with 403 `admin_not_configured`: JSON, except to a browser (an Accept that prefers text/html to "
+    "application/json), which is answered the same 403 as an HTML page saying how to turn the pages on (set "
+    "ADMIN_PASSWORD, at least 16 characters, and restart); either answer carries Vary: Accept. Every answer of "
+    "theirs, refusals included, is `no-store, private`, carries "
     "X-Frame-Options: DENY and the Content-Security-Policy `" + PAGE_CSP + "` (no script; styles from "
     "/static/admin/), and they neither read nor issue the session cookie.",
     f"Wrong admin passwords are throttled per client address (services/operator_password.py): every request that "
@@ -68,7 +73,11 @@ def _admin_only(view):
 
     @wraps(view)
     def run(*args, **kwargs):
-        require_admin_password(get_settings().admin_password, realm="admin", not_configured="admin_not_configured",
+        password = get_settings().admin_password
+        if not password and _wants_html():
+            # An operator opening /admin before turning it on: a page saying how, not JSON.
+            return _page("admin/not_configured.html", status=403)
+        require_admin_password(password, realm="admin", not_configured="admin_not_configured",
                                credentials_required="admin_credentials_required")
         return view(*args, **kwargs)
 
@@ -82,11 +91,18 @@ def _never_kept(response: Response) -> Response:
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Content-Security-Policy"] = PAGE_CSP
     response.headers["Referrer-Policy"] = "no-referrer"
+    response.vary.add("Accept")  # with no ADMIN_PASSWORD, a browser gets HTML and a client JSON
     return response
 
 
-def _page(template: str, **context) -> Response:
-    return Response(render_template(template, **context), mimetype="text/html")
+def _wants_html() -> bool:
+    """Whether the client is a browser: its Accept prefers text/html to JSON (*/* and no
+    Accept at all are answered JSON)."""
+    return request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html"
+
+
+def _page(template: str, status: int = 200, **context) -> Response:
+    return Response(render_template(template, **context), status=status, mimetype="text/html")
 
 
 @bp.get("/admin")

@@ -7,7 +7,7 @@ before anything reads the body: an unsigned or forged message is never parsed.
 from functools import wraps
 
 from flask import request
-from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from api.routing import Blueprint
 from config import get_settings
@@ -46,6 +46,11 @@ DECISIONS: list[str] = [
 
 
 class PlanChangedSchema(Schema):
+    class Meta:
+        # A provider's payload carries more than the three fields read here; they are ignored,
+        # as on the event itself (a callback keeps ignoring unknown fields: api/routing.py).
+        unknown = EXCLUDE
+
     email = fields.String(required=True, validate=validate.Length(min=1, max=320), metadata={"reason": "invalid_email"})
     tier = fields.String(required=True, metadata={"reason": "unknown_tier"})
     term_ends_at = fields.DateTime(allow_none=True, load_default=None,

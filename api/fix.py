@@ -27,7 +27,10 @@ DECISIONS: list[str] = [
     "redirects or 10 s), page_too_large (over 2 MiB) or not_a_web_page (not HTML)). It reads the page and up to "
     f"{audit_run.MAX_EXTRA_PAGES} same-site pages it links to, through a fetcher that connects only to checked public "
     "addresses (README: Fix).",
-    "GET /api/fix/mine?token=T answers {status: ok, run}; an unknown token is 404 `not_found`. Without a token it "
+    "GET /api/fix/mine?token=T answers the decided shape at the top level, {status: ok, token, url, stage, "
+    "score_before, score_after, findings}, and beside it `run`, the whole run (those fields and the rest below), "
+    "which the Fix screen reads and POST /api/fix/adopt and /api/fix/apply answer too (issue 51.4); an unknown "
+    "token is 404 `not_found`. Without a token it "
     f"answers the caller's own runs (the session's, or the account's once signed in), newest first, at most "
     f"{runs.MAX_LISTED}, and `subscriptions`: [{{url, email, follow_up}}], the addresses those runs mail. A run is "
     "{token, url, stage, pages, pages_detail: [{url, status, download}], score_before, score_after (0-100, null "
@@ -259,9 +262,21 @@ class FixMineQuery(Schema):
                           metadata={"description": "A run's token"})
 
 
+# What GET /api/fix/mine?token= answers at the top level (decisions.md "Fix (store repair)").
+DECIDED_RUN_FIELDS = ("token", "url", "stage", "score_before", "score_after", "findings")
+
+
 class FixMineAnswer(Schema):
+    """With a token: the decided fields and `run`; without: `runs` and `subscriptions`."""
     status = fields.String(required=True, metadata={"enum": ["ok"]})
-    run = fields.Nested(FixRunSchema)
+    token = fields.String(metadata={"description": "With a token: the run's token"})
+    url = fields.String(metadata={"description": "With a token: the address checked"})
+    stage = fields.String(metadata={"enum": list(runs.STAGES), "description": "With a token: where the run is"})
+    score_before = fields.Integer(allow_none=True, metadata={"description": "With a token: 0-100, null until known"})
+    score_after = fields.Integer(allow_none=True, metadata={"description": "With a token: 0-100, null until known"})
+    findings = fields.List(fields.Nested(FixFinding), metadata={"description": "With a token: what the run found"})
+    run = fields.Nested(FixRunSchema, metadata={"description": "With a token: the whole run (the same fields and "
+                                                               "the rest), as adopt and apply answer it"})
     runs = fields.List(fields.Nested(FixRunSchema))
     subscriptions = fields.List(fields.Nested(FixSubscription))
 
@@ -350,7 +365,10 @@ def fix_confirm(query):
 def fix_mine(query):
     """A run by its token, or your own runs and the addresses they mail."""
     if query["token"] is not None:
-        return {"status": "ok", "run": runs.answer(runs.by_token(query["token"]), viewer=owner_of(current_session()))}
+        run = runs.answer(runs.by_token(query["token"]), viewer=owner_of(current_session()))
+        # The decided fields stand at the top level (decisions.md "Fix"); `run` is the whole run,
+        # as the Fix screen and POST /api/fix/adopt and apply answer it.
+        return {"status": "ok", **{key: run[key] for key in DECIDED_RUN_FIELDS}, "run": run}
     return {"status": "ok", **runs.mine(session=current_session())}
 
 

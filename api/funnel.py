@@ -127,8 +127,9 @@ class PresenceAnswer(Schema):
 @bp.response(200, TrackAnswer)
 def track(body):
     """Records a storefront funnel event of a published store's visitor (once per visitor, event and day)."""
-    # Checked after the fields (bad input is a 400 whatever its size): the three fields are
-    # bounded already, so only a body padded with other fields gets here too large.
+    # Checked after the fields (bad input is a 400 whatever its size, and a field the route does
+    # not take is 400 unknown_field): the fields are bounded already, so only a body padded with
+    # whitespace or written in \u escapes gets here too large.
     if len(request.get_data(cache=True)) > TRACK_MAX_BODY:
         raise ApiError(413, "payload_too_large")
     return metrics.record_event(product_id=body["product_id"], event=body["event"], visitor_session=body["session_id"],

@@ -67,6 +67,12 @@ def install_request_conventions(app, settings) -> None:
         # A connected domain's Host is matched to its store's routes before anything below
         # reads the route (redirects, the body limit, the cross-site guard).
         hosts.route_store_host(app)
+        if "//" in req.environ.get("PATH_INFO", ""):
+            # Nor does a path with an empty segment name anything (README): werkzeug drops
+            # leading slashes before matching, so //api/health would otherwise be answered as
+            # /api/health while /api//health matches nothing. After the store host is known,
+            # so a store's domain answers it as its own 404, without the founders' cookie.
+            raise NotFound()
         if isinstance(req.routing_exception, RequestRedirect):
             return relative_redirect(req.routing_exception)
         limit = body_limit(app, settings)

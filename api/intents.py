@@ -1,6 +1,6 @@
 """Evidence-backed store intents: propose, apply, order, revert (spec 2.8, 3, 4.4)."""
 from flask import jsonify
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api import bounds
 from api.routing import Blueprint
@@ -39,7 +39,11 @@ DECISIONS: list[str] = [
     "delivery time; guarantee a return or refund rate. A rising series is said in `because` (up from its previous "
     "reading, with the change). "
     "200 refusals: `no_product` (nothing held or claimed), `not_an_intent` (px, pt, em, rem or % values, hex "
-    "colours), `no_row_justifies_this`, `unknown_section`, `unknown_surface` (also for `ads`, not built yet). "
+    "colours), `no_row_justifies_this`, `unknown_section`, `unknown_surface` (a surface not in the list). "
+    "`ads` is a surface: before the founder's ad is written (no store built, or the ad job has not written it) it "
+    "is 409 `not_started`, whose explanation says the ad is not written yet (the registry's status for "
+    "not_started; issue 51.4); once the ad is written, its words are changed on Growth (POST /api/growth/edit, "
+    "/api/ad/edit) and an ads intent is 200 `no_row_justifies_this`, saying so. "
     "A body with `message` and neither `surface` nor `requested` is the commerce assistant's (below); any other "
     "body is the engine's, and a missing `surface` or `requested` is 400 `invalid_request` naming it, as before.",
     "POST /api/intent {message} (the product surface's commerce assistant, spec 4.7: it shares the engine intent "
@@ -51,10 +55,10 @@ DECISIONS: list[str] = [
     "price or product from the service's own rows, each cite naming what it read (kind orders {count, paid}, "
     "revenue {product_id, currency, confirmed_minor, orders}, offer or catalog {product_id, price, currency}, "
     "product {product_id, name}, screens {routes} for a sentence it cannot place) and the screen that shows it "
-    "(`route`); or {status: ok, kind: page, page_id, url, title, answer, guest_id?}, a page written as POST "
-    "/api/pages writes it (\"make a returns policy page\"). A missing, null or blank message: 400 `no_message`; "
-    f"over {assistant.MAX_MESSAGE} characters: 400 `message_too_long`; a page asked for with nothing held or "
-    "claimed: 200 `no_product`; the AI backend unreachable or failing: 200 `cli_unavailable` / `cli_failed`. "
+    "(`route`); or {status: ok, kind: page, page_id, url, title, answer, draft, needs, guest_id?}, a page written "
+    "as POST /api/pages writes it (\"make a returns policy page\"; with nothing held or claimed it is written as a "
+    "draft, `draft: true` with `needs`, as POST /api/pages does). A missing, null or blank message: 400 "
+    f"`no_message`; over {assistant.MAX_MESSAGE} characters: 400 `message_too_long`; the AI backend unreachable or failing: 200 `cli_unavailable` / `cli_failed`. "
     "The sentence is read in an `assistant_route` job that the request waits on (up to "
     f"{assistant.WAIT_SECONDS} s), as every AI task: an unreachable backend is tried again (3 runs in all, 2 s "
     "and 10 s apart) before `cli_unavailable`; a page it asks for is then written by POST /api/pages's own "
@@ -84,21 +88,22 @@ DECISIONS: list[str] = [
     "change, or it leads with another section now, or the change cannot be undone), `build_in_progress`; 500 "
     "`revert_build_raised`; 500 "
     "`intents_book_unreadable` when the record of applied intents cannot be read.",
+    "The assistant's answer topics also include returns, shipping, ships_to and guarantee, read from the "
+    "founder's statements (issue 50). They cite {kind: policy, topic, stated, text?, source, route: "
+    "#/app/settings}, and while nothing is stated the answer (\"You have not stated ... yet; set it in "
+    "Settings.\") carries the top-level `route`.",
+    "POST /api/intent reads one of two bodies: {surface, requested} (the engine) or {message} alone (the "
+    "assistant). A body with both (issue 51: nothing silently dropped) is 400 `invalid_request` naming `message`; "
+    "any other unknown field is 400 `unknown_field`, as on every body.",
 ]
 
 
 class EngineIntentBody(Schema):
-    class Meta:
-        unknown = EXCLUDE  # unknown fields are ignored, as on every body (no additionalProperties: false)
-
     surface = fields.String(required=True, validate=validate.Length(min=1, max=40))
     requested = fields.String(required=True, validate=validate.Length(min=1, max=2000))
 
 
 class AssistantBody(Schema):
-    class Meta:
-        unknown = EXCLUDE
-
     # Blank is what services/assistant.checked_message refuses: nothing left once the runs of
     # whitespace are collapsed ("\t" alone is blank), so the document says "a character that
     # is not a space", not a length of at least one.
@@ -119,6 +124,9 @@ class IntentBody(Schema):
     def engine_or_assistant(self, data, **kwargs):
         if assistant_body(data):
             return
+        if "message" in data:  # both bodies at once: neither, so nothing is silently dropped
+            raise ValidationError({"message": ["Send message alone (the assistant) or surface and requested (an "
+                                               "intent), not both."]})
         missing = {name: ["Missing data for required field."] for name in ("surface", "requested") if name not in data}
         if missing:
             raise ValidationError(missing)
@@ -168,6 +176,8 @@ class AssistantAnswer(Schema):
     url = fields.String()
     title = fields.String()
     guest_id = fields.String()
+    draft = fields.Boolean(metadata={"description": "page: written without a product, for the founder to fill"})
+    needs = fields.List(fields.String(), metadata={"description": "page: the facts a draft still needs"})
 
 
 class ApplyBody(Schema):
@@ -220,7 +230,7 @@ class RevertAnswer(Schema):
 @bp.declare(changes_state=True, refuses={200: ["no_product", "not_an_intent", "no_row_justifies_this",
                                                 "unknown_section", "unknown_surface", "unknown_page",
                                                 "cli_unavailable", "cli_failed"],
-                                          400: ["no_message", "message_too_long"]})
+                                          400: ["no_message", "message_too_long"], 409: ["not_started"]})
 @bp.arguments(IntentBody)
 @bp.response(200, IntentAnswer)
 @bp.doc(requestBody={"content": {"application/json": {"schema": {"anyOf": [EngineIntentBody, AssistantBody]}}}},

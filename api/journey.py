@@ -13,7 +13,9 @@ DECISIONS: list[str] = [
     f"POST /api/journey {{route, data?}} (public; the caller's session is recorded as the issuer) answers 200 "
     f"{{status: ok, id, expires_at, url}}: `id` is 128 random bits in hex (only its SHA-256 is stored), valid "
     f"{journey.CARRIER_MINUTES} minutes; `url` is the app's link that opens it ({journey.CONTINUE_PATH}<id>). "
-    f"`route` must be a route of the app: `#/app/<screen>`, more path segments, an optional plain query, at most "
+    f"`route` must be a route of the app, written as links write it: `#/app/<screen>`, `/app/<screen>` or "
+    f"`/#/app/<screen>` (issue 51.4; all three are stored, and consumed, as `#/app/<screen>`), more path "
+    f"segments, an optional plain query, at most "
     f"{journey.MAX_ROUTE} characters, never a scheme, host or `//` (400 `invalid_route`); `data`, when given, one "
     f"JSON object of at most {journey.MAX_DATA_BYTES} bytes as compact JSON (400 `invalid_journey_data`).",
     "POST /api/journey/<id>/consume (no body) answers 200 {status: ok, route, data} once; after that 409 "
@@ -28,7 +30,8 @@ DECISIONS: list[str] = [
 
 class JourneyBody(Schema):
     route = fields.String(required=True, validate=validate.Length(min=1, max=journey.MAX_ROUTE),
-                          metadata={"reason": "invalid_route", "description": "A route of the app, #/app/...",
+                          metadata={"reason": "invalid_route", "description": "A route of the app: #/app/..., /app/... or "
+                                                                             "/#/app/... (kept as #/app/...)",
                                     "pattern": f"^{journey.ROUTE_SHAPE.pattern}$"})
     data = fields.Dict(load_default=None, allow_none=True, metadata={"reason": "invalid_journey_data",
                                                                      "description": "A small JSON object"})

@@ -15,7 +15,7 @@ import re
 
 import flask_smorest
 import jsonschema
-from marshmallow import fields
+from marshmallow import INCLUDE, Schema, fields
 
 from api.errors import SIGN_IN_TO_RESEARCH
 from api.json_body import INT64_MAX, INT64_MIN, MAX_DEPTH
@@ -48,7 +48,20 @@ DECISIONS = [
     "Any request body must be one JSON object sent with Content-Type application/json. An empty body reads as {}. "
     "Malformed JSON, another content type, an array or scalar, NaN/Infinity or a NUL character answer 400 "
     "`invalid_json`; a missing or mistyped field (at any nesting level) answers 400 with that field's reason "
-    "(else `invalid_request`) and a `fields` object naming each problem. Unknown fields are ignored.",
+    "(else `invalid_request`) and a `fields` object naming each problem.",
+    "No body is silently dropped (issue 51): a client's JSON body naming a field its route does not take, at the top "
+    "or inside an object the body declares (a list's items included), answers 400 {status: refused, reason: "
+    "unknown_field, explanation, field, fields}, as Stripe refuses an unknown parameter: the explanation names each "
+    "such field in words (with the field it was probably meant to be), `field` is the first one's path and "
+    "`fields` all of them (`settings.curency`, `campaigns[0].nmae`); it is checked before any other field, and "
+    "nothing is changed. A route that takes no body refuses any field the same way ({} and no body stay fine). "
+    "The document says `additionalProperties: false` on those bodies and on the objects they declare; an object "
+    "a body declares as free (any keys, such as a journey's `data`) stays open. Unchanged, and open in the "
+    "document: a provider's callback (the billing webhook reads a few fields of a payload that has many), an "
+    "HTML form posted by the service's own pages, and query strings (extra parameters such as cache-busters and "
+    "utm_ tags are common there and are ignored). `unknown_field` was the store editor's code for an edit naming "
+    "a field the store lacks (still 200 there, spec 7.2 table: '200 or 400'); the same code at 400 names a field "
+    "the request lacks, and its registry sentence now covers both.",
     "A body must also be JSON the service can keep (I-JSON, RFC 7493, a little stricter), checked before any "
     "handler runs and wherever the value sits, keys included: UTF-8 text (a byte order mark is ignored), arrays "
     f"and objects at most {MAX_DEPTH} levels deep (the body's own object is the first), no lone UTF-16 surrogate "
@@ -69,7 +82,7 @@ DECISIONS = [
     "document declares the shape, says the rest in words, and the refusal keeps its reason.",
     "No answer's Location is built from the Host header. A path with an empty segment (`/api//health`, "
     "`/api/health//`) matches no route and answers the JSON 404 `not_found` of any unknown path, never a redirect "
-    "(leading slashes are one: `//api/health` is `/api/health`); `/api/x/` is `/api/x`. Any redirect the router "
+    "(leading ones too: `//api/health`, `//admin`); `/api/x/` is `/api/x`. Any redirect the router "
     "would still make answers 308 `{status: moved, location}` with a relative Location; links in mails and pages "
     "are built from BASE_URL. A path holding a NUL (`%00`) is likewise a JSON 404, and a NUL in a query "
     "parameter or a form field is 400 `invalid_request` (GET /login still answers its 303): none names anything.",
@@ -231,6 +244,7 @@ def build_document(app, api: Api, decisions: list[str]) -> dict:
         if operation is not None:
             _complete(operation, method.lower(), view)
             _add_body_rules(document, operation, view)
+            _close_bodies(document, operation, view)
             _add_query_rules(operation, view)
     _exclude_static_siblings(document.get("paths", {}))
     _mark_required_bodies(document)
@@ -257,6 +271,51 @@ def _add_body_rules(document: dict, operation: dict, view) -> None:
             nested = getattr(inner, "schema", None) if isinstance(inner, fields.Nested) else None
             if getattr(nested, "BODY_RULES", None):
                 _merge_rules(document, type(nested).__name__.removesuffix("Schema"), nested.BODY_RULES)
+
+
+def _close_bodies(document: dict, operation: dict, view) -> None:
+    """A client's JSON body and every object in it that a nested schema declares say
+    `additionalProperties: false`: a field the route does not take is refused (400
+    `unknown_field`, api/routing.py). A provider's callback keeps ignoring them, and its
+    body stays open."""
+    declaration = declaration_of(view) or UNDECLARED
+    if declaration.callback:
+        return
+    for location, schema in declared_arguments(view):
+        if location != "json":
+            continue
+        body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+        # One body, or several the route tells apart (anyOf: each member is one the route takes).
+        for node in body.get("anyOf") or body.get("oneOf") or [body]:
+            _close(document, node, schema)
+
+
+def _resolved(document: dict, node: dict) -> dict:
+    """The schema a node stands for: a $ref's component (apispec wraps a described one in allOf)."""
+    while isinstance(node, dict):
+        if "$ref" in node:
+            node = document.get("components", {}).get("schemas", {}).get(node["$ref"].rpartition("/")[2], {})
+        elif len(node.get("allOf", ())) == 1 and "properties" not in node:
+            node = node["allOf"][0]
+        else:
+            return node
+    return {}
+
+
+def _close(document: dict, node: dict, schema) -> None:
+    node = _resolved(document, node)
+    if not node or schema.unknown == INCLUDE or (node.get("type") != "object" and "properties" not in node):
+        return
+    node["additionalProperties"] = False
+    taken = {(each.data_key or name): each for name, each in schema.fields.items() if not each.dump_only}
+    for key, property_schema in node.get("properties", {}).items():
+        declared = taken.get(key)
+        inner = declared.inner if isinstance(declared, fields.List) else declared
+        if not isinstance(inner, fields.Nested) or not isinstance(inner.schema, Schema):
+            continue
+        if isinstance(declared, fields.List) or declared.many or inner.schema.many:
+            property_schema = _resolved(document, property_schema).get("items", {})
+        _close(document, property_schema, inner.schema)
 
 
 def _merge_rules(document: dict, name: str, rules: dict | None) -> None:
@@ -363,6 +422,9 @@ def _refusals_of(method: str, view, declaration) -> dict[int, list[str]]:
     if method.upper() in BODY_METHODS:
         refusals.setdefault(400, []).append("invalid_json")
         refusals.setdefault(413, []).append("payload_too_large")
+    if method.upper() in BODY_METHODS and not declaration.callback and not declaration.form:
+        # A client's JSON body naming a field the route does not take (any, on a route that takes no body).
+        refusals.setdefault(400, []).append("unknown_field")
     for location, schema in declared_arguments(view):
         refusals.setdefault(400, []).extend(["invalid_json", "invalid_request"] if location == "json"
                                             else ["invalid_request"])

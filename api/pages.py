@@ -16,14 +16,27 @@ DECISIONS: list[str] = [
     "POST /api/pages {intent} (session) writes a page for the founder's product through the AI seam (the "
     "`page_copy` kind; the offline writer uses the store's own facts only and promises nothing they do not say): "
     "the intent's words pick a landing page (landing, sales page, product page, home page), a returns, shipping "
-    "or privacy policy, or an FAQ. 200 {status: ok, page_id, url: /store/p/<page_id>, kind, title, guest_id?}. "
+    "or privacy policy, or an FAQ. 200 {status: ok, page_id, url: /store/p/<page_id>, kind, title, draft, needs, "
+    "guest_id?}. "
     f"Blank or missing intent: 400 `no_page_intent`; over {pages.MAX_INTENT} characters: 400 `message_too_long`; "
-    "words naming none of those pages: 200 `unknown_page`; nothing held or claimed: 200 `no_product`; the AI "
+    "words naming none of those pages: 200 `unknown_page`; the product gone from the catalog while its page was "
+    "being written: 200 `no_product`; the AI "
     "backend unreachable or failing: 200 `cli_unavailable` / `cli_failed` (nothing kept). The page is written in "
     f"a `page_copy` job that the request waits on (up to {pages.WAIT_SECONDS} s), as every AI task: an "
     "unreachable backend is tried again (3 runs in all, 2 s and 10 s apart) before `cli_unavailable`, and a "
     "second delivery of the job keeps the page the first wrote. Not metered: spec 8.1's buckets do not include "
     "it (see POST /api/intent).",
+    "With nothing held or claimed (a guest, or a founder between products; likewise a held product no longer in "
+    "the catalog) POST /api/pages, and POST /api/intent {message} asking for a page, still write the page, as a "
+    "draft for the founder to fill (issue 51): from the kind the words ask for and the business facts the owner "
+    "has, its business name and the policies it stated in Settings (return window and free returns, shipping "
+    "days, where it ships, its guarantee: the same sentences the store and the assistant say), never the AI's "
+    "words, since there is nothing to write from. A draft names no product, quotes no price and promises nothing "
+    "the founder did not state; its intro says it is a draft, and each missing fact reads “To fill in: "
+    "…”. It is answered `draft: true` and `needs`, the facts it still lacks, in this order: " + ", ".join(
+        f"`{code}` ({said})" for code, said in pages.NEEDS.items()) + ". A page written from a product answers "
+    "`draft: false, needs: []`. A draft is owned, listed (with `draft` and `needs`), served and adopted on sign-in "
+    "like any page; writing the page again once the facts are there gives a new, complete page.",
     "A generated page is a public store page, so it addresses the buyer and tells none of the founder's research: "
     "no search, view or mention counts, no best-seller rank, no review or listing counts of other listings, no "
     "research source. Of the evidence a landing page says at most what it backs in a shopper's words, under "
@@ -72,6 +85,10 @@ class PageAnswer(Schema):
     kind = fields.String(required=True, metadata={"enum": list(pages.Page.KINDS)})
     title = fields.String(required=True)
     guest_id = fields.String(metadata={"description": "The guest's id, when no account owns the page"})
+    draft = fields.Boolean(required=True, metadata={
+        "description": "True when the page was written with no product: a draft for the founder to fill"})
+    needs = fields.List(fields.String(metadata={"enum": list(pages.NEEDS)}), required=True, metadata={
+        "description": "What a draft still lacks (empty for a page written from a product)"})
 
 
 class PageRow(Schema):
@@ -81,6 +98,8 @@ class PageRow(Schema):
     title = fields.String(required=True)
     intent = fields.String(required=True)
     created_at = fields.String(required=True)
+    draft = fields.Boolean(required=True)
+    needs = fields.List(fields.String(metadata={"enum": list(pages.NEEDS)}), required=True)
 
 
 class PagesAnswer(Schema):

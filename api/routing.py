@@ -23,15 +23,23 @@ Validation answers with our own refusals, never the library's 422: a failing fie
 answers 400 with its reason code (the field's `metadata={"reason": ...}`, else
 `invalid_request`), and JSON types are checked as published at every nesting level
 (marshmallow would otherwise turn "5" into 5 and 0 into False).
+
+No body is silently dropped: a client's JSON body naming a field the route does not take
+(at the top or in a nested object its schema declares) answers 400 `unknown_field` naming
+each, before anything else is read; so does a body with any field sent to a route that takes
+none (`no_body`, or no `arguments`). A provider's callback (`callback=True`) keeps ignoring
+the fields it does not read (a provider's payload carries many), and so do HTML forms and
+query strings (cache-busters and tracking parameters are common there).
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from functools import wraps
 
 import flask_smorest
-from flask import g, request
-from marshmallow import EXCLUDE, Schema, ValidationError, fields
+from flask import current_app, g, request
+from marshmallow import EXCLUDE, INCLUDE, Schema, ValidationError, fields
 from webargs.flaskparser import FlaskParser
 
 from api import json_body
@@ -168,6 +176,78 @@ def _field_problems(declared, value):
     return None
 
 
+# --- Unknown fields ------------------------------------------------------------------------
+
+def _taken_keys(schema: Schema) -> dict:
+    """The keys a body of this schema may carry, each with its field."""
+    return {(declared.data_key or name): declared for name, declared in schema.fields.items() if not declared.dump_only}
+
+
+def unknown_fields(schema: Schema, data, where: str = "") -> list[tuple[str, str, list[str]]]:
+    """Each key of `data` the schema does not take, at every level a nested schema declares,
+    in the order sent: its path (such as `campaigns[0].nmae`), the key, and the keys taken
+    beside it. A schema that keeps unknown keys on purpose (Meta.unknown = INCLUDE) takes any;
+    a free object (fields.Dict, fields.Raw) is not looked into."""
+    if not isinstance(data, dict) or schema.unknown == INCLUDE:
+        return []
+    taken = _taken_keys(schema)
+    found = []
+    for key, value in data.items():
+        path = f"{where}.{key}" if where else key
+        declared = taken.get(key)
+        if declared is None:
+            found.append((path, key, list(taken)))
+            continue
+        inner = declared.inner if isinstance(declared, fields.List) else declared
+        if not isinstance(inner, fields.Nested) or not isinstance(inner.schema, Schema):
+            continue
+        if isinstance(declared, fields.List) or declared.many or inner.schema.many:
+            for index, item in enumerate(value if isinstance(value, list) else []):
+                found.extend(unknown_fields(inner.schema, item, f"{path}[{index}]"))
+        else:
+            found.extend(unknown_fields(inner.schema, value, path))
+    return found
+
+
+# How many unknown fields a refusal names in words, and lists in `fields` (a body of thousands
+# of keys is refused with an answer of bounded size; the count is always said).
+NAMED_IN_WORDS = 10
+LISTED = 50
+
+
+def _said(path: str) -> str:
+    return repr(path if len(path) <= 80 else path[:79] + "\u2026")
+
+
+def refuse_unknown_fields(found: list[tuple[str, str, list[str]]]) -> None:
+    """400 `unknown_field`: the explanation names each field not taken (with the one it was
+    probably meant to be); `field` is the first one's path, `fields` all of them (the first
+    LISTED)."""
+    named = []
+    for path, key, taken in found[:NAMED_IN_WORDS]:
+        close = difflib.get_close_matches(key, taken, n=1, cutoff=0.6)
+        named.append(f"{_said(path)} (did you mean {close[0]!r}?)" if close else _said(path))
+    paths = [path for path, _key, _taken in found]
+    if len(found) == 1:
+        path, key, taken = found[0]
+        there = " there" if path != key else ""
+        takes = f" It takes {', '.join(repr(t) for t in taken)}{there}." if taken else f" It takes no fields{there}."
+        text = f"This request has a field it does not take: {named[0]}. Nothing was changed.{takes}"
+    else:
+        more = f" and {len(found) - len(named)} more" if len(found) > len(named) else ""
+        text = (f"This request has {len(found)} fields it does not take: {', '.join(named)}{more}. Nothing was "
+                "changed; remove them or correct their names.")
+    raise ApiError(400, "unknown_field", text, fields={"field": paths[0], "fields": paths[:LISTED]})
+
+
+def _refuses_unknown_fields() -> bool:
+    """Whether the called route refuses unknown body fields: every client's JSON body does; a
+    provider's callback does not (see the module docstring)."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    declaration = declaration_of(view)
+    return not (declaration and declaration.callback)
+
+
 def reason_for(schema: Schema, messages: dict) -> str:
     """The reason code of the first failing field, in declaration order: its own
     `metadata["reason"]`, else that of the first failing field of a nested schema, else
@@ -211,6 +291,10 @@ class StrictJsonParser(FlaskParser):
 
     def pre_load(self, location_data, *, schema, req, location):
         if location == "json":
+            if _refuses_unknown_fields():
+                found = unknown_fields(schema, location_data)
+                if found:
+                    refuse_unknown_fields(found)
             problems = type_problems(schema, location_data)
             if problems:
                 raise ValidationError(problems)
@@ -240,7 +324,9 @@ class Blueprint(flask_smorest.Blueprint):
 
     def arguments(self, schema, *, location="json", **kwargs):
         """The body (location json, the default) or the query string (location "query").
-        Unknown fields are ignored, and the document says so (no additionalProperties: false)."""
+        marshmallow itself ignores unknown fields: a client's JSON body has been refused for
+        any before it loads (StrictJsonParser.pre_load), and what is left to ignore is a
+        callback's, a form's or a query string's (the module docstring says why)."""
         if isinstance(schema, type):
             schema = schema(unknown=EXCLUDE)
         return super().arguments(schema, location=location, **kwargs)
@@ -270,7 +356,11 @@ class Blueprint(flask_smorest.Blueprint):
                     if request.mimetype != "application/x-www-form-urlencoded":
                         raise ApiError(400, "invalid_request", "Send the form as application/x-www-form-urlencoded.")
                 else:
-                    read_json_object()  # every body sent must be one JSON object, declared or not
+                    data = read_json_object()  # every body sent must be one JSON object, declared or not
+                    if data and not declaration.callback and request.method in BODY_METHODS \
+                            and not takes_json_body(view):
+                        # A route that takes no body drops none silently either.
+                        refuse_unknown_fields([(key, key, []) for key in data])
                 return view(*args, **kwargs)
 
             run.declaration = declaration

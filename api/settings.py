@@ -16,8 +16,9 @@ DECISIONS: list[str] = [
     "subject and body the service writes, ai_email_mode `off`, public_support_share 50; updated_at is null until the first save. support_email is "
     "support_email_local@ the domain connected to the founder's claimed product's store (`domain`), null while "
     "either is missing: a support address exists only at a domain the founder owns.",
-    "POST /api/settings/business takes the six fields flat, saves only the known ones given (a field left out "
-    "keeps its value; unknown keys are ignored) and answers the whole record as GET does. One bad field saves "
+    "POST /api/settings/business takes the six fields flat, saves only the ones given (a field left out "
+    "keeps its value; a key it does not have is 400 `unknown_field`, and nothing is saved) and answers the whole "
+    "record as GET does. One bad field saves "
     f"nothing: 400 `invalid_setting` with `field`. business_name at most {business.MAX['business_name']} "
     "characters; support_email_local at most 64 of letters, digits and . _ + - (kept in lower case, no dot at "
     f"either end or two together); default_canned_subject at most {business.MAX['default_canned_subject']} "
@@ -120,7 +121,8 @@ class SettingsFields(Schema):
 
 
 class SettingsRecord(Schema):
-    """The whole record as answered (its own component: the body above ignores unknown keys)."""
+    """The whole record as answered (its own component: the body above refuses unknown keys, and
+    says additionalProperties: false)."""
 
     business_name = fields.String(required=True, allow_none=True)
     support_email_local = fields.String(required=True, allow_none=True)

@@ -76,6 +76,10 @@ DECISIONS: list[str] = [
     "to anyone else), marked noindex with a preview banner. A public page's content security policy allows "
     "scripts and fetches of this origin only (`script-src 'self'; connect-src 'self'`: the funnel events' "
     "/static/storefront/track.js, see POST /api/track), no inline script; a preview's allows no script at all.",
+    "Concurrent POST /api/store for one product start one build (issue 51.6): the job table's partial unique "
+    "index (one queued or running job per kind and subject) decides in every process, and every answer names "
+    "that job. A second build starts only once the first has finished (tests/test_store_build_race.py, with the "
+    "worker held).",
 ]
 
 

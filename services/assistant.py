@@ -171,9 +171,19 @@ def answer(*, session: Session, chosen: dict) -> dict:
 
 def page_answer(made: dict) -> dict:
     """The assistant's answer once the page a sentence asked for was written (services/pages.py)."""
+    said = f"I wrote your page \u201c{made['title']}\u201d."
+    if made.get("draft"):
+        # Written with no product (services/pages.draft): say what it still lacks.
+        needed = [pages.NEEDS[need] for need in made.get("needs", []) if need in pages.NEEDS]
+        said = (f"I wrote a draft of your page \u201c{made['title']}\u201d from what you have told me so far; it "
+                "states nothing else." + (f" Fill in {_listed(needed)}, then ask again." if needed else ""))
     return {"status": "ok", "kind": PAGE, "page_id": made["page_id"], "url": made["url"], "title": made["title"],
-            **({"guest_id": made["guest_id"]} if "guest_id" in made else {}),
-            "answer": f"I wrote your page \u201c{made['title']}\u201d."}
+            "draft": bool(made.get("draft")), "needs": list(made.get("needs", [])),
+            **({"guest_id": made["guest_id"]} if "guest_id" in made else {}), "answer": said}
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else "; ".join(words[:-1]) + "; and " + words[-1]
 
 
 def _owned_products(session: Session):

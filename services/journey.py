@@ -5,7 +5,8 @@ A carrier's id is 128 random bits, shown once; only its SHA-256 is stored. It li
 CARRIER_MINUTES and is spent once: the consume is one conditional UPDATE (WHERE not yet
 consumed AND not expired) whose row count decides, so of any number of browsers opening
 the same link at once exactly one gets the route. A route is one of the app's own
-(`#/app/...`), never an outside address, so a carrier cannot send anyone off the service.
+(`#/app/...`; `/app/...` and `/#/app/...` are taken and stored in that form), never an outside
+address, so a carrier cannot send anyone off the service.
 """
 from __future__ import annotations
 
@@ -31,15 +32,19 @@ CONTINUE_PATH = "/#/app/continue?c="
 
 # An app route: "#/app/<screen>", more path segments, and an optional plain query. No
 # scheme, host, backslash, "//" or "..", so it can only name a screen of this app.
-ROUTE_SHAPE = _ROUTE = re.compile(r"#/app/[a-z0-9-]+(?:/[A-Za-z0-9_-]+)*(?:\?[A-Za-z0-9_.~%=&+-]*)?")
+_ROUTE = re.compile(r"#/app/[a-z0-9-]+(?:/[A-Za-z0-9_-]+)*(?:\?[A-Za-z0-9_.~%=&+-]*)?")
+# How links write one (issue 51.4): "/app/store", "#/app/store" and "/#/app/store" name the
+# same screen; each is stored as the app's hash route, "#/app/store".
+ROUTE_SHAPE = re.compile(r"(?:/#|#)?" + _ROUTE.pattern[1:])
 _ID = re.compile(r"[0-9a-f]{32}")
 
 
 def issue(*, session: Session, route, data=None) -> dict:
     """Issues a carrier of `route` (and `data`) for 15 minutes; answers its id, shown once."""
-    if not isinstance(route, str) or len(route) > MAX_ROUTE or not _ROUTE.fullmatch(route):
-        raise Refused("invalid_route", f"A journey carries a screen of this app: a route like #/app/home of at most "
-                                       f"{MAX_ROUTE} characters, never an outside address. Nothing was issued.")
+    route = app_route(route)
+    if route is None:
+        raise Refused("invalid_route", f"A journey carries a screen of this app: a route like #/app/home or "
+                                       f"/app/home of at most {MAX_ROUTE} characters, never an outside address. Nothing was issued.")
     if data is not None and (not isinstance(data, dict)
                              or len(json.dumps(data, separators=(",", ":"))) > MAX_DATA_BYTES):
         raise Refused("invalid_journey_data", f"A journey's data is one JSON object of at most {MAX_DATA_BYTES} "
@@ -53,6 +58,15 @@ def issue(*, session: Session, route, data=None) -> dict:
                               expires_at=expires_at)
     return {"status": "ok", "id": raw, "expires_at": iso(expires_at),
             "url": f"{get_settings().base_url}{CONTINUE_PATH}{raw}"}
+
+
+def app_route(route) -> str | None:
+    """The app's hash route for a route as links write it (/app/x, #/app/x, /#/app/x); None
+    when it is not a route of the app."""
+    if not isinstance(route, str) or len(route) > MAX_ROUTE + 1 or not ROUTE_SHAPE.fullmatch(route):
+        return None
+    stored = "#" + route[route.index("/app/"):]
+    return stored if len(stored) <= MAX_ROUTE else None
 
 
 def consume(*, carrier_id: str) -> dict:

@@ -13,6 +13,14 @@ browser that opens it, with the rest of that browser's journey (the adopter belo
 guest id passed by another browser moves nothing, since anyone can ask for a link to any
 address (services/sign_in.py).
 
+With nothing held or claimed (a guest who just arrived, a founder between products) the page
+is still written, as a draft (issue 51 point 3): from the business facts the owner has (its
+business name, the policies it stated in Settings: services/founder_statements.py) and the
+kind its words ask for, never from the AI, which would have nothing to write from. A draft
+claims nothing it cannot back (no product, no price, no promise the founder did not state),
+says plainly on the page that it is a draft, marks each missing fact "To fill in", and is
+answered `draft: true` with the facts it still `needs`.
+
 The page's id is secrets.token_hex(16), 128 random bits: /store/p/<id> is public to whoever
 holds the URL (a founder shares it), and only its owner lists its pages.
 """
@@ -33,7 +41,7 @@ from models.launch import ProductLaunch
 from models.page import Page
 from models.session import Session
 from models.store import Store
-from services import ai_facts, ai_tasks, business, page_copy
+from services import ai_facts, ai_tasks, business, founder_statements, page_copy
 from services.discovery import resolve
 from services.errors import Refused
 from services.jobs import create_job
@@ -89,23 +97,22 @@ def start(*, session: Session, intent) -> Job:
     if kind is None:
         raise Refused("unknown_page")
     resolved = resolve(session)
-    if resolved is None:
-        raise Refused("no_product", "You have no product yet, so there is nothing to write a page about. Hold or "
-                                    "claim one first.")
-    if store_facts.load(resolved.product_id) is None:
-        raise Refused("no_product")
+    # Nothing held or claimed, or a product no longer in the catalog: a draft from the owner's
+    # business facts alone (product_id None), rather than a refusal.
+    product_id = resolved.product_id if resolved is not None and store_facts.load(resolved.product_id) else None
     owner = owner_of(session)
     settings = business.settings_of(owner)
+    payload = {"page_id": secrets.token_hex(16), "session_id": owner.session_id, "account_id": owner.account_id,
+               "kind": kind, "intent": intent, "product_id": product_id,
+               "business": {"business_name": settings.get("business_name"),
+                            "support_email": business.support_address(owner, resolved)},
+               # The policies the owner stated (topic -> sentence), which a draft says and a page
+               # about a product gives the writer as facts (the owner's, with or without a store).
+               "statements": founder_statements.sentences(founder_statements.of(owner.key))}
     with transaction():
         # Each request is its own page (a founder may ask for two at once): the subject is unique.
-        job, _created = create_job(
-            kind=KIND, subject=f"page:{owner.key}:{secrets.token_hex(8)}",
-            max_attempts=ai_tasks.ATTEMPTS,
-            payload={"page_id": secrets.token_hex(16), "session_id": owner.session_id,
-                     "account_id": owner.account_id, "kind": kind, "intent": intent,
-                     "product_id": resolved.product_id,
-                     "business": {"business_name": settings.get("business_name"),
-                                  "support_email": business.support_address(owner, resolved)}})
+        job, _created = create_job(kind=KIND, subject=f"page:{owner.key}:{secrets.token_hex(8)}",
+                                   max_attempts=ai_tasks.ATTEMPTS, payload=payload)
     return job
 
 
@@ -114,18 +121,29 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     ({page_id}), or {refused: ...} for `result` to raise. An unreachable backend is retried."""
     if Page.get_or_none(Page.id == payload["page_id"]) is not None:  # an earlier delivery wrote it
         return {"page_id": payload["page_id"]}
+    if payload["product_id"] is None:
+        stage("writing")
+        _keep(payload, draft(payload["kind"], business=payload["business"], statements=payload["statements"]),
+              fenced=fenced)
+        return {"page_id": payload["page_id"]}
     found = store_facts.load(payload["product_id"])
     if found is None:
         return {"refused": {"reason": "no_product", "explanation": "Your product is no longer in the catalog, so "
                                                                    "no page was written."}}
     stage("writing")
+    stated = tuple(payload["statements"].values()) if "statements" in payload else found.statements
     facts = ai_facts.facts_for(product=found.product, evidence=found.evidence, offer=found.offer,
-                               business=payload["business"], statements=found.statements)
+                               business=payload["business"], statements=stated)
     try:
         answer = ai_tasks.write(Task(kind=KIND, facts=facts, instructions=payload["intent"],
                                      current={"page": payload["kind"]}))
     except ai.AIError:
         return {"refused": {"reason": "cli_failed", "explanation": _FAILED}}
+    _keep(payload, answer.copy, fenced=fenced)
+    return {"page_id": payload["page_id"]}
+
+
+def _keep(payload: dict, document: dict, *, fenced=None) -> None:
     with (fenced() if fenced else transaction()):
         # The session's account now: one that signed in while the page was written adopted its
         # pages before this one existed, so this one goes to the account at once.
@@ -133,9 +151,90 @@ def run(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
         account_id = session.account_id
         Page.create(id=payload["page_id"], session=session.id, account=account_id,
                     guest_id=None if account_id is not None else _guest_id_of(session),
-                    kind=payload["kind"], intent=payload["intent"], product_id=payload["product_id"],
-                    title=answer.copy["title"], document=answer.copy)
-    return {"page_id": payload["page_id"]}
+                    kind=payload["kind"], intent=payload["intent"], product_id=payload["product_id"] or "",
+                    title=document["title"], document=document)
+
+
+# --- A draft: the page written with no product --------------------------------------------
+
+# What a draft may still need, each in the founder's words (the answer's `needs` names them).
+NEEDS = {
+    "product": "the product it is about (hold or claim one)",
+    "business_name": "your business name (Settings)",
+    "support_email": "the address customers write to (Settings, with a connected domain)",
+    "shipping_days": "how long shipping takes (Settings)",
+    "ships_to": "where you ship (Settings)",
+    "return_days": "your return window (Settings)",
+}
+DRAFT_NOTE = ("This page is a draft: it says only what has been stated so far. Fill in each part marked "
+              "“To fill in” before you share it.")
+_TITLES = {Page.LANDING: "Your store", Page.RETURNS: "Returns and refunds", Page.SHIPPING: "Shipping",
+           Page.PRIVACY: "Privacy policy", Page.FAQ: "Frequently asked questions"}
+
+
+def draft(kind: str, *, business: dict, statements: dict) -> dict:
+    """A page written with no product: from the kind asked for, the business's name and
+    support address and the policies the founder stated, each missing fact marked "To fill
+    in" and listed in `needs`; it names no product, quotes no price and promises nothing
+    unstated. Pure, so a second delivery writes the same page."""
+    name = " ".join(str(business.get("business_name") or "").split())
+    email = " ".join(str(business.get("support_email") or "").split())
+    needs: list[str] = []
+
+    def stated(topic: str, need: str, missing: str) -> str:
+        if statements.get(topic):
+            return statements[topic]
+        needs.append(need)
+        return "To fill in: " + missing
+
+    def contact(before: str) -> str:
+        if email:
+            return f"{before} write to us at {email}."
+        needs.append("support_email")
+        return "To fill in: the address customers write to, set in Settings once a domain is connected."
+
+    def product(missing: str) -> str:
+        needs.append("product")
+        return "To fill in: " + missing + " Hold or claim a product, then write this page again."
+
+    if kind == Page.SHIPPING:
+        sections = [("How long delivery takes", stated("shipping", "shipping_days",
+                                                       "how many business days an order takes to arrive.")),
+                    ("Where we ship", stated("ships_to", "ships_to", "the countries or regions you ship to.")),
+                    ("Questions about delivery", contact("If your order has not arrived,"))]
+    elif kind == Page.RETURNS:
+        sections = [("Your return window", stated("returns", "return_days",
+                                                  "how many days customers have to return an order, and who pays "
+                                                  "for sending it back."))]
+        if statements.get("guarantee"):
+            sections.append(("Our guarantee", statements["guarantee"]))
+        sections.append(("Asking for a return", contact("To ask for a return,")))
+    elif kind == Page.PRIVACY:
+        sections = [("What we keep", "To fill in: what you keep about your customers (an email address, a "
+                                     "shipping address, what they ordered) and why."),
+                    ("Your choices", contact("To see or delete what we keep about you,"))]
+    elif kind == Page.FAQ:
+        sections = [("What do you sell?", product("what your product is.")),
+                    ("Can I return it?", stated("returns", "return_days", "your return window.")),
+                    ("How long does shipping take?", stated("shipping", "shipping_days",
+                                                            "how many business days an order takes to arrive.")),
+                    ("How do I reach you?", contact("Just"))]
+    else:
+        sections = [("What we sell", product("what your product is and who it is for.")),
+                    ("Price", product("what it costs.")),
+                    ("Questions", contact("Anything you want to know before you buy? Just"))]
+    if not name:
+        needs.append("business_name")
+    title = f"{_TITLES.get(kind, _TITLES[Page.LANDING])} (draft)"
+    return {"title": title if not name or kind != Page.LANDING else f"{name} (draft)", "intro": DRAFT_NOTE,
+            "sections": [{"heading": heading, "body": body} for heading, body in sections],
+            "draft": True, "needs": [need for need in NEEDS if need in needs]}
+
+
+def _draft_of(page: Page) -> dict:
+    """{draft, needs} of a page as answered (a page about a product is no draft)."""
+    document = page.document if isinstance(page.document, dict) else {}
+    return {"draft": bool(document.get("draft")), "needs": list(document.get("needs") or [])}
 
 
 def result(job_id: str) -> dict:
@@ -145,7 +244,7 @@ def result(job_id: str) -> dict:
                                             "Try again in a moment.")
     page = Page.get_by_id(outcome["page_id"])
     answered = {"status": "ok", "page_id": page.id, "url": URL_PREFIX + page.id, "kind": page.kind,
-                "title": page.title}
+                "title": page.title, **_draft_of(page)}
     if page.guest_id is not None:
         answered["guest_id"] = page.guest_id
     return answered
@@ -175,7 +274,7 @@ def mine(*, session: Session) -> dict:
     owner = owner_of(session)
     rows = (Page.select().where(owner.owns(Page)).order_by(Page.created_at.desc(), Page.id).limit(MAX_LISTED))
     pages = [{"page_id": row.id, "url": URL_PREFIX + row.id, "kind": row.kind, "title": row.title,
-              "intent": row.intent, "created_at": iso(row.created_at)} for row in rows]
+              "intent": row.intent, "created_at": iso(row.created_at), **_draft_of(row)} for row in rows]
     guest = next((row.guest_id for row in rows if row.guest_id and owner.account_id is None), None)
     return {"status": "ok", "pages": pages, "guest_id": guest}
 

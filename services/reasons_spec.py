@@ -53,7 +53,10 @@ SPEC_REASONS: dict[str, Reason] = {
     "cli_failed": Reason(200, "The editing assistant did not finish, so nothing was changed. Try again."),
     "editor_unavailable": Reason(200, "The editing assistant declined to make this change and explained why. Nothing was changed."),
     "unbacked_claim": Reason(200, "Your product's details do not support that wording, so it was not used. Rephrase it to match what the product record says."),
-    "unknown_field": Reason(200, "Your store has no field by that name to edit."),
+    # 200 from the store and ad editors (an edit naming a field the copy lacks); 400 from any route whose
+    # JSON body names a field the route does not take (api/routing.py). Spec 7.2: "200 or 400".
+    "unknown_field": Reason(200, "There is no field by that name here, so nothing was changed: your store has no "
+                                 "field by that name to edit, or the request named a field it does not take."),
     "unknown_diff": Reason(200, "Your store has no record of that change."),
     "unknown_version": Reason(200, "Your store has no such version."),
     "no_diff": Reason(200, "Your store has no recorded change matching that edit."),

@@ -161,7 +161,9 @@ def test_an_amount_that_is_not_an_integer_is_400_invalid_amount(client, amount):
 
 def test_a_missing_amount_is_400_invalid_amount(client):
     refusal(client.post("/api/adbalance", json={}), 400, "invalid_amount")
-    refusal(client.post("/api/adbalance", json={"amount": 2500}), 400, "invalid_amount")
+    # A misspelt amount is named for what it is (tests/test_unknown_fields.py), not as a missing one.
+    body = refusal(client.post("/api/adbalance", json={"amount": 2500}), 400, "unknown_field")
+    assert body["field"] == "amount" and "did you mean 'amount_minor'?" in body["explanation"]
     assert Payment.select().count() == 0
 
 

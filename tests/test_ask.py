@@ -112,9 +112,14 @@ def test_an_empty_catalog_answers_nothing_matches(client):
 
 # --- Refusals --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body", [{}, {"question": None}, {"other": "knife"}])
+@pytest.mark.parametrize("body", [{}, {"question": None}])
 def test_a_request_without_a_question_is_refused_no_question(client, body):
     refusal(client.post("/api/ask", json=body), 200, "no_question")
+
+
+def test_a_question_under_another_name_is_refused_by_that_name(client):
+    body = refusal(client.post("/api/ask", json={"other": "knife"}), 400, "unknown_field")
+    assert body["field"] == "other" and "'question'" in body["explanation"]
 
 
 def test_an_empty_body_is_refused_no_question(client):

@@ -222,10 +222,19 @@ def test_a_mistyped_field_is_400(c):
     _refusal(c.post("/api/_probe/echo", json={"product_id": "x", "note": ["list"]}), 400, "invalid_request")
 
 
-def test_valid_body_passes_and_unknown_fields_are_ignored(c):
-    response = c.post("/api/_probe/echo", json={"product_id": "p1", "extra": 1, "note": "\u202eevil"})
+def test_valid_body_passes(c):
+    response = c.post("/api/_probe/echo", json={"product_id": "p1", "note": "\u202eevil"})
     assert response.status_code == 200
     assert response.get_json() == {"product_id": "p1", "note": "\u202eevil", "count": None, "flag": None, "ratio": None}
+
+
+def test_unknown_fields_are_refused_at_every_level_but_a_free_object_takes_any_key(c):
+    body = _refusal(c.post("/api/_probe/echo", json={"product_id": "p1", "extra": 1, "line": {"sku": "a", "quantity": 1, "qty": 2},
+                                                      "lines": [{"sku": "a", "quantity": 1}, {"sku": "b", "quantity": 1, "tag": []}]}),
+                    400, "unknown_field")
+    assert body["field"] == "extra" and body["fields"] == ["extra", "line.qty", "lines[1].tag"]
+    assert "'lines[1].tag' (did you mean 'tags'?)" in body["explanation"]
+    assert c.post("/api/_probe/echo", json={"product_id": "p1", "scores": {"any key": 1}}).status_code == 200
 
 
 @pytest.mark.parametrize("field, value", [("count", "5"), ("count", True), ("count", 1.5), ("flag", 0), ("flag", "true"),
@@ -403,7 +412,7 @@ def _location_problem(response, sent):
 def _answer_problem(response, sent, empty_segment):
     if (problem := _location_problem(response, sent)) is not None:
         return problem
-    if empty_segment and not sent.startswith("//"):
+    if empty_segment:
         # A path with an empty segment is no route's: the JSON 404 of any unknown path.
         if response.status_code != 404 or response.mimetype != "application/json":
             return f"{sent}: {response.status_code} {response.mimetype}, not a JSON 404"

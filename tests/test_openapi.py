@@ -177,11 +177,13 @@ def _ruled_out(case) -> bool:
 
 def _readable(value, depth=1):
     """`value` with what the body reader refuses wherever it sits (integers past 64 bits,
-    NaN and infinity, nesting past MAX_DEPTH) made plain. The fuzzer fills the fields a body
-    does not declare (unknown fields are ignored) with any JSON at all; the document declares
-    the reader's limits on every declared field (integers bounded to 64 bits) and in its
-    decisions, but JSON Schema cannot bound "any value" of an unknown field without the
-    negative checks calling its other values wrong, so those values are kept readable here."""
+    NaN and infinity, nesting past MAX_DEPTH) made plain. The fuzzer fills the free objects a
+    body declares (any keys, such as a journey's `data`) with any JSON at all; the document
+    declares the reader's limits on every declared field (integers bounded to 64 bits) and in
+    its decisions, but JSON Schema cannot bound "any value" of a free object without the
+    negative checks calling its other values wrong, so those values are kept readable here.
+    (Every other object of a client's body says additionalProperties: false, and a field it
+    does not declare is refused: 400 unknown_field.)"""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):

@@ -98,8 +98,12 @@ def test_bad_events_are_refused_by_name_and_nothing_is_stored(founder, run_jobs,
 
 def test_a_body_padded_past_a_kilobyte_is_refused(founder, run_jobs):
     published(founder, run_jobs)
+    # Padded with a field it does not take, it is refused for that field (tests/test_unknown_fields.py);
+    # padded with whitespace (or \u escapes), for its size.
     body = {"product_id": "p00", "event": "page_view", "session_id": "visitor-0001", "padding": "x" * 2000}
-    refusal(founder().post("/api/track", json=body), 413, "payload_too_large")
+    refusal(founder().post("/api/track", json=body), 400, "unknown_field")
+    padded = '{"product_id": "p00", "event": "page_view",' + " " * 2000 + '"session_id": "visitor-0001"}'
+    refusal(founder().post("/api/track", data=padded, content_type="application/json"), 413, "payload_too_large")
     assert FunnelEvent.select().count() == 0
 
 

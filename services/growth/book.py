@@ -6,6 +6,13 @@ founder's ad campaigns and the settings new ones start from.
 - Settings are merged key by key into the saved ones; campaigns are merged by `id` (a
   campaign without one is new and takes `next`; `{id, delete: true}` removes one), so a
   save that names one campaign leaves the others as they are.
+- The book round-trips (issue 51.2): what GET answers can be posted back. A campaign whose
+  id is the book's `next` is new and takes it, as one without an id does; any other id the
+  book does not hold is `unknown_campaign`. Fields only the service writes (`key`,
+  `paused_because`, `delivery`) are read past. A save carrying the `next` it read knows which
+  of its ids it meant as new: when another save took such an id first, the same campaign
+  again is that one (a retried or doubled save adds nothing), and a different one takes the
+  book's `next` instead of overwriting it. A save that changes nothing writes nothing.
 - `next` only moves forward, and a save takes the book's row before reading it (a
   conditional UPDATE that PostgreSQL holds until the commit; SQLite has one writer at a
   time), so two saves at once read each other's result and never hand out one identifier
@@ -66,8 +73,10 @@ def book(*, session: Session) -> dict:
     return _answer(row)
 
 
-def save(*, session: Session, settings: dict | None = None, campaigns: list | None = None) -> dict:
-    """Merges settings and campaigns into the founder's book and answers the whole book."""
+def save(*, session: Session, settings: dict | None = None, campaigns: list | None = None,
+         read_next: int | None = None) -> dict:
+    """Merges settings and campaigns into the founder's book and answers the whole book;
+    `read_next` is the book's `next` as the caller read it (a book posted back)."""
     if not isinstance(settings, dict | None):
         raise Refused("invalid_setting", "The settings must be given as named values; nothing was saved.")
     if not isinstance(campaigns, list | None):
@@ -92,17 +101,27 @@ def save(*, session: Session, settings: dict | None = None, campaigns: list | No
         kept = {campaign["id"]: campaign for campaign in row.campaigns}
         next_id, added = row.next_id, 0
         defaults = {**DEFAULT_SETTINGS, **merged_settings}
-        for change in changes:
-            if "id" in change:
-                if change["id"] not in kept:
-                    raise Refused("unknown_campaign", f"Your campaign book has no campaign number {change['id']}, so "
-                                                      "nothing was saved.", campaign_id=change["id"])
+        for place, change in enumerate(changes, start=1):
+            # An id from the `next` the caller read on was meant as new. Taken since (this
+            # save waited for the one that took it), it is that campaign when it holds the same
+            # fields (a retried or doubled save adds nothing); another campaign takes `next`.
+            meant_new = "id" in change and read_next is not None and change["id"] >= read_next
+            if meant_new and change["id"] in kept and not change.get("delete"):
+                if _same(kept[change["id"]], change["fields"]):
+                    continue
+                del change["id"]
+            if "id" in change and change["id"] not in kept and (change["id"] != next_id or change.get("delete")):
+                raise Refused("unknown_campaign", f"Your campaign book has no campaign number {change['id']}, and a "
+                                                  f"new campaign takes number {next_id}; nothing was saved.",
+                              campaign_id=change["id"], next=next_id)
+            if "id" in change and change["id"] in kept:
                 if change.get("delete"):
                     del kept[change["id"]]
                 else:
                     kept[change["id"]] = _started({**kept[change["id"]], **change["fields"]}, kept[change["id"]],
                                                   owner, defaults["currency"])
                 continue
+            _check_new(change["fields"], place)
             kept[next_id] = _started({"id": next_id, "objective": defaults["objective"], "audience": defaults["audience"],
                                       **change["fields"]}, None, owner, defaults["currency"])
             next_id, added = next_id + 1, added + 1
@@ -110,10 +129,27 @@ def save(*, session: Session, settings: dict | None = None, campaigns: list | No
             raise Refused("campaign_book_full", f"Your campaign book already holds {len(kept) - added} campaigns and "
                                                 f"keeps at most {MAX_CAMPAIGNS}: remove one before adding another. "
                                                 "Nothing was saved.", max_campaigns=MAX_CAMPAIGNS)
-        CampaignBook.update(campaigns=[kept[key] for key in sorted(kept)], next_id=next_id, settings=merged_settings,
-                            updated_at=now).where(CampaignBook.owner == owner.key).execute()
-        row = CampaignBook.get(CampaignBook.owner == owner.key)
+        campaigns_now = [kept[key] for key in sorted(kept)]
+        unchanged = (campaigns_now == row.campaigns and next_id == row.next_id
+                     and {**DEFAULT_SETTINGS, **merged_settings} == {**DEFAULT_SETTINGS, **row.settings})
+        if not unchanged:  # the book as it stands posted back changes nothing, not even updated_at
+            CampaignBook.update(campaigns=campaigns_now, next_id=next_id, settings=merged_settings,
+                                updated_at=now).where(CampaignBook.owner == owner.key).execute()
+            row = CampaignBook.get(CampaignBook.owner == owner.key)
     return _answer(row)
+
+
+def _same(campaign: dict, fields: dict) -> bool:
+    """Whether a campaign already holds every field a save gives it."""
+    return all(campaign.get(key) == value for key, value in fields.items())
+
+
+def _check_new(fields: dict, place: int) -> None:
+    missing = [key for key in REQUIRED_FIELDS if key not in fields]
+    if missing:
+        raise Refused("invalid_campaign", f"Campaign {place} of this save is new and needs a name, a platform, a "
+                                          "status and a daily budget; nothing was saved.", campaign=place,
+                      missing=missing)
 
 
 def _started(campaign: dict, before: dict | None, owner, currency: str) -> dict:
@@ -206,11 +242,7 @@ def _checked_change(entry, place: int) -> dict:
         change["delete"] = True
         return change
     if "id" not in change:
-        missing = [key for key in REQUIRED_FIELDS if key not in entry]
-        if missing:
-            raise Refused("invalid_campaign", f"Campaign {place} of this save is new and needs a name, a platform, a "
-                                              "status and a daily budget; nothing was saved.", campaign=place,
-                          missing=missing)
+        _check_new(entry, place)
     for key in CAMPAIGN_FIELDS:
         if key in entry:
             change["fields"][key] = _checked_field(key, entry[key], place)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from config import get_settings
+from models.ad import Ad
 from models.catalog import Evidence
 from models.clock import iso, utcnow
 from models.db import transaction
@@ -94,7 +95,7 @@ def propose(*, product_id: str, surface: str, requested: str) -> dict:
         raise Refused("unknown_surface", f"Your store has no area called {surface[:40]!r}. The areas are "
                                          f"{', '.join(SURFACES)}.")
     if surface == "ads":
-        raise Refused("unknown_surface", "Ads are not built on this service yet, so there is nothing there to change.")
+        _ads_refusal(product_id)
     if _NOT_AN_INTENT.search(requested):
         raise Refused("not_an_intent")
     topic = _topic_of(requested)
@@ -208,6 +209,24 @@ def signed(change) -> bool:
     """Whether `change` is a proposal's intent_change exactly as the service made it."""
     return (isinstance(change, dict) and isinstance(change.get("signature"), str)
             and hmac.compare_digest(change["signature"], _digest(change)))
+
+
+def _ads_refusal(product_id: str) -> None:
+    """Ads is a surface (decisions.md "Surfaces and sections"), but what an intent can propose
+    today is the store's lead: before the ad is written that is `not_started` (issue 51.4), after
+    it the ad's words are changed on Growth (POST /api/growth/edit, /api/ad/edit)."""
+    store = Store.get_or_none(Store.product == product_id)
+    if store is None or store.version == 0:
+        raise Refused("not_started", "Your ad has not been written yet: it is written once your store is built, and "
+                                     "your store has not been built yet. Build it first; nothing was proposed.")
+    ad = Ad.get_or_none(Ad.product == product_id)
+    if ad is None or ad.owner != store.owner:
+        raise Refused("not_started", "Your ad has not been written yet, so there is nothing in it to change. It is "
+                                     "written once your store is built; open Growth to see it when it is ready. "
+                                     "Nothing was proposed.")
+    raise Refused("no_row_justifies_this", "Store intents propose what your home page leads with; your ad's words are "
+                                           "changed on Growth (edit the ad, or ask for a change there). Nothing was "
+                                           "proposed.")
 
 
 def current_lead(product_id: str) -> str | None:
