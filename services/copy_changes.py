@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 
 from integrations.ai.claims import sentences
-from integrations.copy_text import name_core, short_name, shorter, whole_sentence
+from integrations.copy_text import name_core, price_text, short_name, shorter, whole_sentence
+from services.errors import Refused
 from services.plain_requests import FRIENDLY, PLAIN, PREMIUM
 
 DASH = " – "
@@ -157,6 +158,23 @@ def mention_sentence(words: str, *, price: str, statements: tuple[str, ...] = ()
         said = _TOPIC_WORDS.get(first) or _TOPIC_WORDS.get(first.rstrip("s"), (first,))
         return next((s for s in statements if any(w in s.lower() for w in said)), "")
     return as_sentence(words)
+
+
+def sentence_to_mention(words: str, facts) -> str:
+    """The sentence a "mention ..." adds for the facts' product (mention_sentence); Refused
+    `editor_unavailable` when it names a policy the founder has not stated (nothing to say)."""
+    sentence = mention_sentence(words, price=price_text(facts), statements=tuple(facts.statements))
+    if not sentence:
+        raise Refused("editor_unavailable", f"You have not stated {words} yet, so there is nothing to mention: say "
+                                            "it in your own words (“mention a 30-day money-back guarantee”) or "
+                                            "state it in your business settings.")
+    return sentence
+
+
+def more_sentences(facts) -> tuple[str, ...]:
+    """The sentences a longer text may add: the product's own description, then what its evidence backs."""
+    described = " ".join(str(facts.product.get("description") or "").split())
+    return (*(s.strip() for s, _ in sentences(described) if s.strip()), *facts.demand)
 
 
 def cut_off(before: str, after: str, name: str) -> str | None:

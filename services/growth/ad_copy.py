@@ -258,17 +258,11 @@ def _change_field(request: Request, fields: dict, field: str, limit: int, facts:
     elif verb == SHORTEN:
         fields[field] = copy_changes.shortened(fields[field], is_name=field in NAME_LIKE)
     elif verb == LENGTHEN:
-        described = " ".join(str(facts.product.get("description") or "").split())
-        more = (*(s.strip() for s, _ in claims.sentences(described) if s.strip()), *facts.demand)
         fields[field] = copy_changes.lengthened(fields[field], is_name=field in NAME_LIKE, limit=limit,
-                                                name=str(facts.product.get("name") or ""), more=more)
+                                                name=str(facts.product.get("name") or ""),
+                                                more=copy_changes.more_sentences(facts))
     elif verb == MENTION:
-        sentence = copy_changes.mention_sentence(request.text, price=price_text(facts),
-                                                 statements=tuple(getattr(facts, "statements", ()) or ()))
-        if not sentence:
-            raise Refused("editor_unavailable", f"You have not stated {request.text} yet, so there is nothing to "
-                                                "mention: say it in your own words or state it in your business "
-                                                "settings.")
+        sentence = copy_changes.sentence_to_mention(request.text, facts)
         said = copy_changes.mentioned(fields[field], sentence, is_name=field in NAME_LIKE, limit=limit)
         if said is None:
             raise Refused("too_long", f"There is no room for “{sentence}” in the ad's {field.replace('_', ' ')} "

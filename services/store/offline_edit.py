@@ -123,7 +123,7 @@ def _shorten(request: Request, copy: dict, changed: dict, facts: ai.Facts) -> No
 def _lengthen(request: Request, copy: dict, changed: dict, facts: ai.Facts) -> None:
     field = _text_field(request, copy)
     copy[field] = copy_changes.lengthened(copy[field], is_name=field in NAME_LIKE, limit=_limit(field),
-                                          name=str(facts.product.get("name") or ""), more=_more(facts))
+                                          name=str(facts.product.get("name") or ""), more=copy_changes.more_sentences(facts))
 
 
 def _set(request: Request, copy: dict, changed: dict, facts: ai.Facts) -> None:
@@ -168,20 +168,8 @@ def _add_question(request: Request, copy: dict, changed: dict, facts: ai.Facts) 
     copy["faq"] = [*copy.get("faq", []), {"question": request.text, "answer": request.old.strip(_QUOTES).strip()}]
 
 
-def _more(facts: ai.Facts) -> tuple[str, ...]:
-    """Sentences a longer text may add: the product's own description, then what its evidence backs."""
-    from integrations.ai.claims import sentences
-    described = " ".join(str(facts.product.get("description") or "").split())
-    return (*(s.strip() for s, _ in sentences(described) if s.strip()), *facts.demand)
-
-
 def _mention(request: Request, copy: dict, changed: dict, facts: ai.Facts) -> None:
-    sentence = copy_changes.mention_sentence(request.text, price=price_text(facts),
-                                             statements=tuple(getattr(facts, "statements", ()) or ()))
-    if not sentence:
-        raise Refused("editor_unavailable", f"You have not stated {request.text} yet, so there is nothing to "
-                                            "mention: say it in your own words (“mention a 30-day money-back "
-                                            "guarantee”) or state it in your business settings.")
+    sentence = copy_changes.sentence_to_mention(request.text, facts)
     field = _text_field(request, copy)
     said = copy_changes.mentioned(copy[field], sentence, is_name=field in NAME_LIKE, limit=_limit(field))
     if said is None:
