@@ -36,7 +36,9 @@ DECISIONS: list[str] = [
     "…”. It is answered `draft: true` and `needs`, the facts it still lacks, in this order: " + ", ".join(
         f"`{code}` ({said})" for code, said in pages.NEEDS.items()) + ". A page written from a product answers "
     "`draft: false, needs: []`. A draft is owned, listed (with `draft` and `needs`), served and adopted on sign-in "
-    "like any page; writing the page again once the facts are there gives a new, complete page.",
+    "like any page; writing the page again once the facts are there gives a new, complete page. A draft's served "
+    "page carries <meta name=\"robots\" content=\"noindex\">: search engines are not asked to index a page that "
+    "still says \"To fill in\".",
     "A generated page is a public store page, so it addresses the buyer and tells none of the founder's research: "
     "no search, view or mention counts, no best-seller rank, no review or listing counts of other listings, no "
     "research source. Of the evidence a landing page says at most what it backs in a shopper's words, under "

@@ -313,7 +313,8 @@ def render(page_id: str) -> str:
                                          intro=str(document.get("intro") or ""), sections=sections, kind=page.kind,
                                          url=settings.base_url.rstrip("/") + URL_PREFIX + page.id, document=shown,
                                          base_path=f"/store/{store.slug}" if store else "", origin=settings.base_url,
-                                         on_sale=ProductLaunch.on_sale(page.product_id))
+                                         on_sale=ProductLaunch.on_sale(page.product_id),
+                                         draft=bool(document.get("draft")))
 
 
 def _store_of(product_id: str):

@@ -113,3 +113,16 @@ def test_a_page_written_from_a_product_is_no_draft(founder):
     assert (body["draft"], body["needs"]) == (False, [])
     refusal(founder().post("/api/pages", json={"intent": "Make it nicer"}), 200, "unknown_page")
 
+
+
+def test_a_draft_asks_search_engines_not_to_index_it_and_a_product_page_does_not(founder):
+    from tests.factories import find
+
+    catalog(1)
+    guest = founder()
+    drafted = _page(guest, "make me a page about shipping times")
+    assert '<meta name="robots" content="noindex">' in guest.get(drafted["url"]).get_data(as_text=True)
+    client = founder()
+    assert find(client).status_code == 200
+    written = _page(client, "make me a page about shipping times")
+    assert written["draft"] is False and "noindex" not in client.get(written["url"]).get_data(as_text=True)

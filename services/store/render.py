@@ -456,7 +456,8 @@ def script_json(value, *, indent: int | None = None) -> str:
 
 
 def render_generated(*, title: str, intro: str, sections: list[dict], kind: str, url: str,
-                     document: dict | None, base_path: str, origin: str, on_sale: bool = True) -> str:
+                     document: dict | None, base_path: str, origin: str, on_sale: bool = True,
+                     draft: bool = False) -> str:
     """A generated page (services/pages.py): its title, intro and [{heading, paragraphs}], at
     `url`, written to pass Fix's audit as the store's pages are: a title within the bound with
     the business's name where it fits, a search description from its intro, its canonical
@@ -464,7 +465,8 @@ def render_generated(*, title: str, intro: str, sections: list[dict], kind: str,
     as structured data: a landing page the store's product (the Product data of the store's
     own pages, from its `document`), an FAQ page its questions (FAQPage); a policy page states
     no product. Without a store document, the page names no business and no product; `on_sale`
-    as render_page's (its product's offer is out of stock while paused or retired)."""
+    as render_page's (its product's offer is out of stock while paused or retired). A `draft`
+    (written with no product, for the founder to fill) asks search engines not to index it."""
     store = _store(document) if document is not None else None
     if store:
         store["on_sale"] = on_sale
@@ -487,7 +489,7 @@ def render_generated(*, title: str, intro: str, sections: list[dict], kind: str,
     meta = {"title": fitted_title(title, business, with_brand=True), "description": description, "url": url,
             "image": image, "site_name": business}
     return _env.get_template("generated.html").render(title=title, intro=intro, sections=sections, meta=meta,
-                                                      jsonld=jsonld)
+                                                      jsonld=jsonld, draft=draft)
 
 
 def render_thanks(document: dict, order: dict, *, base_path: str, cancelled: bool, amount: str) -> str:

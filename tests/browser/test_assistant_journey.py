@@ -52,3 +52,26 @@ def test_the_assistant_routes_three_kinds_of_sentence(open_app):
     page = screen(app, "/#/app/pages", "pages")
     assert page.locator(f"li[data-page='{made.id}'] a").inner_text() == "Returns and refunds"
     app.shot("your-pages")
+
+
+def test_a_guest_with_nothing_held_gets_a_draft_page_marked_on_your_pages(open_app):
+    catalog(1)  # a catalog exists; this guest opens Home without holding any of it
+    app = open_app("phone")
+    page = screen(app, "/#/app/home", "home")
+    ask(page, "make a page about shipping times")
+    link = page.locator(".assistant-answer a", has_text="Open “")
+    link.wait_for()
+    (made,) = Page.select().where(Page.product_id == "")
+    assert made.title.endswith("(draft)") and link.inner_text() == f"Open “{made.title}”"
+
+    served = app.context.new_page()
+    served.goto(app.base_url + f"/store/p/{made.id}")
+    assert served.locator("meta[name=robots]").get_attribute("content") == "noindex"
+    assert "This page is a draft" in served.locator("body").inner_text()
+    served.close()
+
+    page = screen(app, "/#/app/pages", "pages")
+    row = page.locator(f"li[data-page='{made.id}']")
+    assert row.locator("[data-draft]").inner_text() == "Draft, to fill in"
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    app.shot("your-pages-with-a-draft")

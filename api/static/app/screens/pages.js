@@ -25,7 +25,9 @@ export async function render(ctx) {
     pages.length
       ? h("ul", { class: "list pages-list" }, pages.map((page) => h("li", { dataset: { page: page.page_id } },
         h("a", { href: page.url, target: "_blank", rel: "noopener" }, page.title),
-        h("span", { class: "muted" }, ` · ${KINDS[page.kind] || page.kind} · ${dayWords(page.created_at)}`))))
+        h("span", { class: "muted" }, ` · ${KINDS[page.kind] || page.kind} · ${dayWords(page.created_at)}`),
+        // A draft was written with nothing held: it says so on the page and waits for the founder's facts.
+        page.draft ? h("span", { class: "chip", dataset: { draft: "" } }, "Draft, to fill in") : null)))
       : h("p", {}, "No pages yet. Ask the assistant on Home, for example “make a returns policy page”."),
     h("p", { class: "actions" }, linkButton("Back to Home", "#/app/home")));
 }
