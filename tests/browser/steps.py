@@ -110,6 +110,17 @@ HOSTED_PAGE = re.compile(r"/pay/sandbox/checkout/[^/?#]+$")
 PAY = re.compile(r"^Pay ")
 
 
+def ask_for_one(app, public_url: str, email: str):
+    """A customer opens the public product page, asks for one with `email`, and is on the hosted page."""
+    shop = app.page
+    shop.goto(app.base_url + public_url + "product")
+    buy_box = shop.locator("form.buy-form").first
+    buy_box.get_by_label("Email for your receipt").fill(email)
+    buy_box.locator("button[type=submit]").click()
+    shop.wait_for_url(HOSTED_PAGE)
+    return shop
+
+
 def pay_on_the_hosted_page(app, shot_name: str) -> None:
     """On the sandbox provider's page: a screenshot, then Pay."""
     page = app.page

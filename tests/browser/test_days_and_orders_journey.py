@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from services.day_words import day_words
-from tests.browser.steps import HOSTED_PAGE, PAY, catalog, claim_own_card, publish_store, screen
+from tests.browser.steps import PAY, ask_for_one, catalog, claim_own_card, publish_store, screen
 
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
 
@@ -30,12 +30,7 @@ VISIBLE_TEXT = "() => document.body.innerText"
 
 def buy(app, public_url: str):
     """A customer opens the public product page, asks for one, and is on the hosted page."""
-    shop = app.page
-    shop.goto(app.base_url + public_url + "product")
-    buy_box = shop.locator("form.buy-form").first
-    buy_box.get_by_label("Email for your receipt").fill(CUSTOMER)
-    buy_box.locator("button[type=submit]").click()
-    shop.wait_for_url(HOSTED_PAGE)
+    shop = ask_for_one(app, public_url, CUSTOMER)
     shop.get_by_role("heading", name=PAY).wait_for()
     return shop
 

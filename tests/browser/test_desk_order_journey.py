@@ -12,7 +12,7 @@ import pytest
 from jobs import desk as desk_jobs
 from services import business, domains
 from services.sessions import find_session
-from tests.browser.steps import HOSTED_PAGE, PAY, catalog, claimed_and_built, publish_store, screen
+from tests.browser.steps import PAY, ask_for_one, catalog, claimed_and_built, publish_store, screen
 from tests.factories import customer_mail, deliver
 
 pytestmark = pytest.mark.usefixtures("base_url_is_the_live_server")
@@ -35,12 +35,7 @@ def support_address(app, domain: str) -> None:
 
 def paid_order(app, public_url: str) -> str:
     """The customer buys one from the public product page and pays; answers the order's number."""
-    shop = app.page
-    shop.goto(app.base_url + public_url + "product")
-    buy_box = shop.locator("form.buy-form").first
-    buy_box.get_by_label("Email for your receipt").fill(CUSTOMER)
-    buy_box.locator("button[type=submit]").click()
-    shop.wait_for_url(HOSTED_PAGE)
+    shop = ask_for_one(app, public_url, CUSTOMER)
     shipping = shop.get_by_role("group", name="Shipping address")
     for label, value in SHIP_TO.items():
         shipping.get_by_label(label, exact=True).fill(value)
