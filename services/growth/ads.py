@@ -28,7 +28,7 @@ from models.clock import clock, iso, utcnow
 from models.db import transaction
 from models.job import Job
 from models.store import Store
-from services import ai_facts, ai_tasks
+from services import ai_facts, ai_tasks, plain_requests
 from services.discovery import resolve
 from services.errors import JobFailed, Refused, TransientError
 from services.growth import ad_copy, ad_image
@@ -377,12 +377,13 @@ def _edit(payload: dict, *, stage, fenced) -> dict:
     stage("writing")
     current = _effective(ad.written, ad.overrides)
     # A policy the request states is the founder's (services/store/policy.py), saved with the change.
-    stated = policy.stated_in_requests(payload["message"])
+    parsed = plain_requests.parse(payload["message"])
+    stated = policy.stated_in_requests(parsed)
     known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
                                statements=policy.with_stated(facts.statements, stated))
     task = ai.Task(kind=AD_EDIT, facts=known, instructions=payload["message"],
                    current={"copy": current, "platform": payload.get("platform"),
-                            **policy.parsed_context(payload["message"], None)})
+                            **policy.parsed_context(parsed)})
     try:
         written = ai_tasks.write(task).copy
     except ai.AIError as exc:

@@ -101,12 +101,13 @@ def edit(payload: dict, *, stage=lambda name: None, fenced=None) -> dict:
     stage("writing")
     # The policy the founder states in the request ("mention free returns within 30 days") is
     # theirs to state: the copy may say it once it is saved, with the edit, as their statement.
-    stated = {} if payload.get("field") else policy.stated_in_requests(payload["message"])
+    parsed = None if payload.get("field") else plain_requests.parse(payload["message"])
+    stated = policy.stated_in_requests(parsed) if parsed else {}
     known = ai_facts.facts_for(product=facts.product, evidence=facts.evidence, offer=facts.offer,
                                statements=policy.with_stated(facts.statements, stated))
     task = ai.Task(kind=EDIT, facts=known, instructions=payload["message"],
                    current={"copy": document["copy"], "lead": document.get("lead"), "field": payload.get("field"),
-                            **policy.parsed_context(payload["message"], payload.get("field"))})
+                            **policy.parsed_context(parsed)})
     try:
         answer = ai_tasks.write(task)
     except ai.AIError as exc:

@@ -13,10 +13,10 @@ from models.store import Store
 from services import founder_statements, plain_requests
 
 
-def stated_in_requests(message: str) -> dict:
-    """The statement fields the message's "mention ..." requests state ({} when none)."""
+def stated_in_requests(parsed: plain_requests.Parsed) -> dict:
+    """The statement fields the request's "mention ..." parts state ({} when none)."""
     stated: dict = {}
-    for request in plain_requests.parse(message).requests:
+    for request in parsed.requests:
         if request.verb == plain_requests.MENTION:
             stated.update(founder_statements.stated_in(request.text))
     return stated
@@ -46,10 +46,7 @@ def with_policy(document: dict, policy: dict) -> dict:
     return {**document, "business": business}
 
 
-def parsed_context(message: str, field: str | None) -> dict:
+def parsed_context(parsed: plain_requests.Parsed | None) -> dict:
     """{"requests": [...]}: the grammar's reading of the message, for a model's context; {}
-    when a field is named (the message is that field's new text) or nothing was understood."""
-    if field:
-        return {}
-    parsed = plain_requests.parse(message)
-    return {"requests": [r.as_dict() for r in parsed.requests]} if parsed.requests else {}
+    when there is none (a field named: the message is its new text) or nothing was understood."""
+    return {"requests": [r.as_dict() for r in parsed.requests]} if parsed and parsed.requests else {}
